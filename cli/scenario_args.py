@@ -1,0 +1,77 @@
+"""The scenario flags shared by `simulate` and `export`."""
+
+from __future__ import annotations
+
+import argparse
+
+from engine.errors import PipeLabError
+from engine.scenario import Scenario, load_preset, preset_names
+
+
+def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("scenario (a preset or a file, then overrides)")
+    source = group.add_mutually_exclusive_group()
+    source.add_argument(
+        "--preset",
+        default=None,
+        help=f"a shipped preset: {', '.join(preset_names())} (default: book)",
+    )
+    source.add_argument(
+        "--scenario",
+        default=None,
+        metavar="FILE",
+        help="a scenario TOML file (format in ARCHITECTURE.md)",
+    )
+    group.add_argument(
+        "--ops", type=int, default=None, metavar="N", help="number of ops (default: the scenario's)"
+    )
+    for stage in ("read", "compute", "write"):
+        group.add_argument(
+            f"--{stage}",
+            type=float,
+            default=None,
+            metavar="T",
+            help=f"{stage} time of every op, seconds (default: the scenario's)",
+        )
+    group.add_argument(
+        "--buffers",
+        type=int,
+        default=None,
+        metavar="B",
+        help="shared-memory slots, 0 = unlimited (default: the scenario's)",
+    )
+    for unit in ("load", "compute", "store"):
+        group.add_argument(
+            f"--{unit}-workers",
+            type=int,
+            default=None,
+            metavar="K",
+            help=f"workers of the {unit} unit (default: the scenario's)",
+        )
+
+
+def scenario_from_args(args: argparse.Namespace) -> Scenario:
+    """The scenario the flags describe: preset or file (default: the book example), then
+    the overrides. Raises PipeLabError on any bad value."""
+    if args.scenario is not None:
+        scenario = Scenario.load(args.scenario)
+    else:
+        scenario = load_preset(args.preset or "book")
+    workers = tuple(
+        given if given is not None else current
+        for given, current in zip(
+            (args.load_workers, args.compute_workers, args.store_workers),
+            scenario.workers,
+            strict=True,
+        )
+    )
+    changes = {}
+    if workers != scenario.workers:
+        changes["workers"] = workers
+    if args.buffers is not None:
+        changes["buffers"] = args.buffers
+    if args.ops is not None and args.ops < 1:
+        raise PipeLabError(f"--ops must be at least 1, not {args.ops}")
+    return scenario.with_changes(
+        ops=args.ops, read=args.read, compute=args.compute, write=args.write, **changes
+    )

@@ -1,0 +1,83 @@
+"""The `simulate` command: schedule a scenario and print or write the result."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+
+from cli.scenario_args import add_scenario_arguments, scenario_from_args
+from cli.table import describe, policy_block, seconds
+from engine.atomic import write_atomic
+from engine.metrics import speedup
+from engine.scheduler import simulate
+from engine.writers import both_to_json, to_json, to_trace
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "simulate",
+        help="schedule a scenario and print a text Gantt, JSON or a Perfetto trace",
+        description="Schedule a scenario (a preset or a TOML file, with overrides) "
+        "sequentially, pipelined, or both, and print the result.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    add_scenario_arguments(parser)
+    parser.add_argument(
+        "--policy",
+        choices=("sequential", "pipelined", "both"),
+        default=None,
+        help="which schedule(s) to compute (default: the scenario's policy)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("table", "json", "trace"),
+        default="table",
+        help="text Gantt and metrics, the JSON contract, or Chrome Trace "
+        "Event JSON (opens in Perfetto)",
+    )
+    parser.add_argument(
+        "--out",
+        default=None,
+        metavar="FILE",
+        help="write to FILE (atomically) instead of standard output",
+    )
+    parser.add_argument(
+        "--width",
+        type=int,
+        default=None,
+        metavar="COLUMNS",
+        help="width of the text Gantt (default: the terminal's)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    scenario = scenario_from_args(args)
+    policy = args.policy or scenario.policy
+    policies = ["sequential", "pipelined"] if policy == "both" else [policy]
+    schedules = {p: simulate(scenario, p) for p in policies}
+
+    if args.format == "json":
+        if policy == "both":
+            text = both_to_json(schedules["sequential"], schedules["pipelined"])
+        else:
+            text = to_json(schedules[policy])
+    elif args.format == "trace":
+        text = to_trace(list(schedules.values()))
+    else:
+        width = args.width or shutil.get_terminal_size((100, 24)).columns
+        blocks = [describe(scenario)]
+        blocks += [policy_block(s, scenario, width) for s in schedules.values()]
+        if policy == "both":
+            seq, pipe = schedules["sequential"], schedules["pipelined"]
+            blocks.append(
+                f"speedup      {speedup(seq, pipe):.3g}× (sequential "
+                f"{seconds(seq.makespan)} → pipelined {seconds(pipe.makespan)})"
+            )
+        text = "\n\n".join(blocks)
+
+    if args.out:
+        write_atomic(args.out, (text + "\n").encode("utf-8"))
+    else:
+        sys.stdout.write(text + "\n")
+    return 0

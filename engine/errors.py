@@ -1,0 +1,11 @@
+"""The one error type PipeLab raises for bad input."""
+
+from __future__ import annotations
+
+
+class PipeLabError(ValueError):
+    """A problem with the user's input, described in one line.
+
+    The command line prints the message as it is (exit status 2); the app shows it in a
+    dialog. Code that catches it never needs a traceback to explain the problem.
+    """

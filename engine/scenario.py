@@ -1,0 +1,361 @@
+"""Scenarios: what to schedule. Validated on construction; read from and written to TOML."""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import tomli_w
+
+from engine.errors import PipeLabError
+from engine.schedule import STAGES, UNITS
+
+#: The most ops a scenario may have: 10^7 ops are 3·10^7 tasks, about 1.4 GB of columns.
+MAX_OPS = 10_000_000
+#: The most workers a unit may have, and the most buffer slots (beyond is "unlimited").
+MAX_WORKERS = 1024
+POLICIES = ("sequential", "pipelined")
+
+PRESETS_DIR = Path(__file__).resolve().parent.parent / "assets" / "presets"
+
+_TOP_KEYS = {"name", "description", "policy", "buffers", "workers", "defaults", "ops"}
+_DEFAULT_KEYS = {"count", *STAGES}
+
+
+def _duration(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise PipeLabError(f"{what} must be a number of seconds, not {value!r}")
+    number = float(value)
+    if math.isnan(number) or math.isinf(number):
+        raise PipeLabError(f"{what} must be a finite number, not {number}")
+    if number < 0:
+        raise PipeLabError(f"{what} must be 0 or more, not {number:g}")
+    return number
+
+
+def _whole(value: Any, what: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        else:
+            raise PipeLabError(f"{what} must be a whole number, not {value!r}")
+    number = int(value)
+    if number < low or number > high:
+        raise PipeLabError(f"{what} must be between {low} and {high:,}, not {number:,}")
+    return number
+
+
+def _durations(values: Any, what: str, n: int) -> npt.NDArray[np.float64]:
+    array = np.array(values, dtype=np.float64, copy=True).reshape(-1)
+    if len(array) != n:
+        raise PipeLabError(f"{what} durations need one value per op ({n}), got {len(array)}")
+    if not np.isfinite(array).all():
+        bad = int(np.flatnonzero(~np.isfinite(array))[0])
+        raise PipeLabError(f"{what} duration of op {bad + 1} must be a finite number")
+    if (array < 0).any():
+        bad = int(np.flatnonzero(array < 0)[0])
+        raise PipeLabError(f"{what} duration of op {bad + 1} must be 0 or more")
+    array.flags.writeable = False
+    return array
+
+
+@dataclass(frozen=True, eq=False)
+class Scenario:
+    """N ops of three stages each, the workers per unit, buffer slots and the policy.
+
+    Durations are per op (arrays of length ``n_ops``). ``uniform`` records whether the
+    scenario was given as one set of defaults for every op (so a TOML file round-trips to
+    the same form it was read from).
+    """
+
+    read: npt.NDArray[np.float64]
+    compute: npt.NDArray[np.float64]
+    write: npt.NDArray[np.float64]
+    workers: tuple[int, int, int] = (1, 1, 1)
+    buffers: int = 0
+    policy: str = "pipelined"
+    name: str = "Untitled"
+    description: str = ""
+    uniform: bool = False
+
+    def __post_init__(self) -> None:
+        n = len(np.asarray(self.read).reshape(-1))
+        _whole(n, "the number of ops", 1, MAX_OPS)
+        for stage in STAGES:
+            object.__setattr__(self, stage, _durations(getattr(self, stage), stage, n))
+        if len(tuple(self.workers)) != len(UNITS):
+            raise PipeLabError("workers need one count for each of load, compute, store")
+        counts = tuple(
+            _whole(k, f"{unit} workers", 1, MAX_WORKERS)
+            for unit, k in zip(UNITS, self.workers, strict=True)
+        )
+        object.__setattr__(self, "workers", counts)
+        object.__setattr__(self, "buffers", _whole(self.buffers, "buffers", 0, MAX_OPS))
+        if self.policy not in POLICIES:
+            raise PipeLabError(f"policy must be sequential or pipelined, not {self.policy!r}")
+        if self.uniform and not all(
+            (getattr(self, s) == getattr(self, s)[0]).all() for s in STAGES
+        ):
+            object.__setattr__(self, "uniform", False)
+
+    @classmethod
+    def uniform_ops(
+        cls,
+        count: int,
+        read: float = 1.0,
+        compute: float = 1.0,
+        write: float = 1.0,
+        **kwargs: Any,
+    ) -> Scenario:
+        """``count`` identical ops (the common case and the textbook's)."""
+        n = _whole(count, "the number of ops", 1, MAX_OPS)
+        values = [_duration(v, s) for v, s in zip((read, compute, write), STAGES, strict=True)]
+        return cls(*(np.full(n, v) for v in values), uniform=True, **kwargs)
+
+    @property
+    def n_ops(self) -> int:
+        return len(self.read)
+
+    @property
+    def durations(self) -> npt.NDArray[np.float64]:
+        """Shape (n_ops, 3): read, compute and write time of every op."""
+        return np.stack([self.read, self.compute, self.write], axis=1)
+
+    @property
+    def total_work(self) -> float:
+        return float(self.read.sum() + self.compute.sum() + self.write.sum())
+
+    def with_changes(
+        self,
+        *,
+        ops: int | None = None,
+        read: float | None = None,
+        compute: float | None = None,
+        write: float | None = None,
+        **kwargs: Any,
+    ) -> Scenario:
+        """A copy with overrides. Setting any duration or the op count makes ops uniform,
+        taking unset durations from op 1 (the command line's and the app's overrides)."""
+        if ops is None and read is None and compute is None and write is None:
+            return replace(self, **kwargs)
+        values = {
+            "read": self.read[0] if read is None else read,
+            "compute": self.compute[0] if compute is None else compute,
+            "write": self.write[0] if write is None else write,
+        }
+        only_count = read is None and compute is None and write is None
+        if ops is not None and only_count and not self.uniform:
+            # Keep per-op durations, repeating the list to the new count.
+            n = _whole(ops, "the number of ops", 1, MAX_OPS)
+            reps = np.resize(np.arange(self.n_ops), n)
+            arrays = {s: getattr(self, s)[reps] for s in STAGES}
+            return replace(self, **arrays, uniform=False, **kwargs)
+        fields = {
+            "workers": self.workers,
+            "buffers": self.buffers,
+            "policy": self.policy,
+            "name": self.name,
+            "description": self.description,
+        }
+        fields.update(kwargs)
+        return Scenario.uniform_ops(self.n_ops if ops is None else ops, **values, **fields)
+
+    # -- TOML -----------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The scenario in the TOML file's shape."""
+        data: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "policy": self.policy,
+            "buffers": self.buffers,
+            "workers": dict(zip(UNITS, self.workers, strict=True)),
+        }
+        if self.uniform:
+            data["defaults"] = {"count": self.n_ops} | {
+                s: float(getattr(self, s)[0]) for s in STAGES
+            }
+        else:
+            data["ops"] = [
+                {s: float(v) for s, v in zip(STAGES, row, strict=True)}
+                for row in self.durations.tolist()
+            ]
+        return data
+
+    def to_toml(self) -> str:
+        return tomli_w.dumps(self.to_dict())
+
+    def save(self, path: str | Path) -> None:
+        """Write the scenario as TOML, atomically (a failure leaves no partial file)."""
+        from engine.atomic import write_atomic
+
+        write_atomic(path, self.to_toml().encode("utf-8"))
+
+    @classmethod
+    def from_toml(cls, text: str, source: str = "scenario") -> Scenario:
+        """Parse and validate a scenario file's text; errors name the key and its line."""
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as error:
+            raise PipeLabError(f"{source}: not valid TOML: {error}") from None
+        return cls.from_dict(data, source=source, text=text)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Scenario:
+        path = Path(path)
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            raise PipeLabError(f"{path}: no such scenario file") from None
+        except IsADirectoryError:
+            raise PipeLabError(f"{path}: is a folder, not a scenario file") from None
+        except OSError as error:
+            raise PipeLabError(f"{path}: cannot read: {error.strerror}") from None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise PipeLabError(f"{path}: not a text (UTF-8) file") from None
+        return cls.from_toml(text, source=str(path))
+
+    @classmethod
+    def from_dict(
+        cls, data: Mapping[str, Any], source: str = "scenario", text: str = ""
+    ) -> Scenario:
+        def where(key: str) -> str:
+            line = _line_of(text, key)
+            return f"{source}, line {line}" if line else source
+
+        def check_keys(table: Mapping[str, Any], allowed: Iterable[str], context: str) -> None:
+            for key in table:
+                if key not in allowed:
+                    listed = ", ".join(sorted(allowed))
+                    raise PipeLabError(
+                        f"{where(key)}: unknown key {key!r}{context} (expected one of: {listed})"
+                    )
+
+        def field(key: str, convert: Any) -> Any:
+            try:
+                return convert()
+            except PipeLabError as error:
+                raise PipeLabError(f"{where(key)}: {error}") from None
+
+        check_keys(data, _TOP_KEYS, "")
+        workers_table = data.get("workers", {})
+        if not isinstance(workers_table, Mapping):
+            raise PipeLabError(f"{where('workers')}: [workers] must be a table")
+        check_keys(workers_table, UNITS, " in [workers]")
+        workers = tuple(
+            field(u, lambda u=u: _whole(workers_table.get(u, 1), f"{u} workers", 1, MAX_WORKERS))
+            for u in UNITS
+        )
+        common: dict[str, Any] = {
+            "name": field("name", lambda: _text(data.get("name", "Untitled"), "name")),
+            "description": field(
+                "description", lambda: _text(data.get("description", ""), "description")
+            ),
+            "policy": field("policy", lambda: _policy(data.get("policy", "pipelined"))),
+            "buffers": field(
+                "buffers", lambda: _whole(data.get("buffers", 0), "buffers", 0, MAX_OPS)
+            ),
+            "workers": workers,
+        }
+        defaults = data.get("defaults", {})
+        if not isinstance(defaults, Mapping):
+            raise PipeLabError(f"{where('defaults')}: [defaults] must be a table")
+        check_keys(defaults, _DEFAULT_KEYS, " in [defaults]")
+        base = {
+            s: field(s, lambda s=s: _duration(defaults.get(s, 1.0), f"{s} duration"))
+            for s in STAGES
+        }
+        ops = data.get("ops")
+        if ops is None:
+            count = field("count", lambda: _whole(defaults.get("count", 3), "count", 1, MAX_OPS))
+            return cls.uniform_ops(count, **base, **common)
+        if not isinstance(ops, Sequence) or isinstance(ops, str) or not ops:
+            raise PipeLabError(f"{where('ops')}: [[ops]] must list at least one op")
+        if "count" in defaults:
+            raise PipeLabError(
+                f"{where('count')}: give either [defaults] count or a list of [[ops]], not both"
+            )
+        _whole(len(ops), "the number of ops", 1, MAX_OPS)
+        columns: dict[str, list[float]] = {s: [] for s in STAGES}
+        for index, op in enumerate(ops):
+            if not isinstance(op, Mapping):
+                raise PipeLabError(f"{where('ops')}: op {index + 1} must be a table")
+            for key in op:
+                if key not in STAGES:
+                    raise PipeLabError(
+                        f"{source}, line {_line_of(text, key, nth_table=('ops', index)) or '?'}: "
+                        f"unknown key {key!r} in op {index + 1} (expected read, compute, write)"
+                    )
+            for s in STAGES:
+                columns[s].append(
+                    _duration(op.get(s, base[s]), f"op {index + 1} {s} duration")
+                    if s in op
+                    else base[s]
+                )
+        return cls(columns["read"], columns["compute"], columns["write"], **common)
+
+
+def _text(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise PipeLabError(f"{what} must be text, not {value!r}")
+    return value
+
+
+def _policy(value: Any) -> str:
+    if value not in POLICIES:
+        raise PipeLabError(f"policy must be sequential or pipelined, not {value!r}")
+    return str(value)
+
+
+def _line_of(text: str, key: str, nth_table: tuple[str, int] | None = None) -> int | None:
+    """1-based line where ``key = …`` (or the table ``[key]``) appears in ``text``.
+
+    With ``nth_table=("ops", i)`` the search starts at the i-th ``[[ops]]`` header.
+    """
+    if not text:
+        return None
+    lines = text.splitlines()
+    first = 0
+    if nth_table is not None:
+        header = re.compile(rf"^\s*\[\[\s*{re.escape(nth_table[0])}\s*\]\]")
+        seen = -1
+        for number, line in enumerate(lines):
+            if header.match(line):
+                seen += 1
+                if seen == nth_table[1]:
+                    first = number
+                    break
+    pattern = re.compile(
+        rf"^\s*(?:{re.escape(key)}|\"{re.escape(key)}\"|'{re.escape(key)}')\s*=|"
+        rf"^\s*\[+\s*{re.escape(key)}\s*\]+|[{{,]\s*{re.escape(key)}\s*="
+    )
+    for number in range(first, len(lines)):
+        if pattern.search(lines[number]):
+            return number + 1
+    return None
+
+
+def preset_names() -> list[str]:
+    """Names of the presets shipped in assets/presets (file stems), book example first."""
+    names = sorted(p.stem for p in PRESETS_DIR.glob("*.toml"))
+    if "book" in names:
+        names.remove("book")
+        names.insert(0, "book")
+    return names
+
+
+def load_preset(name: str) -> Scenario:
+    path = PRESETS_DIR / f"{name}.toml"
+    if not path.is_file():
+        known = ", ".join(preset_names())
+        raise PipeLabError(f"unknown preset {name!r} (known: {known})")
+    return Scenario.load(path)
