@@ -1,0 +1,186 @@
+"""The one clock that owns "now". Every view listens to it; nothing else keeps time.
+
+It plays, pauses, steps to the next or previous event, jumps to either end and scrubs. Its
+timer and its wall-clock source are injected, so tests advance it without sleeping.
+"""
+
+from __future__ import annotations
+
+import time as _time
+from collections.abc import Callable
+
+import numpy as np
+import numpy.typing as npt
+from PySide6.QtCore import QObject, QTimer, Signal
+
+SPEEDS: tuple[float, ...] = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+#: Wall-clock seconds a whole run takes to play at 1× when it is long (see `Clock.rate`).
+PLAY_SECONDS = 12.0
+TICK_MS = 16
+
+
+class Clock(QObject):
+    """Current time on the schedules' clock, with transport controls.
+
+    Parameters
+    ----------
+    timer
+        Drives playback (a QTimer by default). Tests may pass one they never start and call
+        `advance` instead.
+    wall
+        Seconds since some origin (``time.monotonic`` by default).
+    """
+
+    time_changed = Signal(float)
+    playing_changed = Signal(bool)
+    speed_changed = Signal(float)
+    timeline_changed = Signal()
+
+    def __init__(
+        self,
+        parent: QObject | None = None,
+        timer: QTimer | None = None,
+        wall: Callable[[], float] = _time.monotonic,
+    ) -> None:
+        super().__init__(parent)
+        self._timer = timer if timer is not None else QTimer(self)
+        self._timer.setInterval(TICK_MS)
+        self._timer.timeout.connect(self._on_tick)
+        self._wall = wall
+        self._last_wall = 0.0
+        self._time = 0.0
+        self._end = 0.0
+        self._events: npt.NDArray[np.float64] = np.zeros(1)
+        self._speed = 1.0
+        self._rate = 1.0
+
+    # -- what it plays -----------------------------------------------------------------
+
+    def set_timeline(self, events: npt.ArrayLike, end: float | None = None) -> None:
+        """Event times to step through (sorted, unique; 0 is added) and the end of the run.
+
+        Keeps the current time, clamped to the new range.
+        """
+        times = np.unique(np.concatenate([[0.0], np.asarray(events, dtype=np.float64)]))
+        self._events = times
+        self._end = float(times[-1] if end is None else max(end, times[-1]))
+        # Short runs (the textbook's seconds) play in real time; long or tiny ones
+        # (a thousand ops, a measured run in milliseconds) play in about PLAY_SECONDS.
+        self._rate = 1.0 if 1.0 <= self._end <= 2 * PLAY_SECONDS else self._end / PLAY_SECONDS
+        self.timeline_changed.emit()
+        self._set_time(min(max(self._time, 0.0), self._end), force=True)
+
+    @property
+    def events(self) -> npt.NDArray[np.float64]:
+        return self._events
+
+    @property
+    def end(self) -> float:
+        return self._end
+
+    @property
+    def rate(self) -> float:
+        """Schedule time per wall-clock second at 1×."""
+        return self._rate
+
+    # -- state ------------------------------------------------------------------------
+
+    @property
+    def time(self) -> float:
+        return self._time
+
+    @property
+    def playing(self) -> bool:
+        return self._timer.isActive()
+
+    @property
+    def speed(self) -> float:
+        return self._speed
+
+    def event_index(self) -> int:
+        """Index of the last event at or before now."""
+        return max(
+            0, int(np.searchsorted(self._events, self._time + self._tolerance(), side="right")) - 1
+        )
+
+    # -- transport ----------------------------------------------------------------------
+
+    def play(self) -> None:
+        if self.playing:
+            return
+        if self._time >= self._end - self._tolerance():
+            self._set_time(0.0)
+        self._last_wall = self._wall()
+        self._timer.start()
+        self.playing_changed.emit(True)
+
+    def pause(self) -> None:
+        if not self.playing:
+            return
+        self._timer.stop()
+        self.playing_changed.emit(False)
+
+    def toggle(self) -> None:
+        self.pause() if self.playing else self.play()
+
+    def step_forward(self) -> None:
+        """Pause and go to the first event after now (or stay at the end)."""
+        self.pause()
+        later = self._events[self._events > self._time + self._tolerance()]
+        self._set_time(float(later[0]) if len(later) else self._end)
+
+    def step_back(self) -> None:
+        """Pause and go to the last event before now (or stay at 0)."""
+        self.pause()
+        earlier = self._events[self._events < self._time - self._tolerance()]
+        self._set_time(float(earlier[-1]) if len(earlier) else 0.0)
+
+    def to_start(self) -> None:
+        self.pause()
+        self._set_time(0.0)
+
+    def to_end(self) -> None:
+        self.pause()
+        self._set_time(self._end)
+
+    def seek(self, time: float) -> None:
+        """Scrub to ``time`` (clamped); playback, if on, goes on from there."""
+        self._set_time(min(max(float(time), 0.0), self._end))
+
+    def set_speed(self, speed: float) -> None:
+        speed = float(min(max(speed, SPEEDS[0]), SPEEDS[-1]))
+        if speed != self._speed:
+            self._speed = speed
+            self.speed_changed.emit(speed)
+
+    def faster(self) -> None:
+        bigger = [s for s in SPEEDS if s > self._speed]
+        self.set_speed(bigger[0] if bigger else SPEEDS[-1])
+
+    def slower(self) -> None:
+        smaller = [s for s in SPEEDS if s < self._speed]
+        self.set_speed(smaller[-1] if smaller else SPEEDS[0])
+
+    def advance(self, wall_seconds: float) -> None:
+        """Move on by ``wall_seconds`` of playback at the current speed; stop at the end."""
+        target = self._time + wall_seconds * self._speed * self._rate
+        if target >= self._end:
+            self._set_time(self._end)
+            self.pause()
+        else:
+            self._set_time(target)
+
+    # -- internals ------------------------------------------------------------------------
+
+    def _on_tick(self) -> None:
+        now = self._wall()
+        elapsed, self._last_wall = now - self._last_wall, now
+        self.advance(max(0.0, elapsed))
+
+    def _tolerance(self) -> float:
+        return 1e-9 * max(1.0, self._end)
+
+    def _set_time(self, value: float, force: bool = False) -> None:
+        if value != self._time or force:
+            self._time = value
+            self.time_changed.emit(value)
