@@ -103,25 +103,43 @@ def simulate_reference(scenario: Scenario, policy: str | None = None) -> Schedul
     in_use = 0
     sequence = 0
 
-    def grant_slots(now: float) -> None:
+    def grant_slots(now: float) -> bool:
         nonlocal next_op, in_use
+        granted = False
         while next_op < n and (buffers == 0 or in_use < buffers):
             grant[next_op] = now
             heapq.heappush(ready[0], (now, next_op))
             next_op += 1
             in_use += 1
+            granted = True
+        return granted
 
     def dispatch(now: float) -> None:
-        nonlocal sequence
-        for stage in range(3):
-            queue, idle = ready[stage], free[stage]
-            while queue and idle:
-                _, op = heapq.heappop(queue)
-                worker = heapq.heappop(idle)
-                starts[op, stage] = now
-                workers[op, stage] = worker
-                sequence += 1
-                heapq.heappush(running, (now + durations[op][stage], op, stage, worker, sequence))
+        # Units are served in stage order and a zero-length stage completes on the spot, so
+        # a stage it readies at `now` competes (earliest-ready, lower op on ties) with the
+        # stages already waiting. A zero-length write frees a slot: then go round again.
+        nonlocal sequence, in_use
+        again = True
+        while again:
+            again = False
+            for stage in range(3):
+                queue, idle = ready[stage], free[stage]
+                while queue and idle:
+                    _, op = heapq.heappop(queue)
+                    worker = heapq.heappop(idle)
+                    starts[op, stage] = now
+                    workers[op, stage] = worker
+                    end = now + durations[op][stage]
+                    if end > now:  # (a denormal duration added to `now` is zero too)
+                        sequence += 1
+                        heapq.heappush(running, (end, op, stage, worker, sequence))
+                        continue
+                    heapq.heappush(idle, worker)
+                    if stage < 2:
+                        heapq.heappush(ready[stage + 1], (now, op))
+                    else:
+                        in_use -= 1
+                        again = grant_slots(now) or again
 
     grant_slots(0.0)
     dispatch(0.0)
