@@ -1,0 +1,159 @@
+"""Scenario validation and the TOML format (round trip, errors naming key and line)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.errors import PipeLabError
+from engine.scenario import MAX_OPS, Scenario, load_preset, preset_names
+
+EXPECTED_PRESETS = {
+    "book",
+    "double-buffering",
+    "memory-bound",
+    "compute-bound",
+    "uneven-ops",
+    "two-load-units",
+    "many-ops",
+}
+
+
+def test_presets_exist_with_descriptions() -> None:
+    assert set(preset_names()) >= EXPECTED_PRESETS
+    assert preset_names()[0] == "book"
+    for name in preset_names():
+        scenario = load_preset(name)
+        assert scenario.name and scenario.description.endswith(".")
+        assert "\n" not in scenario.description
+
+
+def test_preset_character() -> None:
+    assert load_preset("double-buffering").buffers == 2
+    memory = load_preset("memory-bound")
+    assert memory.read[0] > memory.compute[0]
+    compute = load_preset("compute-bound")
+    assert compute.compute[0] > compute.read[0]
+    assert len(set(load_preset("uneven-ops").read.tolist())) > 1
+    assert load_preset("two-load-units").workers == (2, 1, 1)
+    assert load_preset("many-ops").n_ops == 1000
+
+
+def test_unknown_preset_names_the_known_ones() -> None:
+    with pytest.raises(PipeLabError, match=r"unknown preset 'nope'.*book"):
+        load_preset("nope")
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.booleans(),
+    st.lists(
+        st.tuples(*(st.floats(0, 1e6, allow_nan=False) for _ in range(3))), min_size=1, max_size=20
+    ),
+    st.tuples(*(st.integers(1, 8) for _ in range(3))),
+    st.integers(0, 50),
+    st.sampled_from(["sequential", "pipelined"]),
+    st.text(max_size=30),
+)
+def test_toml_round_trip_is_exact(uniform, rows, workers, buffers, policy, name) -> None:
+    if uniform:
+        scenario = Scenario.uniform_ops(
+            len(rows), *rows[0], workers=workers, buffers=buffers, policy=policy, name=name
+        )
+    else:
+        r, c, w = zip(*rows, strict=True)
+        scenario = Scenario(r, c, w, workers=workers, buffers=buffers, policy=policy, name=name)
+    text = scenario.to_toml()
+    again = Scenario.from_toml(text)
+    assert again.to_toml() == text
+    assert np.array_equal(again.durations, scenario.durations)
+    assert (again.workers, again.buffers, again.policy, again.name) == (
+        scenario.workers,
+        scenario.buffers,
+        scenario.policy,
+        scenario.name,
+    )
+    assert again.uniform == scenario.uniform
+
+
+def test_save_and_load_file(tmp_path: Path) -> None:
+    scenario = load_preset("uneven-ops")
+    path = tmp_path / "s.toml"
+    scenario.save(path)
+    assert Scenario.load(path).to_toml() == scenario.to_toml()
+    assert [p.name for p in tmp_path.iterdir()] == ["s.toml"]
+
+
+BAD_FILES = [
+    ("[defaults]\ncount = 3\nraed = 1.0\n", "line 3: unknown key 'raed' in \\[defaults\\]"),
+    ("name = 'x'\nbufers = 2\n", "line 2: unknown key 'bufers'"),
+    ("[workers]\nload = 1\nstorage = 2\n", "line 3: unknown key 'storage' in \\[workers\\]"),
+    (
+        "[[ops]]\nread = 1.0\n[[ops]]\nread = 1\ncomptue = 2\n",
+        "line 5: unknown key 'comptue' in op 2",
+    ),
+    ("[defaults]\nread = -1.0\n", "line 2: read duration must be 0 or more"),
+    ("[defaults]\nread = nan\n", "line 2: read duration must be a finite number"),
+    ("[defaults]\nread = inf\n", "line 2: read duration must be a finite number"),
+    ("[defaults]\nread = 'fast'\n", "line 2: read duration must be a number"),
+    ("[defaults]\ncount = 0\n", "line 2: count must be between 1"),
+    (f"[defaults]\ncount = {MAX_OPS + 1}\n", "count must be between 1 and 10,000,000"),
+    ("[workers]\ncompute = 0\n", "line 2: compute workers must be between 1"),
+    ("buffers = -1\n", "line 1: buffers must be between 0"),
+    ("policy = 'eager'\n", "line 1: policy must be sequential or pipelined"),
+    ("name = \n", "not valid TOML"),
+    ("ops = []\n", "\\[\\[ops\\]\\] must list at least one op"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), BAD_FILES)
+def test_bad_files_name_the_problem(text: str, message: str) -> None:
+    with pytest.raises(PipeLabError, match=message) as caught:
+        Scenario.from_toml(text, source="bad.toml")
+    assert "\n" not in str(caught.value)
+    assert str(caught.value).startswith("bad.toml")
+
+
+def test_missing_and_unreadable_files(tmp_path: Path) -> None:
+    with pytest.raises(PipeLabError, match="no such scenario file"):
+        Scenario.load(tmp_path / "missing.toml")
+    with pytest.raises(PipeLabError, match="is a folder"):
+        Scenario.load(tmp_path)
+    binary = tmp_path / "b.toml"
+    binary.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(PipeLabError, match="not a text"):
+        Scenario.load(binary)
+
+
+@pytest.mark.parametrize("value", [-1.0, math.nan, math.inf, -math.inf])
+def test_constructor_rejects_bad_durations(value: float) -> None:
+    with pytest.raises(PipeLabError):
+        Scenario([1.0, value], [1.0, 1.0], [1.0, 1.0])
+    with pytest.raises(PipeLabError):
+        Scenario.uniform_ops(2, compute=value)
+
+
+def test_constructor_rejects_bad_counts() -> None:
+    with pytest.raises(PipeLabError, match="number of ops"):
+        Scenario([], [], [])
+    with pytest.raises(PipeLabError, match="load workers"):
+        Scenario.uniform_ops(2, workers=(0, 1, 1))
+    with pytest.raises(PipeLabError, match="one value per op"):
+        Scenario([1.0, 1.0], [1.0], [1.0, 1.0])
+    with pytest.raises(PipeLabError, match="whole number"):
+        Scenario.uniform_ops(2, buffers=1.5)  # type: ignore[arg-type]
+
+
+def test_with_changes_keeps_per_op_lists_when_only_the_count_changes() -> None:
+    uneven = load_preset("uneven-ops")
+    longer = uneven.with_changes(ops=7)
+    assert longer.n_ops == 7 and not longer.uniform
+    assert longer.read[5] == uneven.read[0]
+    flat = uneven.with_changes(read=2.0)
+    assert flat.uniform and flat.n_ops == uneven.n_ops and (flat.read == 2.0).all()
+    assert flat.compute[0] == uneven.compute[0]

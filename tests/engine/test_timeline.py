@@ -1,0 +1,46 @@
+"""state_at, event times and narration on the textbook example."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.scenario import Scenario
+from engine.scheduler import simulate
+from engine.timeline import Place, narrate, state_at
+
+
+def test_event_times_of_the_book() -> None:
+    assert simulate(Scenario.uniform_ops(3)).event_times.tolist() == [0, 1, 2, 3, 4, 5]
+    assert simulate(Scenario.uniform_ops(3), "sequential").event_times.tolist() == list(range(10))
+
+
+def test_state_in_the_middle_of_the_book() -> None:
+    state = state_at(simulate(Scenario.uniform_ops(3)), 1.5)
+    assert state.worker_op.tolist() == [1, 0, -1]
+    assert state.worker_fraction.tolist() == [0.5, 0.5, 0.0]
+    assert [Place(p) for p in state.op_place] == [Place.COMPUTING, Place.READING, Place.WAITING]
+    assert np.isnan(state.worker_idle_since[0]) and state.worker_idle_since[2] == 0.0
+    assert state.slots_in_use == 3  # unlimited slots: every op granted at 0
+
+
+def test_boundaries_belong_to_the_next_task() -> None:
+    schedule = simulate(Scenario.uniform_ops(3, buffers=2))
+    state = state_at(schedule, 3.0)
+    assert state.worker_op.tolist() == [2, -1, 1]  # op 3 reads, op 2 writes, compute waits
+    assert state.slots_in_use == 2
+    end = state_at(schedule, schedule.makespan)
+    assert (end.worker_task == -1).all()
+    assert (end.op_place == Place.DONE).all()
+    assert end.worker_idle_since.tolist() == [4.0, 5.0, 6.0]
+
+
+def test_narration_reads_like_the_book() -> None:
+    schedule = simulate(Scenario.uniform_ops(3))
+    assert narrate(schedule, 0.0) == "t = 0 s: the load unit starts reading op 1"
+    assert narrate(schedule, 1.0) == (
+        "t = 1 s: the load unit starts reading op 2 while the compute unit starts computing op 1"
+    )
+    assert narrate(schedule, 5.0) == "t = 5 s: all 3 ops are done; the run took 5 s"
+    sequential = simulate(Scenario.uniform_ops(3), "sequential")
+    assert narrate(sequential, 1.0) == "t = 1 s: the compute unit starts computing op 1"
+    assert narrate(sequential, 1.5) == "t = 1.5 s: the compute unit is computing op 1"
