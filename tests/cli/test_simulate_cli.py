@@ -1,0 +1,159 @@
+"""`simulate` and bad input through the real command line, in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def pipelab(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "main.py"), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "COLUMNS": "100", "PYTHONPATH": str(ROOT)},
+    )
+
+
+def test_book_both_prints_the_lesson() -> None:
+    result = pipelab("simulate", "--preset", "book", "--policy", "both")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "sequential (buffer slots: 1)" in out and "pipelined (buffer slots: unlimited)" in out
+    assert "makespan     9 s" in out and "makespan     5 s" in out
+    assert "speedup      1.8× (sequential 9 s → pipelined 5 s)" in out
+    assert "formula      5 s (agrees with the simulation)" in out
+    gantt = [line for line in out.splitlines() if line.startswith("load unit")]
+    assert "[" in gantt[1] and "1" in gantt[1] and "2" in gantt[1] and "3" in gantt[1]
+    assert all(len(line) <= 100 for line in out.splitlines())
+
+
+def test_json_both_and_overrides() -> None:
+    result = pipelab(
+        "simulate",
+        "--ops",
+        "4",
+        "--read",
+        "2",
+        "--buffers",
+        "2",
+        "--policy",
+        "both",
+        "--format",
+        "json",
+    )
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["sequential"]["makespan"] == 16
+    assert data["pipelined"]["buffers"] == 2 and data["pipelined"]["ops"] == 4
+    assert data["speedup"] == pytest.approx(16 / data["pipelined"]["makespan"], rel=1e-9)
+
+
+def test_trace_to_file(tmp_path: Path) -> None:
+    out = tmp_path / "run.json"
+    result = pipelab(
+        "simulate", "--preset", "two-load-units", "--format", "trace", "--out", str(out)
+    )
+    assert result.returncode == 0 and result.stdout == ""
+    events = json.loads(out.read_text())["traceEvents"]
+    assert sum(e["ph"] == "X" for e in events) == 24
+
+
+def test_scenario_file(tmp_path: Path) -> None:
+    path = tmp_path / "mine.toml"
+    path.write_text('name = "Mine"\n[defaults]\ncount = 2\nread = 0.5\n')
+    result = pipelab("simulate", "--scenario", str(path), "--format", "json")
+    assert json.loads(result.stdout)["makespan"] == 3.5  # (0.5 + 1 + 1) + 1 · max
+
+
+def test_help_explains_every_flag_with_defaults() -> None:
+    result = pipelab("simulate", "--help")
+    assert result.returncode == 0
+    for flag in (
+        "--preset",
+        "--scenario",
+        "--ops",
+        "--read",
+        "--compute",
+        "--write",
+        "--buffers",
+        "--load-workers",
+        "--compute-workers",
+        "--store-workers",
+        "--policy",
+        "--format",
+        "--out",
+    ):
+        assert flag in result.stdout
+    assert "default" in result.stdout
+
+
+BAD = [
+    (["simulate", "--read", "-1"], "read"),
+    (["simulate", "--read", "nan"], "finite"),
+    (["simulate", "--compute", "inf"], "finite"),
+    (["simulate", "--write", "fast"], "invalid float value: 'fast'"),
+    (["simulate", "--ops", "0"], "--ops must be at least 1"),
+    (["simulate", "--ops", "10000001"], "between 1 and 10,000,000"),
+    (["simulate", "--load-workers", "0"], "load workers"),
+    (["simulate", "--buffers", "-2"], "buffers"),
+    (["simulate", "--preset", "nope"], "unknown preset 'nope'"),
+    (["simulate", "--scenario", "/nonexistent/x.toml"], "no such scenario file"),
+    (["simulate", "--policy", "eager"], "invalid choice: 'eager'"),
+    (["simulate", "--format", "xml"], "invalid choice"),
+    (["simulate", "--preset", "book", "--scenario", "x.toml"], "not allowed with"),
+    (["simulate", "--out", "/nonexistent-dir/out.json"], "does not exist"),
+    (["simulate", "--bogus"], "unrecognized arguments: --bogus"),
+    (["frobnicate"], "invalid choice: 'frobnicate'"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), BAD, ids=[" ".join(a) for a, _ in BAD])
+def test_bad_input_is_one_line_exit_2(args: list[str], message: str) -> None:
+    result = pipelab(*args)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert message in lines[0]
+
+
+def test_bad_scenario_files(tmp_path: Path) -> None:
+    cases = {
+        "typo.toml": ("[defaults]\ncount = 3\nreed = 1\n", "line 3: unknown key 'reed'"),
+        "neg.toml": ("[defaults]\nwrite = -0.5\n", "line 2: write duration must be 0 or more"),
+        "zero.toml": ("[defaults]\ncount = 0\n", "count must be between 1"),
+        "syntax.toml": ("[defaults\n", "not valid TOML"),
+    }
+    for name, (text, message) in cases.items():
+        (tmp_path / name).write_text(text)
+        result = pipelab("simulate", "--scenario", name, cwd=tmp_path)
+        assert result.returncode == 2 and "Traceback" not in result.stderr
+        assert len(result.stderr.splitlines()) == 1 and message in result.stderr, name
+    # A path through a file cannot be read, whoever runs the test (root included).
+    (tmp_path / "plain").write_text("")
+    result = pipelab("simulate", "--scenario", str(tmp_path / "plain" / "x.toml"))
+    assert result.returncode == 2 and len(result.stderr.splitlines()) == 1
+    assert "cannot read: Not a directory" in result.stderr
+
+
+def test_failed_write_leaves_no_partial_file(tmp_path: Path) -> None:
+    """The target is a folder, so the final rename fails after everything was written to
+    the temporary file: the temporary must be gone and the folder untouched."""
+    target = tmp_path / "out.json"
+    target.mkdir()
+    (target / "keep").write_text("old")
+    result = pipelab("simulate", "--format", "json", "--out", str(target))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert len(result.stderr.splitlines()) == 1 and "cannot write" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
+    assert [p.name for p in target.iterdir()] == ["keep"]
