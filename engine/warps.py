@@ -193,6 +193,29 @@ class WarpRun:
         return stall
 
 
+def ready_intervals(run: WarpRun) -> tuple[IntArray, FloatArray, FloatArray]:
+    """Stalls as intervals: (warp, start, end) for every stretch a warp was ready but not
+    holding the issue unit, cut at the end of the run. These are exactly the gaps on the
+    warp rows of ``run.schedule``; a view draws them as "ready, not picked"."""
+    config = run.config
+    waited = run.burst_start > run.burst_ready
+    warps = [run.burst_warp[waited]]
+    starts = [run.burst_ready[waited]]
+    ends = [run.burst_start[waited]]
+    # A warp that became ready again before the end but never got the issue unit back.
+    last = np.full(config.warps, -1, dtype=np.int64)
+    last[run.burst_warp] = np.arange(len(run.burst_warp))
+    issued = last >= 0
+    again = np.where(
+        issued, run.burst_start[np.maximum(last, 0)] + config.compute + config.latency, 0.0
+    )
+    pending = again < config.cycles
+    warps.append(np.flatnonzero(pending))
+    starts.append(again[pending])
+    ends.append(np.full(int(pending.sum()), float(config.cycles)))
+    return np.concatenate(warps), np.concatenate(starts), np.concatenate(ends)
+
+
 def _bursts_to_run(
     config: WarpConfig, warp: IntArray, ready: FloatArray, start: FloatArray
 ) -> WarpRun:

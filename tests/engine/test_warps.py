@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import PipeLabError
-from engine.metrics import idle_by_worker, utilization_by_unit
+from engine.metrics import idle_by_worker, idle_gaps, utilization_by_unit
 from engine.scenario import Scenario
 from engine.scheduler import simulate
 from engine.warps import (
@@ -22,6 +22,7 @@ from engine.warps import (
     analytic_utilization,
     knee_warps,
     narrate_warps,
+    ready_intervals,
     simulate_warps,
     simulate_warps_reference,
     utilization_curve,
@@ -167,6 +168,13 @@ def test_timeline_invariants(config, simulator):
     idle = idle_by_worker(schedule)[: config.warps]
     assert run.stall_cycles == pytest.approx(idle, abs=1e-9)
     assert utilization_by_unit(schedule)["issue"] == pytest.approx(run.utilization)
+    # The ready intervals are exactly the gaps of the warp rows.
+    warp, start, end = ready_intervals(run)
+    assert (end > start).all()
+    for k in range(config.warps):
+        mine = warp == k
+        gaps = sorted(zip(start[mine].tolist(), end[mine].tolist(), strict=True))
+        assert gaps == idle_gaps(schedule, k)
 
 
 @settings(max_examples=80, deadline=None)
