@@ -16,33 +16,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.simpy_model import simpy_makespan
 from engine.scenario import Scenario
 from engine.scheduler import simulate
-
-
-def simpy_makespan(scenario: Scenario) -> float:
-    """The same pipeline as SimPy processes: a slot (FIFO, requested in op order), then each
-    stage on its unit's Resource (FIFO queues = earliest-ready first)."""
-    import simpy
-
-    env = simpy.Environment()
-    units = [simpy.Resource(env, capacity=k) for k in scenario.workers]
-    buffers = scenario.buffers or scenario.n_ops
-    slots = simpy.Resource(env, capacity=buffers)
-    durations = scenario.durations.tolist()
-
-    def op(i: int):  # type: ignore[no-untyped-def]
-        with slots.request() as slot:
-            yield slot
-            for stage in range(3):
-                with units[stage].request() as worker:
-                    yield worker
-                    yield env.timeout(durations[i][stage])
-
-    for i in range(scenario.n_ops):
-        env.process(op(i))
-    env.run()
-    return float(env.now)
 
 
 def best_of(repeats: int, run):  # type: ignore[no-untyped-def]

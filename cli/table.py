@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from engine.anomalies import resource_anomalies
 from engine.metrics import bottleneck, closed_form_makespan, utilization_by_worker
 from engine.scenario import Scenario
 from engine.schedule import Schedule
@@ -91,6 +92,8 @@ def metrics_lines(schedule: Schedule, scenario: Scenario) -> list[str]:
             f"formula      {seconds(formula, unit)} "
             f"({'agrees' if agrees else 'DISAGREES'} with the simulation)"
         )
+    if schedule.policy == "pipelined":
+        lines += [f"note         {a.sentence()}" for a in resource_anomalies(scenario)]
     return lines
 
 
