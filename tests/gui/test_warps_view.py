@@ -1,0 +1,165 @@
+"""The Warps view, offscreen: opens, follows the shared clock, re-simulates, exports."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtGui import QColor, QImage
+
+from engine.errors import PipeLabError
+from engine.warps import WarpConfig, WarpPhase
+from gui.clock import Clock
+from gui.warps_view import WARP_COLOURS, WarpsView
+
+
+@pytest.fixture
+def clock(qtbot):
+    return Clock()
+
+
+@pytest.fixture
+def view(qtbot, clock):
+    widget = WarpsView(clock, config=WarpConfig(warps=4, compute=10, latency=40, cycles=300))
+    qtbot.addWidget(widget)
+    widget.resize(1200, 800)
+    widget.activate()
+    return widget
+
+
+def test_opens_on_its_run_and_loads_the_clock(view, clock):
+    assert view.is_active
+    assert clock.end == 300
+    assert np.array_equal(clock.events, view.run.schedule.event_times)
+    assert view.narration.text() == "cycle 0: all 4 warps are ready; the SM issues from warp 1"
+    assert "80.0% (model 80.0%)" in view.summary.text()
+    assert "knee W = 5" in view.summary.text()
+
+
+def test_steps_with_the_clock_and_back(view, clock):
+    first = view.narration.text()
+    clock.step_forward()
+    assert clock.time == 10
+    assert view.narration.text() == (
+        "cycle 10: warp 1 stalls on memory; the SM switches to warp 2, ready for 10 cycles"
+    )
+    assert view.lanes.cursor.value() == 10
+    snapshot = view.state_panel._snapshot
+    assert snapshot is not None and snapshot.issuing == 1
+    assert snapshot.phase[0] == WarpPhase.MEMORY
+    for _ in range(5):
+        clock.step_forward()
+    for _ in range(6):
+        clock.step_back()
+    assert clock.time == 0 and view.narration.text() == first
+
+
+def test_playing_moves_the_cursor_and_the_veil(view, clock):
+    clock.play()
+    clock.advance(2.0)  # 300 cycles play in 12 s at 1×: 50 cycles
+    clock.pause()
+    assert clock.time == pytest.approx(50)
+    assert view.lanes.cursor.value() == pytest.approx(50)
+    assert view.lanes.veil.getRegion() == pytest.approx((50, 300))
+    assert view.narration.text().startswith("cycle 50: warp 1's load returns")
+    clock.seek(45)
+    snapshot = view.state_panel._snapshot
+    assert snapshot is not None and snapshot.issuing == -1 and snapshot.loads_in_flight == 4
+
+
+def test_a_hidden_view_leaves_the_clock_alone(qtbot, clock):
+    other = WarpsView(clock, config=WarpConfig(warps=2, compute=5, latency=5, cycles=50))
+    qtbot.addWidget(other)
+    assert not other.is_active
+    clock.set_timeline([0.0, 1.0, 2.0], end=2.0)
+    before = other.narration.text()
+    clock.seek(1.5)
+    assert other.narration.text() == before
+    assert clock.end == 2.0
+
+
+def test_controls_resimulate(view, clock):
+    view.warps_box.setValue(8)
+    assert view.config.warps == 8
+    assert view.run.schedule.workers == (8, 1)
+    assert "100.0% (model 100.0%)" in view.summary.text()
+    assert clock.end == 300
+    assert np.array_equal(clock.events, view.run.schedule.event_times)
+    view.latency_box.setValue(70)  # knee (10 + 70) / 10 = 8
+    assert view.config.latency == 70
+    assert view.utilization.knee.value() == pytest.approx(8)
+    assert view.utilization.simulated[:8] == pytest.approx(np.arange(1, 9) / 8)
+    view.compute_box.setValue(20)
+    view.cycles_box.setValue(1000)
+    assert (view.config.compute, view.config.cycles) == (20, 1000)
+    assert clock.end == 1000
+
+
+def test_bars_are_grouped_not_one_item_per_task(view):
+    view.set_config(WarpConfig(warps=64, compute=2, latency=300, cycles=20_000))
+    assert len(view.run.schedule) > 10_000
+    assert len(view.lanes.bar_items) <= len(WARP_COLOURS) + 3
+    assert view.warps_box.value() == 64
+
+
+def test_exports_a_png_that_shows_the_run(view, tmp_path):
+    target = tmp_path / "warps.png"
+    view.export(target)
+    image = QImage(str(target))
+    assert not image.isNull()
+    assert (image.width(), image.height()) == (view.width(), view.height())
+    # The picture has the warps' colours in it (not a blank grab).
+    small = image.scaled(300, 200)
+    colours = {small.pixelColor(x, y).name() for x in range(300) for y in range(200)}
+    assert len(colours) > 20
+    first_warp = QColor(WARP_COLOURS[0])
+    near = [
+        c
+        for c in colours
+        if abs(QColor(c).red() - first_warp.red()) < 12
+        and abs(QColor(c).green() - first_warp.green()) < 12
+        and abs(QColor(c).blue() - first_warp.blue()) < 12
+    ]
+    assert near
+    assert [p.name for p in tmp_path.iterdir()] == ["warps.png"]
+
+
+def test_exports_svg_pdf_and_scaled_png(view, tmp_path):
+    view.export(tmp_path / "warps.svg")
+    view.export(tmp_path / "warps.pdf")
+    view.export(tmp_path / "small.png", width=600)
+    assert (tmp_path / "warps.svg").read_bytes().lstrip().startswith(b"<?xml")
+    assert (
+        b"<rect" in (tmp_path / "warps.svg").read_bytes()
+        or b"<path" in (tmp_path / "warps.svg").read_bytes()
+    )
+    assert (tmp_path / "warps.pdf").read_bytes().startswith(b"%PDF")
+    assert QImage(str(tmp_path / "small.png")).width() == 600
+
+
+def test_bad_export_targets_are_refused(view, tmp_path):
+    with pytest.raises(PipeLabError, match=r"export as \.png, \.svg or \.pdf"):
+        view.export(tmp_path / "warps.txt")
+    with pytest.raises(PipeLabError, match="does not exist"):
+        view.export(tmp_path / "missing" / "warps.png")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_export_button_reports_problems_inline(view, tmp_path, monkeypatch):
+    from gui import warps_view
+
+    target = str(tmp_path / "nowhere" / "x.png")
+    monkeypatch.setattr(
+        warps_view.QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (target, ""))
+    )
+    view.export_button.click()
+    assert view.message.isVisibleTo(view)
+    assert "does not exist" in view.message.text()
+    # The view is still there and still works.
+    view.warps_box.setValue(5)
+    assert not view.message.isVisibleTo(view)
+    ok = str(tmp_path / "ok.png")
+    monkeypatch.setattr(
+        warps_view.QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (ok, ""))
+    )
+    view.export_button.click()
+    assert not QImage(ok).isNull()
