@@ -1,0 +1,97 @@
+"""Loading gpu/kernels/*.cu into CuPy: include paths for NVRTC and readable compile errors.
+
+NVRTC does not search the toolkit's include folder, so ``<cuda_pipeline.h>`` fails to open
+unless ``-I<CUDA include>`` is passed (cupy#7328, cupy#8593). `cuda_include_dirs` finds
+folders that hold the header; where none exists, tile_async.cu is compiled with
+``PIPELAB_PTX_CP_ASYNC`` and issues the same cp.async instructions as inline PTX.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gpu.errors import GpuError
+
+KERNEL_DIR = Path(__file__).resolve().parent / "kernels"
+PIPELINE_HEADER = "cuda_pipeline.h"
+#: Lines of the compiler's log an error message quotes.
+LOG_LINES = 6
+
+
+def kernel_sources() -> list[Path]:
+    """Every CUDA source that is compiled on its own (the .cuh files are included)."""
+    return sorted(KERNEL_DIR.glob("*.cu"))
+
+
+def cuda_include_dirs(cupy: Any | None = None) -> list[Path]:
+    """Folders that hold ``cuda_pipeline.h``: CUDA_PATH / CUDA_HOME, CuPy's own CUDA root,
+    /usr/local/cuda, and the NVIDIA wheels (``nvidia/cuda_runtime/include``) on sys.path."""
+    roots: list[Path] = []
+    for name in ("CUDA_PATH", "CUDA_HOME"):
+        if os.environ.get(name):
+            roots.append(Path(os.environ[name]) / "include")
+    if cupy is not None:
+        try:
+            found = cupy.cuda.get_cuda_path()
+        except Exception:
+            found = None
+        if found:
+            roots.append(Path(found) / "include")
+    roots.append(Path("/usr/local/cuda/include"))
+    for entry in sys.path:
+        base = Path(entry or ".") / "nvidia"
+        roots += [base / "cuda_runtime" / "include", base / "cu13" / "include"]
+    seen: list[Path] = []
+    for root in roots:
+        if root not in seen and (root / PIPELINE_HEADER).is_file():
+            seen.append(root)
+    return seen
+
+
+@dataclass(frozen=True)
+class LoadedModule:
+    """A compiled RawModule and how it was built (said in the result's notes)."""
+
+    module: Any
+    note: str
+
+    def function(self, name: str) -> Any:
+        return self.module.get_function(name)
+
+
+def load_module(cupy: Any, source: str, needs_pipeline_header: bool = False) -> LoadedModule:
+    """Compile gpu/kernels/<source> with NVRTC; GpuError with the log's first lines if not."""
+    path = KERNEL_DIR / source
+    code = path.read_text(encoding="utf-8")
+    options: list[str] = ["-std=c++17", f"-I{KERNEL_DIR}"]
+    note = f"{source}: compiled with NVRTC"
+    if needs_pipeline_header:
+        includes = cuda_include_dirs(cupy)
+        if includes:
+            options.append(f"-I{includes[0]}")
+            note += " (cuda_pipeline.h from the CUDA toolkit headers)"
+        else:
+            options.append("-DPIPELAB_PTX_CP_ASYNC")
+            note += " (no cuda_pipeline.h found: cp.async issued as inline PTX)"
+    try:
+        module = cupy.RawModule(code=code, options=tuple(options))
+        module.compile()
+    except Exception as error:
+        raise GpuError(compile_error_message(source, error)) from None
+    return LoadedModule(module, note)
+
+
+def compile_error_message(source: str, error: BaseException) -> str:
+    """One line: which source failed, and the first lines of the compiler's log."""
+    log = getattr(error, "get_message", None)
+    text = log() if callable(log) else str(error)
+    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
+    head = " | ".join(lines[:LOG_LINES]) or type(error).__name__
+    hint = ""
+    if PIPELINE_HEADER in head or "cannot open source file" in head:
+        hint = " (NVRTC needs the CUDA headers: set CUDA_PATH to the toolkit)"
+    return f"kernel {source} does not compile: {head}{hint}"

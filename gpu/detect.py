@@ -1,0 +1,150 @@
+"""Which backend can run, and if CuPy can't, why — without importing CuPy at import time.
+
+CuPy is imported on first use only (`import_cupy`, pyqtgraph's ``getCupy()`` pattern): the
+engine, the CLI and the app start without it, and a machine without it says why.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
+from gpu.errors import GpuError
+
+BACKENDS = ("auto", "cupy", "cpu")
+#: cp.async (experiment 2's pipelined kernels) needs compute capability 8.0 (Ampere).
+ASYNC_COPY_CC = (8, 0)
+INSTALL_HINT = "install the gpu extra: uv sync --extra gpu"
+
+
+def import_cupy() -> Any:
+    """CuPy, or GpuError saying why not (never an ImportError traceback)."""
+    try:
+        return importlib.import_module("cupy")
+    except ImportError:
+        raise GpuError(f"CuPy is not installed ({INSTALL_HINT})") from None
+    except Exception as error:  # a broken install: CUDA libraries that don't load, …
+        raise GpuError(f"CuPy is installed but fails to load: {_first_line(error)}") from None
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    """The CUDA device experiments run on."""
+
+    index: int
+    name: str
+    compute_capability: tuple[int, int]
+    memory_bytes: int
+    multiprocessors: int
+
+    @property
+    def capability_text(self) -> str:
+        return f"{self.compute_capability[0]}.{self.compute_capability[1]}"
+
+    @property
+    def supports_async_copy(self) -> bool:
+        return self.compute_capability >= ASYNC_COPY_CC
+
+    def describe(self) -> str:
+        return (
+            f"{self.name} (sm_{self.compute_capability[0]}{self.compute_capability[1]}, "
+            f"{self.memory_bytes / 2**30:.0f} GiB, {self.multiprocessors} SMs)"
+        )
+
+
+@dataclass(frozen=True)
+class Detection:
+    """What can run here.
+
+    ``backend`` is "cupy" when CuPy has a working device, else "cpu"; ``reason`` says why
+    CuPy can't run ("" when it can); ``async_copy_reason`` says why experiment 2's cp.async
+    variants can't run ("" when they can).
+    """
+
+    backend: str
+    device: DeviceInfo | None
+    reason: str = ""
+    async_copy_reason: str = ""
+
+    def describe(self) -> str:
+        if self.device is not None:
+            return f"CuPy on {self.device.describe()}"
+        return f"CPU threads ({self.reason})"
+
+
+def detect() -> Detection:
+    """Probe CuPy and the first CUDA device; never raises."""
+    try:
+        cupy = import_cupy()
+    except GpuError as error:
+        return _cpu(str(error))
+    try:
+        count = int(cupy.cuda.runtime.getDeviceCount())
+    except Exception as error:
+        return _cpu(cuda_failure_reason(error))
+    if count < 1:
+        return _cpu("no CUDA device found")
+    try:
+        device = device_info(cupy, 0)
+    except Exception as error:
+        return _cpu(cuda_failure_reason(error))
+    async_reason = ""
+    if not device.supports_async_copy:
+        async_reason = (
+            f"{device.name} is sm_{device.compute_capability[0]}{device.compute_capability[1]}; "
+            "cp.async (experiment 2's pipelined kernels) needs sm_80 or newer"
+        )
+    return Detection("cupy", device, "", async_reason)
+
+
+def device_info(cupy: Any, index: int = 0) -> DeviceInfo:
+    props = cupy.cuda.runtime.getDeviceProperties(index)
+    name = props["name"]
+    if isinstance(name, bytes):
+        name = name.decode("utf-8", "replace")
+    return DeviceInfo(
+        index=index,
+        name=str(name).strip("\x00 ") or f"CUDA device {index}",
+        compute_capability=(int(props["major"]), int(props["minor"])),
+        memory_bytes=int(props["totalGlobalMem"]),
+        multiprocessors=int(props["multiProcessorCount"]),
+    )
+
+
+def cuda_failure_reason(error: BaseException) -> str:
+    """One line for why CUDA calls fail: no driver, no device, or the error itself."""
+    text = _first_line(error)
+    lowered = text.lower()
+    if "insufficientdriver" in lowered or "driver" in lowered or "libcuda" in lowered:
+        return f"no usable NVIDIA driver ({text})"
+    if "nodevice" in lowered or "no cuda-capable device" in lowered:
+        return f"no CUDA device found ({text})"
+    return f"CUDA is not usable: {text}"
+
+
+def resolve_backend(requested: str, detection: Detection | None = None) -> tuple[str, Detection]:
+    """The backend to run for ``requested`` ("auto", "cupy" or "cpu").
+
+    "cupy" where CuPy can't run raises GpuError with the reason; "auto" falls back to CPU.
+    """
+    if requested not in BACKENDS:
+        raise GpuError(f"backend must be one of {', '.join(BACKENDS)}, not {requested!r}")
+    if requested == "cpu":
+        return "cpu", detection or Detection("cpu", None, "CPU backend requested")
+    found = detection or detect()
+    if found.backend == "cupy":
+        return "cupy", found
+    if requested == "cupy":
+        raise GpuError(f"the cupy backend cannot run: {found.reason}")
+    return "cpu", found
+
+
+def _cpu(reason: str) -> Detection:
+    return Detection("cpu", None, reason, reason)
+
+
+def _first_line(error: BaseException) -> str:
+    lines = str(error).strip().splitlines()
+    text = lines[0] if lines else ""
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
