@@ -91,11 +91,15 @@ def simulate_reference(scenario: Scenario, policy: str | None = None) -> Schedul
     """
     policy = policy or scenario.policy
     buffers = effective_buffers(scenario, policy)
-    durations = scenario.durations.tolist()
+    durations = scenario.durations.reshape(-1).tolist()  # op-major: [op * 3 + stage]
     n = scenario.n_ops
-    starts = np.zeros((n, 3))
-    workers = np.zeros((n, 3), dtype=np.int64)
-    grant = np.zeros(n)
+    # Plain lists while simulating: item assignment on numpy arrays costs more than the rest.
+    starts = [0.0] * (3 * n)
+    workers = [0] * (3 * n)
+    grant = [0.0] * n
+    # Reads become ready in op order at nondecreasing times (slots are granted in op order),
+    # so their queue is a plain FIFO; compute and write readiness comes in any order: heaps.
+    reads: deque[int] = deque()
     ready: list[list[tuple[float, int]]] = [[], [], []]
     free = [list(range(k)) for k in scenario.workers]
     running: list[tuple[float, int, int, int, int]] = []  # (end, op, stage, worker, seq)
@@ -108,7 +112,7 @@ def simulate_reference(scenario: Scenario, policy: str | None = None) -> Schedul
         granted = False
         while next_op < n and (buffers == 0 or in_use < buffers):
             grant[next_op] = now
-            heapq.heappush(ready[0], (now, next_op))
+            reads.append(next_op)
             next_op += 1
             in_use += 1
             granted = True
@@ -124,12 +128,13 @@ def simulate_reference(scenario: Scenario, policy: str | None = None) -> Schedul
             again = False
             for stage in range(3):
                 queue, idle = ready[stage], free[stage]
-                while queue and idle:
-                    _, op = heapq.heappop(queue)
+                while (reads if stage == 0 else queue) and idle:
+                    op = reads.popleft() if stage == 0 else heapq.heappop(queue)[1]
                     worker = heapq.heappop(idle)
-                    starts[op, stage] = now
-                    workers[op, stage] = worker
-                    end = now + durations[op][stage]
+                    task = 3 * op + stage
+                    starts[task] = now
+                    workers[task] = worker
+                    end = now + durations[task]
                     if end > now:  # (a denormal duration added to `now` is zero too)
                         sequence += 1
                         heapq.heappush(running, (end, op, stage, worker, sequence))
@@ -154,7 +159,14 @@ def simulate_reference(scenario: Scenario, policy: str | None = None) -> Schedul
                 in_use -= 1
         grant_slots(now)
         dispatch(now)
-    return _to_schedule(scenario, policy, buffers, starts, workers, grant)
+    return _to_schedule(
+        scenario,
+        policy,
+        buffers,
+        np.array(starts).reshape(n, 3),
+        np.array(workers, dtype=np.int64).reshape(n, 3),
+        np.array(grant),
+    )
 
 
 # -- the one-worker fast path --------------------------------------------------------------
