@@ -78,6 +78,12 @@ def warp_colour(warp: int) -> QColor:
     return QColor(WARP_COLOURS[warp % len(WARP_COLOURS)])
 
 
+def _ink_on(colour: QColor) -> QColor:
+    """Black or white, whichever reads better on ``colour``."""
+    luminance = 0.299 * colour.red() + 0.587 * colour.green() + 0.114 * colour.blue()
+    return QColor("#1b1b1b") if luminance > 150 else QColor("#ffffff")
+
+
 def _hatched(fill: str, hatch: str) -> tuple[QBrush, QBrush]:
     return QBrush(QColor(fill)), QBrush(QColor(hatch), Qt.BrushStyle.BDiagPattern)
 
@@ -160,8 +166,10 @@ class SmStatePanel(QWidget):
             if show_text:
                 label = QRectF(4, top, label_width - 8, height)
                 painter.drawText(label, Qt.AlignmentFlag.AlignVCenter, f"warp {warp + 1}")
-                ink = QColor("#1b1b1b") if phase != WarpPhase.DONE else text
-                painter.setPen(ink)
+                if phase == WarpPhase.COMPUTING:
+                    painter.setPen(_ink_on(warp_colour(warp)))
+                elif phase != WarpPhase.DONE:
+                    painter.setPen(QColor("#1b1b1b"))
                 painter.drawText(
                     box.adjusted(6, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, self._detail(warp)
                 )
@@ -178,7 +186,7 @@ class SmStatePanel(QWidget):
             painter.setBrush(Qt.BrushStyle.NoBrush)
             words = "idle: no warp ready" if WarpPhase.DONE not in snap.phase else "run over"
         painter.drawRect(box)
-        painter.setPen(QColor("#1b1b1b") if snap.issuing >= 0 else text)
+        painter.setPen(_ink_on(warp_colour(snap.issuing)) if snap.issuing >= 0 else text)
         painter.drawText(box.adjusted(6, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, words)
         painter.end()
 
@@ -365,6 +373,11 @@ class WarpsView(QWidget):
         self.message = QLabel()
         self.message.setStyleSheet("color: #d1242f;")
         self.summary = QLabel()
+        self.key = QLabel(
+            f'<span style="color:{WARP_COLOURS[0]}">■</span> computing (warp colour) &nbsp; '
+            f'<span style="color:{MEMORY_COLOUR}">■</span> waiting for memory &nbsp; '
+            f'<span style="color:{READY_HATCH}">▨</span> ready, not picked'
+        )
         controls = QHBoxLayout()
         for text, box in (
             ("W", self.warps_box),
@@ -375,6 +388,7 @@ class WarpsView(QWidget):
             controls.addWidget(QLabel(text))
             controls.addWidget(box)
         controls.addWidget(self.summary, 1)
+        controls.addWidget(self.key)
         controls.addWidget(self.export_button)
 
         self.state_panel = SmStatePanel()

@@ -163,3 +163,15 @@ def test_export_button_reports_problems_inline(view, tmp_path, monkeypatch):
     )
     view.export_button.click()
     assert not QImage(ok).isNull()
+
+
+# The offscreen platform warns that it cannot propagate size hints when a window shows.
+@pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+def test_showing_activates_and_hiding_releases_the_clock(qtbot, clock):
+    widget = WarpsView(clock, config=WarpConfig(warps=3, compute=4, latency=8, cycles=60))
+    qtbot.addWidget(widget)
+    widget.show()
+    qtbot.waitExposed(widget)
+    assert widget.is_active and clock.end == 60
+    widget.hide()
+    assert not widget.is_active
