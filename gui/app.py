@@ -1,0 +1,63 @@
+"""Start the desktop app: `run_app` is what `uv run main.py` calls.
+
+Start-up stays light: only the window's own modules load here; exporting (Pillow, SVG and
+PDF writers) and anything GPU-related load when first used.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from PySide6.QtWidgets import QApplication
+
+from engine.errors import PipeLabError
+from engine.scenario import Scenario, load_preset
+from gui.settings import APPLICATION, ORGANIZATION, settings
+
+
+def make_app(argv: list[str] | None = None) -> QApplication:
+    """The QApplication (created once), with the names QSettings uses."""
+    app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        app = QApplication(sys.argv[:1] if argv is None else argv)
+    app.setOrganizationName(ORGANIZATION)
+    app.setApplicationName(APPLICATION)
+    app.setApplicationDisplayName("PipeLab")
+    return app
+
+
+def initial_scenario(scenario_path: str | None, preset: str | None) -> tuple[Scenario, str]:
+    """What to open: the given file or preset, else the last scenario, else the book example.
+
+    Raises PipeLabError for a bad file or preset name given on the command line.
+    """
+    if scenario_path:
+        return Scenario.load(scenario_path), ""
+    if preset:
+        return load_preset(preset), preset
+    store = settings()
+    text = store.value("scenario/toml")
+    if isinstance(text, str) and text:
+        try:
+            name = str(store.value("scenario/preset", ""))
+            return Scenario.from_toml(text, source="last scenario"), name
+        except PipeLabError:
+            pass  # a stale or damaged setting: fall back to the book example
+    return load_preset("book"), "book"
+
+
+def make_window(scenario_path: str | None = None, preset: str | None = None):
+    """Create the app (if needed) and the main window on the chosen scenario."""
+    make_app()
+    scenario, name = initial_scenario(scenario_path, preset)
+    from gui.main_window import MainWindow
+
+    return MainWindow(scenario=scenario, preset=name) if not name else MainWindow(preset=name)
+
+
+def run_app(scenario_path: str | None = None, preset: str | None = None) -> int:
+    """Open PipeLab on the book example (or the given preset / scenario file) and run it."""
+    app = make_app()
+    window = make_window(scenario_path, preset)
+    window.show()
+    return int(app.exec())

@@ -1,0 +1,93 @@
+"""A list of Schedules shown on one clock: the assembly line, the narration lines and the
+Gantt timeline, stacked in a splitter. The main window has one; panels may make more."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
+
+from engine.schedule import Schedule
+from engine.timeline import narrate
+from gui.assembly import AssemblyLineView
+from gui.clock import Clock
+from gui.colours import LIGHT, Theme
+from gui.timeline import TimelineView
+
+
+class ScheduleView(QWidget):
+    """Assembly line + narration + timeline for a list of Schedules, driven by ``clock``."""
+
+    def __init__(self, clock: Clock, theme: Theme = LIGHT, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.clock = clock
+        self._schedules: list[Schedule] = []
+        self._narrated: list[int] = []
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self.splitter.setObjectName("schedule-splitter")
+        self.splitter.setChildrenCollapsible(False)
+        top = QWidget(self.splitter)
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.setSpacing(2)
+        self.assembly = AssemblyLineView(clock, theme, top)
+        top_layout.addWidget(self.assembly, 1)
+        self.narration = QLabel(top)
+        self.narration.setObjectName("narration")
+        self.narration.setWordWrap(True)
+        self.narration.setTextFormat(Qt.TextFormat.RichText)
+        top_layout.addWidget(self.narration)
+        self.timeline = TimelineView(clock, theme, self.splitter)
+        self.splitter.addWidget(top)
+        self.splitter.addWidget(self.timeline)
+        self.timeline.setMinimumHeight(200)
+        self.splitter.setSizes([520, 400])
+        layout.addWidget(self.splitter)
+        clock.time_changed.connect(self._on_time)
+
+    @property
+    def schedules(self) -> list[Schedule]:
+        return list(self._schedules)
+
+    def set_schedules(self, schedules: list[Schedule]) -> None:
+        """Show these Schedules; the clock steps through all their events together."""
+        self._schedules = list(schedules)
+        self._narrated = []
+        self.assembly.set_schedules(self._schedules)
+        self.timeline.set_schedules(self._schedules)
+        if self._schedules:
+            events = np.unique(np.concatenate([s.event_times for s in self._schedules]))
+            self.clock.set_timeline(events, max(s.makespan for s in self._schedules))
+        self._on_time(self.clock.time)
+
+    def set_theme(self, theme: Theme) -> None:
+        self.assembly.set_theme(theme)
+        self.timeline.set_theme(theme)
+
+    def narration_lines(self) -> list[str]:
+        """For each Schedule, the narration of its latest event at or before now."""
+        time = self.clock.time
+        lines = []
+        for s in self._schedules:
+            times = s.event_times
+            index = max(
+                0, int(np.searchsorted(times, time + 1e-9 * max(1.0, s.makespan), "right")) - 1
+            )
+            lines.append(narrate(s, float(times[index])))
+        return lines
+
+    def _on_time(self, time: float) -> None:
+        indices = [
+            int(np.searchsorted(s.event_times, time + 1e-9 * max(1.0, s.makespan), "right"))
+            for s in self._schedules
+        ]
+        if indices == self._narrated:
+            return  # the narration only changes at event times
+        self._narrated = indices
+        rows = []
+        for s, line in zip(self._schedules, self.narration_lines(), strict=True):
+            name = s.label or s.policy
+            rows.append(f"<b>{name}</b> — {line}")
+        self.narration.setText("<br>".join(rows))

@@ -1,0 +1,62 @@
+"""Light and dark themes: the app palette (Fusion), the stylesheet, and which theme the
+"system" setting means right now."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtWidgets import QApplication
+
+from gui.colours import DARK, LIGHT, THEMES, Theme
+
+STYLESHEET = Path(__file__).resolve().parent.parent / "assets" / "style.qss"
+CHOICES = ("system", "light", "dark")
+
+
+def resolve(choice: str) -> Theme:
+    """The theme for a setting: "light", "dark", or "system" (the desktop's scheme)."""
+    if choice in THEMES:
+        return THEMES[choice]
+    hints = QGuiApplication.styleHints()
+    return DARK if hints.colorScheme() == Qt.ColorScheme.Dark else LIGHT
+
+
+def stylesheet(theme: Theme) -> str:
+    text = STYLESHEET.read_text(encoding="utf-8")
+    for key, value in asdict(theme).items():
+        text = text.replace("{" + key + "}", str(value))
+    return text
+
+
+def apply(app: QApplication, theme: Theme) -> None:
+    """Give the whole application the theme's palette and stylesheet."""
+    app.setStyle("Fusion")
+    palette = QPalette()
+    roles = {
+        QPalette.ColorRole.Window: theme.surface,
+        QPalette.ColorRole.WindowText: theme.text,
+        QPalette.ColorRole.Base: theme.background,
+        QPalette.ColorRole.AlternateBase: theme.surface,
+        QPalette.ColorRole.Text: theme.text,
+        QPalette.ColorRole.Button: theme.surface,
+        QPalette.ColorRole.ButtonText: theme.text,
+        QPalette.ColorRole.ToolTipBase: theme.background,
+        QPalette.ColorRole.ToolTipText: theme.text,
+        QPalette.ColorRole.Highlight: theme.accent,
+        QPalette.ColorRole.HighlightedText: "#ffffff",
+        QPalette.ColorRole.PlaceholderText: theme.muted,
+        QPalette.ColorRole.Link: theme.accent,
+    }
+    for role, colour in roles.items():
+        palette.setColor(role, QColor(colour))
+    for role in (
+        QPalette.ColorRole.WindowText,
+        QPalette.ColorRole.Text,
+        QPalette.ColorRole.ButtonText,
+    ):
+        palette.setColor(QPalette.ColorGroup.Disabled, role, QColor(theme.muted))
+    app.setPalette(palette)
+    app.setStyleSheet(stylesheet(theme))
