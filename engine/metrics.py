@@ -79,9 +79,10 @@ def speedup(baseline: Schedule, improved: Schedule) -> float:
 
 def work_by_stage(schedule: Schedule) -> FloatArray:
     """Total duration of each stage's tasks."""
-    return np.bincount(
+    counts = np.bincount(
         schedule.stage, weights=schedule.duration, minlength=len(schedule.stage_names)
     )
+    return counts.astype(np.float64)
 
 
 @dataclass(frozen=True)

@@ -117,7 +117,8 @@ class Scenario:
         """``count`` identical ops (the common case and the textbook's)."""
         n = _whole(count, "the number of ops", 1, MAX_OPS)
         values = [_duration(v, s) for v, s in zip((read, compute, write), STAGES, strict=True)]
-        return cls(*(np.full(n, v) for v in values), uniform=True, **kwargs)
+        r, c, w = (np.full(n, v) for v in values)
+        return cls(r, c, w, uniform=True, **kwargs)
 
     @property
     def n_ops(self) -> int:
@@ -145,7 +146,7 @@ class Scenario:
         taking unset durations from op 1 (the command line's and the app's overrides)."""
         if ops is None and read is None and compute is None and write is None:
             return replace(self, **kwargs)
-        values = {
+        values: dict[str, float] = {
             "read": self.read[0] if read is None else read,
             "compute": self.compute[0] if compute is None else compute,
             "write": self.write[0] if write is None else write,
@@ -157,7 +158,7 @@ class Scenario:
             reps = np.resize(np.arange(self.n_ops), n)
             arrays = {s: getattr(self, s)[reps] for s in STAGES}
             return replace(self, **arrays, uniform=False, **kwargs)
-        fields = {
+        fields: dict[str, Any] = {
             "workers": self.workers,
             "buffers": self.buffers,
             "policy": self.policy,
@@ -301,7 +302,8 @@ class Scenario:
                     if s in op
                     else base[s]
                 )
-        return cls(columns["read"], columns["compute"], columns["write"], **common)
+        r, c, w = (np.array(columns[s], dtype=np.float64) for s in STAGES)
+        return cls(r, c, w, **common)
 
 
 def _text(value: Any, what: str) -> str:

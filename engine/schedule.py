@@ -27,7 +27,7 @@ IntArray = npt.NDArray[np.int64]
 
 
 def _frozen(values: Any, dtype: type) -> npt.NDArray[Any]:
-    array = np.array(values, dtype=dtype, copy=True).reshape(-1)
+    array: npt.NDArray[Any] = np.array(values, dtype=dtype, copy=True).reshape(-1)
     array.flags.writeable = False
     return array
 
