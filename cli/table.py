@@ -82,8 +82,8 @@ def metrics_lines(schedule: Schedule, scenario: Scenario) -> list[str]:
     lines = [
         f"makespan     {seconds(schedule.makespan, unit)}",
         f"utilization  {rows}",
-        f"bottleneck   {neck.stage} ({neck.unit} unit: {seconds(neck.work_per_worker, unit)} "
-        f"of work per worker, {neck.share:.0%} of the makespan)",
+        f"bottleneck   {neck.summary}: {seconds(neck.work_per_worker, unit)} of work per "
+        f"worker, {neck.share:.0%} of the makespan",
     ]
     formula = closed_form_makespan(scenario, schedule.policy)
     if formula is not None:

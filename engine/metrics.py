@@ -93,6 +93,14 @@ class Bottleneck:
     unit: str
     work_per_worker: float
     share: float  # work_per_worker / makespan: 1.0 means that unit never rests
+    tied: tuple[str, ...] = ()  # every stage with that much work per worker (balanced if > 1)
+
+    @property
+    def summary(self) -> str:
+        """e.g. "read (load unit)", or "none: read = compute = write" when balanced."""
+        if len(self.tied) > 1:
+            return "none: " + " = ".join(self.tied) + " (balanced)"
+        return f"{self.stage} ({self.unit} unit)"
 
 
 def bottleneck(schedule: Schedule) -> Bottleneck:
@@ -100,13 +108,20 @@ def bottleneck(schedule: Schedule) -> Bottleneck:
     np.add.at(per_unit, schedule.unit, schedule.duration)
     load = per_unit / np.asarray(schedule.workers, dtype=float)
     unit = int(np.argmax(load))
-    stage = int(np.bincount(schedule.stage[schedule.unit == unit]).argmax()) if len(schedule) else 0
     span = schedule.makespan
+
+    def main_stage(u: int) -> str:
+        tasks = schedule.stage[schedule.unit == u]
+        return schedule.stage_names[int(np.bincount(tasks).argmax()) if len(tasks) else 0]
+
+    tolerance = 1e-9 * max(1.0, float(load[unit]))
+    tied = tuple(main_stage(int(u)) for u in np.flatnonzero(load >= load[unit] - tolerance))
     return Bottleneck(
-        stage=schedule.stage_names[stage],
+        stage=main_stage(unit),
         unit=schedule.unit_names[unit],
         work_per_worker=float(load[unit]),
         share=float(load[unit] / span) if span > 0 else 0.0,
+        tied=tied,
     )
 
 
