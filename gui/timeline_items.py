@@ -77,6 +77,7 @@ class BarsItem(pg.GraphicsObject):
         self._ys = np.zeros(0)
         self._ops = np.zeros(0, dtype=np.int64)
         self._bounds = QRectF()
+        self.hatch = True  # vector exports turn it off (SVG viewers smear pattern brushes)
         self.paint_count = 0  # how often paint ran: the benchmark checks ticks leave it alone
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
@@ -142,10 +143,11 @@ class BarsItem(pg.GraphicsObject):
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(theme.colour("idle"))
             painter.drawRects(*self._rows.drawargs())
-            hatch = QBrush(theme.colour("idle_hatch"), Qt.BrushStyle.BDiagPattern)
-            hatch.setTransform(painter.transform().inverted()[0])  # hatch in screen pixels
-            painter.setBrush(hatch)
-            painter.drawRects(*self._rows.drawargs())
+            if self.hatch:
+                hatch = QBrush(theme.colour("idle_hatch"), Qt.BrushStyle.BDiagPattern)
+                hatch.setTransform(painter.transform().inverted()[0])  # hatch in screen pixels
+                painter.setBrush(hatch)
+                painter.drawRects(*self._rows.drawargs())
         outline = self.bar_count <= OUTLINE_LIMIT
         for colour, rects in self._by_colour:
             if outline:
