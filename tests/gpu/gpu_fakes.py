@@ -1,0 +1,212 @@
+"""A small stand-in for CuPy that runs on the CPU, so the CuPy code path's logic (pointer
+arithmetic, issue order, events → Schedule, checks, faults) is tested without a device.
+
+Work runs synchronously at issue time; events read the wall clock. Kernels are emulated in
+numpy from their names. It models only what gpu/ calls.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import time
+import types
+from typing import Any
+
+import numpy as np
+
+from gpu import arith
+from gpu.tiles import TILE
+
+
+class FakeArray:
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array
+
+    @property
+    def data(self) -> FakePointer:
+        return FakePointer(self.array)
+
+    def __getitem__(self, index: Any) -> FakeArray:
+        return FakeArray(self.array[_unwrap(index)])
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self.array[_unwrap(index)] = _unwrap(value)
+
+    def __len__(self) -> int:
+        return len(self.array)
+
+
+def _unwrap(value: Any) -> Any:
+    return value.array if isinstance(value, FakeArray) else value
+
+
+class FakePointer:
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array
+
+    def copy_from_host_async(self, mem: ctypes.c_void_p, size: int, stream: Any = None) -> None:
+        assert size <= self.array.nbytes
+        ctypes.memmove(self.array.ctypes.data, mem.value, size)
+
+    def copy_to_host_async(self, mem: ctypes.c_void_p, size: int, stream: Any = None) -> None:
+        assert size <= self.array.nbytes
+        ctypes.memmove(mem.value, self.array.ctypes.data, size)
+
+    def copy_from_device_async(self, src: FakePointer, size: int, stream: Any = None) -> None:
+        ctypes.memmove(self.array.ctypes.data, src.array.ctypes.data, size)
+
+
+class FakeStream:
+    def __init__(self, non_blocking: bool = False) -> None:
+        self.non_blocking = non_blocking
+
+    def __enter__(self) -> FakeStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def wait_event(self, event: FakeEvent) -> None:
+        return None
+
+    def synchronize(self) -> None:
+        return None
+
+
+class FakeEvent:
+    def __init__(self) -> None:
+        self.ms = 0.0
+
+    def record(self, stream: Any = None) -> None:
+        self.ms = time.perf_counter() * 1e3
+
+    def synchronize(self) -> None:
+        return None
+
+
+class FakeKernel:
+    """Emulates gpu/kernels' entry points; ``broken`` makes results wrong on purpose."""
+
+    def __init__(self, name: str, broken: bool) -> None:
+        self.name = name
+        self.broken = broken
+        self.launches: list[tuple[Any, Any]] = []
+
+    def __call__(
+        self, grid: tuple[int, ...], block: tuple[int, ...], args: tuple[Any, ...]
+    ) -> None:
+        self.launches.append((grid, block))
+        assert all(g >= 1 for g in grid) and block == (256,)
+        if self.name == "stream_chain":
+            buffer, count, intensity, a, c = args
+            assert isinstance(a, np.float32) and isinstance(c, np.float32)
+            view = buffer.array[: int(count)]
+            arith.chain_numpy(view, int(intensity), np.empty(arith.BLOCK, np.float32))
+        else:
+            source, target, tiles, intensity, a, c = args
+            n = int(tiles) * TILE
+            tiles_in = source.array[:n].reshape(-1, TILE)[:, ::-1].reshape(-1).copy()
+            arith.chain_numpy(tiles_in, int(intensity), np.empty(arith.BLOCK, np.float32))
+            target.array[:n] = tiles_in
+        if self.broken:
+            target_array = buffer.array if self.name == "stream_chain" else target.array
+            target_array[:1] += 1.0
+
+
+class FakeModule:
+    def __init__(self, cupy: types.SimpleNamespace, code: str, options: tuple[str, ...]) -> None:
+        self.cupy = cupy
+        self.code = code
+        self.options = options
+        cupy.compiled.append((code, options))
+
+    def compile(self) -> None:
+        if self.cupy.compile_error:
+            raise self.cupy.CompileException(self.cupy.compile_error)
+
+    def get_function(self, name: str) -> FakeKernel:
+        assert f'"C" __global__ void {name}(' in self.code.replace("\n", " ") or name in self.code
+        return FakeKernel(name, self.cupy.broken)
+
+
+class OutOfMemoryError(Exception):
+    pass
+
+
+class CompileException(Exception):
+    def get_message(self) -> str:
+        return str(self.args[0])
+
+
+def make_fake_cupy(
+    *,
+    major: int = 9,
+    minor: int = 0,
+    device_count: int | Exception = 1,
+    broken: bool = False,
+    compile_error: str = "",
+    oom: bool = False,
+) -> tuple[types.ModuleType, types.ModuleType]:
+    """(cupy, cupyx) modules to put into sys.modules."""
+    cupy: Any = types.ModuleType("cupy")
+    cupy.compiled = []
+    cupy.broken = broken
+    cupy.compile_error = compile_error
+    cupy.CompileException = CompileException
+    cupy.freed = []
+
+    def get_device_count() -> int:
+        if isinstance(device_count, Exception):
+            raise device_count
+        return device_count
+
+    properties = {
+        "name": b"Fake GPU",
+        "major": major,
+        "minor": minor,
+        "totalGlobalMem": 8 << 30,
+        "multiProcessorCount": 4,
+        "asyncEngineCount": 2,
+    }
+    runtime = types.SimpleNamespace(
+        getDeviceCount=get_device_count, getDeviceProperties=lambda index: dict(properties)
+    )
+
+    class Device:
+        id = 0
+
+        def __init__(self, index: int = 0) -> None:
+            self.id = index
+
+        def synchronize(self) -> None:
+            return None
+
+    cupy.cuda = types.SimpleNamespace(
+        runtime=runtime,
+        Device=Device,
+        Stream=FakeStream,
+        Event=FakeEvent,
+        get_elapsed_time=lambda a, b: b.ms - a.ms,
+        get_cuda_path=lambda: None,
+    )
+    cupy.cuda.memory = types.SimpleNamespace(OutOfMemoryError=OutOfMemoryError)
+
+    def empty(shape: Any, dtype: Any = np.float32) -> FakeArray:
+        if oom:
+            raise OutOfMemoryError("Out of memory allocating 1,073,741,824 bytes")
+        return FakeArray(np.full(shape, np.nan, dtype=dtype))
+
+    class Pool:
+        def free_all_blocks(self) -> None:
+            cupy.freed.append(True)
+
+    cupy.empty = empty
+    cupy.empty_like = lambda a: FakeArray(np.full_like(a.array, np.nan))
+    cupy.asarray = lambda a: (oom and empty(0)) or FakeArray(np.array(a, copy=True))
+    cupy.asnumpy = lambda a: np.array(a.array, copy=True)
+    cupy.RawModule = lambda code, options=(): FakeModule(cupy, code, tuple(options))
+    cupy.get_default_memory_pool = Pool
+    cupy.get_default_pinned_memory_pool = Pool
+    cupyx: Any = types.ModuleType("cupyx")
+    cupyx.empty_pinned = lambda shape, dtype=np.float32: np.full(shape, np.nan, dtype=dtype)
+    return cupy, cupyx

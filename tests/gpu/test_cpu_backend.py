@@ -1,0 +1,158 @@
+"""The CPU backend: real threads, real timings, a well-formed measured Schedule, correct
+results, the model's prediction, cancel within a second, and no thread left behind."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+from schedule_checks import assert_well_formed
+
+from engine.errors import PipeLabError
+from gpu import arith, cpu_backend
+from gpu.errors import Cancelled
+from gpu.experiments import run_to_end
+from gpu.measured import CPU_UNITS, PipelineResult
+from gpu.params import MIB, PipelineParams, Progress
+
+
+def small(**changes: object) -> PipelineParams:
+    values: dict[str, object] = {"size_bytes": 2 * MIB, "chunks": 8, "streams": 3, "repeats": 2}
+    values.update(changes)
+    return PipelineParams(**values)  # type: ignore[arg-type]
+
+
+def run(params: PipelineParams) -> tuple[PipelineResult, list[Progress]]:
+    reports: list[Progress] = []
+    result = run_to_end(cpu_backend.run_cpu_pipeline(params), reports.append)
+    return result, reports
+
+
+def test_small_run_gives_well_formed_measured_schedules() -> None:
+    result, reports = run(small(intensity=3))
+    assert_well_formed(result.sequential, 8, 1)
+    assert_well_formed(result.pipelined, 8, 3)
+    assert result.sequential.policy == "sequential" and result.pipelined.policy == "pipelined"
+    assert result.sequential.unit_names == CPU_UNITS
+    # Sequential really is sequential: a chunk starts reading after the previous one wrote.
+    seq = result.sequential
+    assert (seq.op_starts[1:, 0] >= seq.op_ends[:-1, 2]).all()
+    assert result.intensity == 3
+    assert result.checked_values == 8 * arith.CHECK_PER_CHUNK
+    fractions = [r.fraction for r in reports]
+    assert fractions == sorted(fractions) and fractions[-1] == pytest.approx(1.0)
+
+
+def test_model_prediction_uses_the_sequential_means() -> None:
+    result, _ = run(small(intensity=2))
+    read, compute, write = result.stage_ms
+    predicted = result.predicted
+    assert predicted.source == "simulated" and predicted.buffers == 3
+    assert predicted.unit_names == CPU_UNITS and predicted.time_unit == "ms"
+    # Identical ops, one worker per unit, 3 slots: the textbook formula.
+    formula = (read + compute + write) + 7 * max(read, compute, write)
+    assert predicted.makespan == pytest.approx(formula, rel=1e-9)
+    assert result.overlap_efficiency == pytest.approx(
+        predicted.makespan / result.pipelined.makespan
+    )
+    figures = result.figures()
+    assert figures["speedup"] == pytest.approx(
+        result.sequential.makespan / result.pipelined.makespan
+    )
+    assert figures["read_gbps"] > 0 and figures["compute_gbps"] > 0
+    assert result.schedules == [result.pipelined, result.predicted]
+
+
+def test_results_are_checked_against_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = arith.chain_numpy
+
+    def off_by_one(data, intensity, scratch, should_stop=None):  # one pass too few
+        return real(data, max(0, intensity - 1), scratch, should_stop)
+
+    monkeypatch.setattr(arith, "chain_numpy", off_by_one)
+    with pytest.raises(PipeLabError, match="wrong result at element"):
+        run(small(intensity=2, repeats=1))
+
+
+def test_the_arithmetic_matches_its_closed_form() -> None:
+    x = arith.make_input(100_000, seed=3)
+    for intensity in (0, 1, 7, 300):
+        y = x.copy()
+        arith.chain_numpy(y, intensity, np.empty(arith.BLOCK, np.float32))
+        np.testing.assert_allclose(y, arith.expected(x, intensity), rtol=arith.RTOL)
+    assert not np.allclose(arith.expected(x, 5), arith.expected(x, 6), rtol=arith.RTOL)
+
+
+def test_calibration_picks_an_intensity() -> None:
+    result, _ = run(small(repeats=1))
+    assert result.intensity >= 1
+
+
+@pytest.mark.parametrize("phase", ["sequential", "pipelined"])
+def test_cancel_stops_a_run_within_a_second(phase: str) -> None:
+    # Heavy compute: one chunk alone takes far longer than a second.
+    params = small(size_bytes=4 * MIB, chunks=4, intensity=50_000, repeats=3, warmup=0)
+    cancel = threading.Event()
+    experiment = cpu_backend.run_cpu_pipeline(params, cancel)
+    if phase == "pipelined":
+        params = small(size_bytes=4 * MIB, chunks=4, repeats=1, warmup=0)
+        experiment = _into_pipelined_phase(params, cancel)
+    timer = threading.Timer(0.3, cancel.set)
+    started = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(Cancelled, match="cancelled"):
+            run_to_end(experiment)
+    finally:
+        timer.cancel()
+        timer.join()
+    assert cancel.is_set()
+    assert time.perf_counter() - started < 0.3 + 1.0
+
+
+def _into_pipelined_phase(params: PipelineParams, cancel: threading.Event):
+    """Run the cheap sequential phase, then make every pipelined chunk heavy."""
+    experiment = cpu_backend.run_cpu_pipeline(
+        PipelineParams(**{**params.__dict__, "intensity": 1}), cancel
+    )
+    for report in experiment:
+        if report.message.startswith("sequential run 1 done"):
+            break
+    original = arith.chain_numpy
+
+    def heavy(data, intensity, scratch, should_stop=None):
+        return original(data, 50_000, scratch, should_stop)
+
+    arith.chain_numpy = heavy
+    try:
+        yield from experiment
+    finally:
+        arith.chain_numpy = original
+        experiment.close()
+
+
+def test_closing_the_generator_midway_joins_the_threads() -> None:
+    experiment = cpu_backend.run_cpu_pipeline(small(intensity=2, repeats=1))
+    for report in experiment:
+        if report.message.startswith("pipelined: chunk 2"):
+            break
+    experiment.close()
+    assert not [t for t in threading.enumerate() if t.name.startswith("pipelab-cpu")]
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"chunks": 0}, "chunks must be between"),
+        ({"streams": 0}, "streams must be between"),
+        ({"intensity": -1}, "intensity must be between"),
+        ({"repeats": 0}, "repeats must be between"),
+        ({"size_bytes": 8, "chunks": 4}, "4 chunks need at least 16 bytes"),
+        ({"chunks": 2.5}, "chunks must be a whole number"),
+    ],
+)
+def test_bad_parameters_are_one_line_errors(changes: dict[str, object], message: str) -> None:
+    with pytest.raises(PipeLabError, match=message):
+        small(**changes)

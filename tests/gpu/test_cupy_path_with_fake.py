@@ -1,0 +1,127 @@
+"""The CuPy code path run against a fake CuPy (gpu_fakes.py): pointers, issue order, events →
+Schedule, checks against numpy, the model, and the faults (OOM, compile error, wrong result,
+cancel) each ending in one clear message with memory handed back. No device needed."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+from schedule_checks import assert_well_formed
+
+from engine.errors import PipeLabError
+from gpu import streams
+from gpu.cuda_source import KERNEL_DIR, compile_error_message
+from gpu.errors import Cancelled
+from gpu.experiments import pipeline_experiment, run_to_end
+from gpu.measured import GPU_UNITS
+from gpu.params import MIB, PipelineParams
+from gpu.tiles import TileParams, run_tiles
+
+
+def small(**changes: object) -> PipelineParams:
+    values: dict[str, object] = {"size_bytes": 1 * MIB, "chunks": 6, "streams": 3, "repeats": 2}
+    values.update(changes)
+    return PipelineParams(**values)  # type: ignore[arg-type]
+
+
+def test_streams_experiment_logic(fake_cupy) -> None:
+    cupy = fake_cupy()
+    result = run_to_end(pipeline_experiment("cupy", small(intensity=5)))
+    assert result.backend == "cupy" and "Fake GPU" in result.device
+    assert_well_formed(result.sequential, 6, 1)
+    assert_well_formed(result.pipelined, 6, 3)
+    assert result.pipelined.unit_names == GPU_UNITS
+    assert result.predicted.unit_names == GPU_UNITS
+    assert any("copy engines" in note for note in result.notes)
+    code, options = cupy.compiled[0]
+    assert "stream_chain" in code and f"-I{KERNEL_DIR}" in options
+    assert cupy.freed, "memory pools were not emptied"
+
+
+def test_calibration_with_the_fake(fake_cupy) -> None:
+    fake_cupy()
+    result = run_to_end(streams.run_cupy_pipeline(small(repeats=1)))
+    assert result.intensity >= 1
+
+
+def test_wrong_kernel_result_is_an_error_not_a_timing(fake_cupy) -> None:
+    fake_cupy(broken=True)
+    with pytest.raises(PipeLabError, match="GPU sequential warm-up: wrong result at element 0"):
+        run_to_end(streams.run_cupy_pipeline(small(intensity=1)))
+
+
+def test_out_of_memory_is_one_line(fake_cupy) -> None:
+    cupy = fake_cupy(oom=True)
+    with pytest.raises(PipeLabError, match=r"out of GPU .*memory for 1 MiB.*smaller size"):
+        run_to_end(streams.run_cupy_pipeline(small(intensity=1)))
+    assert cupy.freed
+    with pytest.raises(PipeLabError, match="out of GPU memory"):
+        run_to_end(run_tiles(TileParams(size_bytes=MIB, intensities=(1,), repeats=1)))
+
+
+def test_compile_error_shows_the_log_head(fake_cupy) -> None:
+    fake_cupy(compile_error='tile.cu(3): error: identifier "x" is undefined\n1 error detected')
+    with pytest.raises(PipeLabError) as caught:
+        run_to_end(streams.run_cupy_pipeline(small(intensity=1)))
+    message = str(caught.value)
+    assert message.startswith("kernel stream_chain.cu does not compile:")
+    assert 'identifier "x" is undefined | 1 error detected' in message
+    assert "\n" not in message
+
+
+def test_missing_header_message_names_the_fix() -> None:
+    error = RuntimeError('catastrophic error: cannot open source file "cuda_pipeline.h"')
+    assert "set CUDA_PATH" in compile_error_message("tile_async.cu", error)
+
+
+def test_cancel_frees_and_says_so(fake_cupy) -> None:
+    cupy = fake_cupy()
+    cancel = threading.Event()
+    experiment = streams.run_cupy_pipeline(small(intensity=1), cancel)
+    with pytest.raises(Cancelled):
+        for report in experiment:
+            if "chunk 2" in report.message:
+                cancel.set()
+    assert cupy.freed
+
+
+def test_engine_order_starts() -> None:
+    starts = np.array([[0.0, 1.0, 2.0], [0.0, 1.5, 2.5], [0.5, 1.6, 4.0]])
+    ends = np.array([[1.0, 2.0, 3.0], [1.5, 2.6, 3.5], [2.0, 3.0, 4.5]])
+    fixed = streams.engine_order(starts, ends)
+    expected = [[0.0, 1.0, 2.0], [1.0, 2.0, 3.0], [1.5, 2.6, 4.0]]
+    np.testing.assert_allclose(fixed, expected)
+
+
+def test_tiles_experiment_logic(fake_cupy) -> None:
+    cupy = fake_cupy()
+    params = TileParams(size_bytes=MIB, intensities=(0, 4), repeats=2, warmup=1)
+    result = run_to_end(run_tiles(params))
+    assert result.variants == ("sync", "async2", "async3")
+    assert [row.intensity for row in result.rows] == [0, 4]
+    for row in result.rows:
+        assert row.copy_ms > 0 and set(row.variant_ms) == set(result.variants)
+    figures = result.figures()
+    assert figures["bandwidth_counts"] == "bytes read + bytes written"
+    assert "async3_speedup_over_sync" in figures["rows"][0]
+    assert result.best_pipelined() is not None
+    async_options = next(options for code, options in cupy.compiled if "tile_async2" in code)
+    assert "-DPIPELAB_PTX_CP_ASYNC" in async_options or any(
+        o.startswith("-I") and "kernels" not in o for o in async_options
+    )
+
+
+def test_tiles_on_an_old_device_run_only_sync(fake_cupy) -> None:
+    fake_cupy(major=7, minor=5)
+    result = run_to_end(run_tiles(TileParams(size_bytes=MIB, intensities=(1,), repeats=1)))
+    assert result.variants == ("sync",)
+    assert result.best_pipelined() is None
+    assert any("needs sm_80" in note for note in result.notes)
+
+
+def test_wrong_tile_result_is_an_error(fake_cupy) -> None:
+    fake_cupy(broken=True)
+    with pytest.raises(PipeLabError, match="synchronous, intensity 1: wrong result"):
+        run_to_end(run_tiles(TileParams(size_bytes=MIB, intensities=(1,), repeats=1)))

@@ -1,0 +1,76 @@
+"""Detection: which backend runs, and why CuPy can't (not installed, no driver, no device,
+too old for cp.async). CuPy is replaced by None or a fake; no device is needed."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.errors import PipeLabError
+from gpu.detect import Detection, cuda_failure_reason, detect, import_cupy, resolve_backend
+from gpu.errors import GpuError
+
+
+@pytest.mark.usefixtures("no_cupy")
+def test_missing_cupy_points_at_the_gpu_extra() -> None:
+    found = detect()
+    assert found.backend == "cpu"
+    assert found.device is None
+    assert "not installed" in found.reason
+    assert "uv sync --extra gpu" in found.reason
+    with pytest.raises(GpuError, match="not installed"):
+        import_cupy()
+
+
+@pytest.mark.usefixtures("no_cupy")
+def test_backend_cupy_without_cupy_is_one_clear_error_and_auto_falls_back() -> None:
+    with pytest.raises(PipeLabError, match="cupy backend cannot run: CuPy is not installed"):
+        resolve_backend("cupy")
+    backend, found = resolve_backend("auto")
+    assert backend == "cpu" and "not installed" in found.reason
+    assert resolve_backend("cpu")[0] == "cpu"
+    with pytest.raises(GpuError, match="backend must be one of"):
+        resolve_backend("tpu")
+
+
+def test_no_driver_is_reported(fake_cupy) -> None:
+    fake_cupy(
+        device_count=RuntimeError(
+            "cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA "
+            "runtime version"
+        )
+    )
+    found = detect()
+    assert found.backend == "cpu"
+    assert found.reason.startswith("no usable NVIDIA driver")
+    assert "cudaErrorInsufficientDriver" in found.reason
+
+
+def test_no_device_is_reported(fake_cupy) -> None:
+    fake_cupy(device_count=0)
+    assert detect().reason == "no CUDA device found"
+    fake_cupy(device_count=RuntimeError("cudaErrorNoDevice: no CUDA-capable device is detected"))
+    assert detect().reason.startswith("no CUDA device found")
+
+
+def test_old_device_runs_streams_but_not_cp_async(fake_cupy) -> None:
+    fake_cupy(major=7, minor=5)
+    found = detect()
+    assert found.backend == "cupy"
+    assert found.device is not None and found.device.capability_text == "7.5"
+    assert "sm_75" in found.async_copy_reason and "sm_80" in found.async_copy_reason
+
+
+def test_a_working_device_is_described(fake_cupy) -> None:
+    fake_cupy()
+    found = detect()
+    assert found == Detection("cupy", found.device, "", "")
+    assert found.device is not None
+    assert found.device.name == "Fake GPU"
+    assert found.device.compute_capability == (9, 0)
+    assert "Fake GPU (sm_90, 8 GiB, 4 SMs)" in found.describe()
+    assert resolve_backend("auto", found)[0] == "cupy"
+
+
+def test_unknown_cuda_failures_keep_their_first_line() -> None:
+    reason = cuda_failure_reason(RuntimeError("cudaErrorUnknown: boom\nsecond line"))
+    assert reason == "CUDA is not usable: RuntimeError: cudaErrorUnknown: boom"

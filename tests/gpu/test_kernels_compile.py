@@ -1,0 +1,75 @@
+"""Every CUDA source compiles with the installed nvcc for sm_80 and sm_90 (-cubin), with the
+toolkit's cuda_pipeline.h and with the inline-PTX fallback; the cp.async kernels really
+issue cp.async and the synchronous one doesn't."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gpu.cuda_source import KERNEL_DIR, kernel_sources
+
+NVCC = shutil.which("nvcc") or (
+    "/usr/local/cuda/bin/nvcc" if Path("/usr/local/cuda/bin/nvcc").is_file() else None
+)
+needs_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc is not installed here")
+
+
+def compile_(source: Path, arch: str, out: Path, *extra: str) -> None:
+    assert NVCC is not None
+    result = subprocess.run(
+        [NVCC, "-cubin", f"-arch={arch}", f"-I{KERNEL_DIR}", *extra, str(source), "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert out.stat().st_size > 0
+
+
+def test_the_sources_are_found() -> None:
+    names = {p.name for p in kernel_sources()}
+    assert {"stream_chain.cu", "tile_sync.cu", "tile_async.cu"} <= names
+
+
+@needs_nvcc
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+@pytest.mark.parametrize("source", kernel_sources(), ids=lambda p: p.name)
+def test_every_source_compiles(source: Path, arch: str, tmp_path: Path) -> None:
+    compile_(source, arch, tmp_path / "out.cubin")
+
+
+@needs_nvcc
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_inline_ptx_fallback_compiles(arch: str, tmp_path: Path) -> None:
+    compile_(KERNEL_DIR / "tile_async.cu", arch, tmp_path / "out.cubin", "-DPIPELAB_PTX_CP_ASYNC")
+
+
+@needs_nvcc
+def test_cp_async_is_really_issued(tmp_path: Path) -> None:
+    def ptx(name: str, *extra: str) -> str:
+        out = tmp_path / f"{name}.ptx"
+        result = subprocess.run(
+            [
+                NVCC,
+                "-ptx",
+                "-arch=sm_80",
+                f"-I{KERNEL_DIR}",
+                *extra,
+                str(KERNEL_DIR / name),
+                "-o",
+                str(out),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert result.returncode == 0, result.stderr[-2000:]
+        return out.read_text()
+
+    for text in (ptx("tile_async.cu"), ptx("tile_async.cu", "-DPIPELAB_PTX_CP_ASYNC")):
+        assert "cp.async" in text and "cp.async.wait_group" in text
+    assert "cp.async" not in ptx("tile_sync.cu")
