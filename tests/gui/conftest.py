@@ -1,0 +1,65 @@
+"""GUI test setup: settings in a temporary folder, and no test may leave a QTimer active or
+a QThread running (napari's rule: a leaked timer fires into the next test)."""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterator
+
+import pytest
+from PySide6.QtCore import QSettings, QThread, QTimer
+
+
+@pytest.fixture(autouse=True)
+def _isolated_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """QSettings (INI, user scope) point into a fresh temporary folder for every test."""
+    folder = tmp_path_factory.mktemp("settings")
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(folder))
+    yield
+
+
+@pytest.fixture(autouse=True)
+def _no_leaked_timers_or_threads(monkeypatch: pytest.MonkeyPatch, qapp: object) -> Iterator[None]:
+    """Track every QTimer and QThread started during the test; fail if one is still
+    active or running when the test (and its widgets' teardown) is over."""
+    timers: weakref.WeakSet[QTimer] = weakref.WeakSet()
+    threads: weakref.WeakSet[QThread] = weakref.WeakSet()
+    start_timer, start_thread = QTimer.start, QThread.start
+
+    def tracked_timer_start(timer: QTimer, *args: object) -> None:
+        timers.add(timer)
+        start_timer(timer, *args)
+
+    def tracked_thread_start(thread: QThread, *args: object) -> None:
+        threads.add(thread)
+        start_thread(thread, *args)
+
+    monkeypatch.setattr(QTimer, "start", tracked_timer_start)
+    monkeypatch.setattr(QThread, "start", tracked_thread_start)
+    yield
+    active = []
+    for timer in list(timers):
+        try:
+            if timer.isActive():
+                active.append(f"QTimer {timer.objectName() or timer!r}")
+                timer.stop()
+        except RuntimeError:  # its C++ object is gone: it cannot fire
+            pass
+    for thread in list(threads):
+        try:
+            if thread.isRunning():
+                active.append(f"QThread {thread.objectName() or thread!r}")
+        except RuntimeError:
+            pass
+    assert not active, f"test left these running: {active}"
+
+
+#: Emitted only by Qt's offscreen platform (it cannot pass a window's minimum size on to a
+#: real window system); every other Qt warning still fails the test.
+OFFSCREEN_ONLY = r"^This plugin does not support propagateSizeHints\(\)$"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "tests/gui/" in item.nodeid.replace("\\", "/"):
+            item.add_marker(pytest.mark.qt_log_ignore(OFFSCREEN_ONLY))
