@@ -115,7 +115,7 @@ class WarpConfig:
 
     @property
     def analytic_utilization(self) -> float:
-        return analytic_utilization(self.warps, self.compute, self.latency)
+        return float(analytic_utilization(self.warps, self.compute, self.latency))
 
     @property
     def knee(self) -> float:
@@ -247,12 +247,12 @@ def _bursts_to_run(
         unit_names=UNIT_NAMES,
         stage_names=STAGE_NAMES,
     )
-    frozen = []
-    for array, dtype in ((warp, np.int64), (ready, np.float64), (start, np.float64)):
-        copy = np.array(array, dtype=dtype)
-        copy.flags.writeable = False
-        frozen.append(copy)
-    return WarpRun(config, schedule, frozen[0], frozen[1], frozen[2])
+    burst_warp = np.array(warp, dtype=np.int64)
+    burst_ready = np.array(ready, dtype=np.float64)
+    burst_start = np.array(start, dtype=np.float64)
+    for array in (burst_warp, burst_ready, burst_start):
+        array.flags.writeable = False
+    return WarpRun(config, schedule, burst_warp, burst_ready, burst_start)
 
 
 def simulate_warps(config: WarpConfig) -> WarpRun:
