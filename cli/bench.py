@@ -1,15 +1,160 @@
-"""The `bench` command (not written yet)."""
+"""The `bench` command: run the pipelining experiment(s) on CuPy or CPU threads and print
+measured vs model (a table, or JSON for scripts)."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import shutil
+import sys
+from typing import Any
 
+from cli.table import text_gantt
 from engine.errors import PipeLabError
+from engine.writers import schedule_to_dict
+from gpu.detect import BACKENDS, Detection, resolve_backend
+from gpu.experiments import default_params, pipeline_experiment, run_to_end
+from gpu.measured import PipelineResult
+from gpu.params import MIB
+from gpu.report import pipeline_rows, tile_rows
+from gpu.tiles import TileParams, TileResult, intensities_from_text, run_tiles
+
+EXPERIMENTS = ("streams", "tiles", "both")
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    subparsers.add_parser("bench", help="(not available yet)")
+    parser = subparsers.add_parser(
+        "bench",
+        help="measure pipelining on the GPU (CuPy) or CPU threads, next to the model",
+        description="Experiment 1 (streams): data in chunks, copy-in → compute → copy-out, "
+        "sequential vs pipelined, measured and held against the engine's prediction from the "
+        "sequential run's stage times. Experiment 2 (tiles, CuPy only): a tiled kernel "
+        "synchronous vs cp.async-pipelined, against a device-to-device copy.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--backend", choices=BACKENDS, default="auto", help="where to run")
+    parser.add_argument(
+        "--experiment", choices=EXPERIMENTS, default="streams", help="which experiment(s)"
+    )
+    parser.add_argument(
+        "--size",
+        type=float,
+        default=None,
+        metavar="MIB",
+        help="data size in MiB (default: 256 on CuPy, 64 on CPU)",
+    )
+    parser.add_argument("--chunks", type=int, default=None, metavar="K", help="chunks (16)")
+    parser.add_argument(
+        "--streams",
+        type=int,
+        default=None,
+        metavar="N",
+        help="chunks in flight: CUDA streams or CPU staging buffers (3)",
+    )
+    parser.add_argument(
+        "--intensity",
+        default="auto",
+        metavar="N|auto",
+        help="multiply-adds per element; auto calibrates compute ≈ copy",
+    )
+    parser.add_argument("--repeats", type=int, default=None, metavar="R", help="timed runs (5)")
+    parser.add_argument("--warmup", type=int, default=None, metavar="W", help="warm-up runs (1)")
+    parser.add_argument(
+        "--intensities",
+        default=None,
+        metavar="LIST",
+        help="experiment 2's sweep, comma-separated (default 0,8,16,32,64,128,512)",
+    )
+    parser.add_argument("--format", choices=("table", "json"), default="table")
+    parser.add_argument("--width", type=int, default=None, metavar="COLUMNS")
 
 
 def run(args: argparse.Namespace) -> int:
-    raise PipeLabError("the bench command is not available yet")
+    backend, detection = resolve_backend(args.backend)
+    if args.experiment != "streams" and backend != "cupy":
+        why = detection.reason or "--backend cpu was given"
+        raise PipeLabError(f"experiment 2 (tiles) needs the cupy backend: {why}")
+    size = _size_bytes(args.size)
+    results: dict[str, Any] = {}
+    if args.experiment in ("streams", "both"):
+        params = default_params(
+            backend,
+            size_bytes=size,
+            chunks=args.chunks,
+            streams=args.streams,
+            intensity=_intensity(args.intensity),
+            repeats=args.repeats,
+            warmup=args.warmup,
+        )
+        results["streams"] = run_to_end(pipeline_experiment(backend, params))
+    if args.experiment in ("tiles", "both"):
+        changes: dict[str, Any] = {}
+        if size is not None:
+            changes["size_bytes"] = size
+        if args.intensities is not None:
+            changes["intensities"] = intensities_from_text(args.intensities)
+        if args.repeats is not None:
+            changes["repeats"] = args.repeats
+        if args.warmup is not None:
+            changes["warmup"] = args.warmup
+        results["tiles"] = run_to_end(run_tiles(TileParams(**changes)))
+    if args.format == "json":
+        text = json.dumps(_as_json(results, detection), indent=1)
+    else:
+        width = args.width or shutil.get_terminal_size((100, 24)).columns
+        text = _as_table(results, detection, width)
+    sys.stdout.write(text + "\n")
+    return 0
+
+
+def _size_bytes(mib: float | None) -> int | None:
+    if mib is None:
+        return None
+    if not mib > 0 or mib > 1 << 20:
+        raise PipeLabError(f"--size must be more than 0 and at most 1,048,576 MiB, not {mib:g}")
+    return int(mib * MIB)
+
+
+def _intensity(text: str) -> int | None:
+    if text == "auto":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise PipeLabError(f"--intensity must be a whole number or auto, not {text!r}") from None
+
+
+def _as_table(results: dict[str, Any], detection: Detection, width: int) -> str:
+    blocks: list[str] = []
+    if detection.backend != "cupy" and detection.reason:
+        blocks.append(f"note         CuPy not used: {detection.reason}")
+    streams: PipelineResult | None = results.get("streams")
+    if streams is not None:
+        lines = ["Experiment 1: copy-in → compute → copy-out, sequential vs pipelined"]
+        lines += [f"  {label:<24}{value}" for label, value in pipeline_rows(streams)]
+        lines += [f"  note: {note}" for note in streams.notes]
+        blocks.append("\n".join(lines))
+        for schedule in (streams.sequential, streams.pipelined, streams.predicted):
+            blocks.append(f"{schedule.label}\n{text_gantt(schedule, width)}")
+    tiles: TileResult | None = results.get("tiles")
+    if tiles is not None:
+        lines = ["Experiment 2: tiles global → shared → compute → global"]
+        lines += [f"  {label:<24}{value}" for label, value in tile_rows(tiles)]
+        lines += [f"  note: {note}" for note in tiles.notes]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def _as_json(results: dict[str, Any], detection: Detection) -> dict[str, Any]:
+    data: dict[str, Any] = {"backend_reason": detection.reason}
+    streams: PipelineResult | None = results.get("streams")
+    if streams is not None:
+        data["streams"] = streams.figures() | {
+            "sequential": schedule_to_dict(streams.sequential),
+            "pipelined": schedule_to_dict(streams.pipelined, baseline=streams.sequential),
+            "predicted": schedule_to_dict(streams.predicted, baseline=streams.sequential),
+        }
+    tiles: TileResult | None = results.get("tiles")
+    if tiles is not None:
+        data["tiles"] = tiles.figures()
+    return data

@@ -131,7 +131,7 @@ def resolve_backend(requested: str, detection: Detection | None = None) -> tuple
     if requested not in BACKENDS:
         raise GpuError(f"backend must be one of {', '.join(BACKENDS)}, not {requested!r}")
     if requested == "cpu":
-        return "cpu", detection or Detection("cpu", None, "CPU backend requested")
+        return "cpu", detection or Detection("cpu", None)
     found = detection or detect()
     if found.backend == "cupy":
         return "cupy", found
