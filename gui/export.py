@@ -153,6 +153,7 @@ def _svg(figure: ExportFigure) -> bytes:
         generator.setOutputDevice(buffer)
         generator.setSize(figure.size())
         generator.setViewBox(QRect(0, 0, figure.width(), figure.height()))
+        generator.setResolution(96)
         generator.setTitle("PipeLab timeline")
         painter = QPainter(generator)
         figure.render(painter, QPoint(0, 0))
