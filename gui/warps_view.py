@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyqtgraph as pg
@@ -51,6 +52,9 @@ from engine.warps import (
     warp_state_at,
 )
 from gui.clock import Clock
+
+if TYPE_CHECKING:
+    from gpu.occupancy import OccupancySweep
 
 #: One colour per warp (op), the project's palette (Tableau 10 without its grey).
 WARP_COLOURS: tuple[str, ...] = (
@@ -319,24 +323,64 @@ class UtilizationPlot(pg.PlotWidget):
         )
         plot.addItem(self.knee, ignoreBounds=True)
         self.simulated = np.zeros(0)
+        self.measured = pg.ScatterPlotItem(
+            size=10, symbol="t", brush=pg.mkBrush("#F28E2B"), pen=pg.mkPen("#9c4f00")
+        )
+        plot.addItem(self.measured)
+        self.measured_model = plot.plot(
+            [], [], pen=pg.mkPen("#F28E2B", width=1.5, style=Qt.PenStyle.DashLine)
+        )
+        self._measured_top = 0
+        self._measured_knee: float | None = None
+        self._top = 8
+        self._compute_latency = (10, 40)
+
+    def set_measured(
+        self, warps: np.ndarray, fraction: np.ndarray, knee: float, label: str
+    ) -> None:
+        """Overlay a hardware measurement: bandwidth as a fraction of its peak against
+        warps per SM (from the occupancy sweep), and the model fitted to it (knee
+        ``knee``, dashed), named ``label`` in the legend."""
+        warps = np.asarray(warps, dtype=np.float64)
+        self.measured.setData(warps, np.asarray(fraction, dtype=np.float64))
+        legend = self.getPlotItem().legend
+        if legend is not None:
+            legend.removeItem(self.measured)
+            legend.addItem(self.measured, label)
+        self._measured_top = int(warps.max()) if len(warps) else 0
+        self._measured_knee = knee
+        self._refresh_axes()
 
     def set_run(self, run: WarpRun) -> None:
         config = run.config
         knee = config.knee
         top = int(min(GUI_MAX_WARPS, max(8, config.warps + 2, math.ceil(1.5 * knee))))
+        self._top = top
+        self._compute_latency = (config.compute, config.latency)
         warps = np.arange(1, top + 1)
         self.simulated = utilization_curve(config.compute, config.latency, warps)
-        dense = np.linspace(0.0, top + 0.5, 600)
-        self.curve.setData(dense, analytic_utilization(dense, config.compute, config.latency))
         self.points.setData(warps.astype(float), self.simulated)
         self.current.setData([float(config.warps)], [self.simulated[config.warps - 1]])
         self.knee.setValue(knee)
-        shown = "" if knee <= top + 0.5 else " (beyond the chart)"
+        self._refresh_axes()
+
+    def _refresh_axes(self) -> None:
+        """The x range covers the simulated points and any measurement; curves follow it."""
+        right = max(self._top, self._measured_top) + 0.5
+        dense = np.linspace(0.0, right, 600)
+        compute, latency = self._compute_latency
+        self.curve.setData(dense, analytic_utilization(dense, compute, latency))
+        if self._measured_knee is not None:
+            fitted = analytic_utilization(dense, 1.0, self._measured_knee - 1.0)
+            self.measured_model.setData(dense, fitted)
+        knee = self.knee.value()
+        shown = "" if knee <= right else " (beyond the chart)"
         self.knee.label.setFormat(f"knee W = {knee:.3g}{shown}")
-        self.knee.setVisible(knee <= top + 0.5)
-        self.getPlotItem().setXRange(0, top + 0.5, padding=0.02)
-        self.getPlotItem().getAxis("bottom").setTickSpacing(major=max(1, top // 16), minor=1)
-        self.getPlotItem().setYRange(0, 1.08, padding=0)
+        self.knee.setVisible(knee <= right)
+        plot = self.getPlotItem()
+        plot.setXRange(0, right, padding=0.02)
+        plot.getAxis("bottom").setTickSpacing(major=max(1, int(right) // 16), minor=1)
+        plot.setYRange(0, 1.08, padding=0)
 
 
 # -- the view ------------------------------------------------------------------------------------
@@ -446,6 +490,15 @@ class WarpsView(QWidget):
             box.setValue(value)
             box.blockSignals(False)
         self._simulate(config)
+
+    def show_measured(self, sweep: OccupancySweep) -> None:
+        """Put a GPU occupancy sweep's measured points beside the model on the W plot."""
+        self.utilization.set_measured(
+            sweep.warps,
+            sweep.utilization,
+            sweep.knee,
+            f"measured on {sweep.device.split(' (')[0]}: GB/s ÷ peak (knee ≈ {sweep.knee:.0f})",
+        )
 
     def activate(self) -> None:
         """Load this view's run into the clock and follow it (done when shown)."""

@@ -175,3 +175,25 @@ def test_showing_activates_and_hiding_releases_the_clock(qtbot, clock):
     assert widget.is_active and clock.end == 60
     widget.hide()
     assert not widget.is_active
+
+
+def test_a_measured_sweep_sits_beside_the_model(view):
+    from gpu.occupancy import OccupancyPoint, OccupancySweep, launch_shape
+
+    points = tuple(
+        OccupancyPoint(launch_shape(w, 4), milliseconds=1.0, bytes_read=int(1e6 * g),
+                       sm_warps_min=w, sm_warps_max=w)
+        for w, g in ((1, 100.0), (8, 800.0), (32, 2000.0), (64, 2000.0))
+    )  # fmt: skip
+    sweep = OccupancySweep("Stand-in GPU (sm_90, 1 GiB, 4 SMs)", 4, 16, points)
+    view.show_measured(sweep)
+    xs, ys = view.utilization.measured.getData()
+    assert xs.tolist() == [1, 8, 32, 64]
+    assert ys.tolist() == pytest.approx([0.05, 0.4, 1.0, 1.0])
+    assert view.utilization.getPlotItem().viewRange()[0][1] >= 64
+    # The fitted model (knee = peak / bandwidth per warp = 2000 / 100 = 20) is drawn dashed.
+    fx, fy = view.utilization.measured_model.getData()
+    assert np.interp(10.0, fx, fy) == pytest.approx(0.5, abs=0.01)
+    assert np.interp(30.0, fx, fy) == pytest.approx(1.0)
+    view.warps_box.setValue(6)  # re-simulating keeps the measurement in view
+    assert view.utilization.getPlotItem().viewRange()[0][1] >= 64
