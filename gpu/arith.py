@@ -27,6 +27,8 @@ RTOL = 1e-4
 CHECK_PER_CHUNK = 4096
 #: Elements the CPU computes on at a time: block and scratch (256 KiB) fit a core's L2.
 BLOCK = 32768
+#: Passes over a block between looks at the stop flag (a few ms at most).
+STOP_CHECK = 64
 
 
 def make_input(n_elements: int, seed: int = 0) -> FloatArray:
@@ -62,7 +64,9 @@ def chain_numpy(
             return False
         block = data[lo : lo + BLOCK]
         cx = np.multiply(block, C, out=scratch[: len(block)])
-        for _ in range(intensity):
+        for step in range(intensity):
+            if step % STOP_CHECK == STOP_CHECK - 1 and should_stop is not None and should_stop():
+                return False
             np.multiply(block, A, out=block)
             np.add(block, cx, out=block)
     return True

@@ -1,0 +1,316 @@
+"""The GPU panel: run experiment 1 (CuPy streams, or CPU threads) with progress and cancel.
+
+It shows which backend runs and on what device (or why CuPy can't), the parameters,
+Run / Cancel, a progress bar fed by the experiment's generator running in a worker QThread,
+and the results. It computes nothing itself: gpu/ measures, engine/ models. The main window
+connects `schedules_ready` ([measured pipelined, predicted] Schedules, for the timeline) and
+`animate_requested` (the measured Schedule, for the assembly line).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Generator
+from typing import Any
+
+from PySide6.QtCore import QThread, Signal
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.errors import PipeLabError
+from gpu.detect import Detection, detect, resolve_backend
+from gpu.experiments import default_params, pipeline_experiment, run_to_end
+from gpu.measured import PipelineResult
+from gpu.params import MIB, Progress
+from gpu.report import pipeline_rows
+
+ExperimentFactory = Callable[[threading.Event], Generator[Progress, None, PipelineResult]]
+#: Progress bar steps.
+STEPS = 1000
+
+
+class ExperimentThread(QThread):
+    """Runs one experiment generator off the GUI thread; signals are queued to the panel."""
+
+    progressed = Signal(float, str)
+    succeeded = Signal(object)
+    failed = Signal(str)
+
+    def __init__(self, factory: ExperimentFactory, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.cancel_event = threading.Event()
+        self._factory = factory
+
+    def run(self) -> None:  # Qt calls this in the new thread
+        def report(progress: Progress) -> None:
+            self.progressed.emit(progress.fraction, progress.message)
+
+        try:
+            result = run_to_end(self._factory(self.cancel_event), report)
+        except PipeLabError as error:
+            self.failed.emit(str(error))
+        except MemoryError:
+            self.failed.emit("out of memory: use a smaller size")
+        except Exception as error:  # shown in the panel; the app stays up
+            self.failed.emit(f"the run failed: {type(error).__name__}: {error}")
+        else:
+            self.succeeded.emit(result)
+        finally:
+            _forget_dummy_thread()
+
+    def stop(self) -> None:
+        """Ask the experiment to stop and wait for the thread (it checks between chunks)."""
+        self.cancel_event.set()
+        self.wait()
+
+
+class GpuPanel(QWidget):
+    """Backend and device, parameters, Run / Cancel, progress, results table."""
+
+    schedules_ready = Signal(list)
+    animate_requested = Signal(object)
+    run_finished = Signal(object)  # the PipelineResult
+    run_failed = Signal(str)
+
+    def __init__(self, detection: Detection | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.detection = detection or detect()
+        self.result: PipelineResult | None = None
+        self._thread: ExperimentThread | None = None
+
+        self.device_label = QLabel(self._device_text())
+        self.device_label.setWordWrap(True)
+        self.backend_box = QComboBox()
+        self.backend_box.addItems(["auto", "cupy", "cpu"])
+        self.size_box = QDoubleSpinBox()
+        self.size_box.setRange(0.001, 65536.0)
+        self.size_box.setDecimals(3)
+        self.size_box.setSuffix(" MiB")
+        self.size_box.setValue(default_params(self.detection.backend).size_bytes / MIB)
+        self.chunks_box = _spin(1, 4096, 16)
+        self.streams_box = _spin(1, 64, 3)
+        self.intensity_box = _spin(0, 1_000_000, 0)
+        self.intensity_box.setSpecialValueText("auto")
+        self.intensity_box.setToolTip("multiply-adds per element; auto makes compute ≈ copy")
+        self.repeats_box = _spin(1, 1000, 5)
+
+        self.run_button = QPushButton("Run")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.animate_button = QPushButton("Animate this run")
+        self.animate_button.setEnabled(False)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, STEPS)
+        self.status_label = QLabel("")
+        self.status_label.setWordWrap(True)
+        self.table = QTableWidget(0, 2)
+        self.table.setHorizontalHeaderLabels(["", "value"])
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+
+        form = QFormLayout()
+        form.addRow("backend", self.backend_box)
+        form.addRow("data size", self.size_box)
+        form.addRow("chunks", self.chunks_box)
+        form.addRow("streams / buffers", self.streams_box)
+        form.addRow("intensity", self.intensity_box)
+        form.addRow("repeats", self.repeats_box)
+        buttons = QHBoxLayout()
+        for button in (self.run_button, self.cancel_button, self.animate_button):
+            buttons.addWidget(button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.device_label)
+        layout.addLayout(form)
+        layout.addLayout(buttons)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.status_label)
+        layout.addWidget(self.table, 1)
+
+        self.run_button.clicked.connect(self.start_run)
+        self.cancel_button.clicked.connect(self.cancel_run)
+        self.animate_button.clicked.connect(self._animate)
+
+    # -- running ---------------------------------------------------------------------------
+
+    def is_running(self) -> bool:
+        return self._thread is not None and self._thread.isRunning()
+
+    def start_run(self) -> None:
+        """Start a run with the current parameters (stopping a stale one first)."""
+        self._stop_thread()
+        try:
+            backend, _ = resolve_backend(self.backend_box.currentText(), self.detection)
+            intensity = self.intensity_box.value() or None
+            params = default_params(
+                backend,
+                size_bytes=int(self.size_box.value() * MIB),
+                chunks=self.chunks_box.value(),
+                streams=self.streams_box.value(),
+                intensity=intensity,
+                repeats=self.repeats_box.value(),
+            )
+        except PipeLabError as error:
+            self._show_failure(str(error))
+            return
+        thread = ExperimentThread(lambda cancel: pipeline_experiment(backend, params, cancel), self)
+        thread.progressed.connect(self._on_progress)
+        thread.succeeded.connect(self._on_success)
+        thread.failed.connect(self._on_failure)
+        self._thread = thread
+        self.progress.setValue(0)
+        self.status_label.setText(f"running on {backend}…")
+        self._set_running(True)
+        thread.start()
+
+    def cancel_run(self) -> None:
+        if self._thread is not None:
+            self._thread.cancel_event.set()
+            self.status_label.setText("cancelling…")
+
+    def shutdown(self) -> None:
+        """Stop and wait for the worker thread (call before the panel goes away)."""
+        self._stop_thread()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.shutdown()
+        super().closeEvent(event)
+
+    def _stop_thread(self) -> None:
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            for signal in (thread.progressed, thread.succeeded, thread.failed):
+                signal.disconnect()
+            thread.stop()
+            thread.deleteLater()
+            self._set_running(False)
+
+    # -- results from the worker (queued onto the GUI thread) ----------------------------------
+
+    def _current(self) -> bool:
+        """Signals from a stale worker (already replaced) are ignored."""
+        return self.sender() is self._thread
+
+    def _on_progress(self, fraction: float, message: str) -> None:
+        if self._current():
+            self.progress.setValue(round(max(0.0, min(1.0, fraction)) * STEPS))
+            self.status_label.setText(message)
+
+    def _on_success(self, result: PipelineResult) -> None:
+        if not self._current():
+            return
+        self._finish_thread()
+        self.result = result
+        self.progress.setValue(STEPS)
+        self.status_label.setText(
+            f"done: pipelined {result.speedup:.2f}× faster than sequential "
+            f"(model {result.predicted_speedup:.2f}×)"
+        )
+        self._fill_table(pipeline_rows(result))
+        self.animate_button.setEnabled(True)
+        self.run_finished.emit(result)
+        self.schedules_ready.emit([result.pipelined, result.predicted])
+
+    def _on_failure(self, message: str) -> None:
+        if not self._current():
+            return
+        self._finish_thread()
+        self._show_failure(message)
+
+    def _finish_thread(self) -> None:
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.wait()
+            thread.deleteLater()
+        self._set_running(False)
+
+    def _show_failure(self, message: str) -> None:
+        self.progress.setValue(0)
+        self.status_label.setText(message)
+        self.run_failed.emit(message)
+
+    def _animate(self) -> None:
+        if self.result is not None:
+            self.animate_requested.emit(self.result.pipelined)
+
+    # -- widgets ---------------------------------------------------------------------------
+
+    def _set_running(self, running: bool) -> None:
+        self.run_button.setEnabled(not running)
+        self.cancel_button.setEnabled(running)
+        for box in (
+            self.backend_box,
+            self.size_box,
+            self.chunks_box,
+            self.streams_box,
+            self.intensity_box,
+            self.repeats_box,
+        ):
+            box.setEnabled(not running)
+
+    def _fill_table(self, rows: list[tuple[str, str]]) -> None:
+        self.table.setRowCount(len(rows))
+        for index, (label, value) in enumerate(rows):
+            self.table.setItem(index, 0, QTableWidgetItem(label))
+            self.table.setItem(index, 1, QTableWidgetItem(value))
+        self.table.resizeColumnToContents(0)
+
+    def _device_text(self) -> str:
+        found = self.detection
+        if found.device is not None:
+            device = found.device
+            text = (
+                f"CuPy on {device.name}: compute capability {device.capability_text}, "
+                f"{device.memory_bytes / 2**30:.1f} GiB, {device.multiprocessors} SMs"
+            )
+            if found.async_copy_reason:
+                text += f" ({found.async_copy_reason})"
+            return text
+        return f"No GPU: runs on CPU threads. {found.reason}".strip()
+
+    def table_rows(self) -> list[tuple[str, str]]:
+        """What the results table shows (for tests and copy/paste)."""
+        return [
+            (_text(self.table.item(row, 0)), _text(self.table.item(row, 1)))
+            for row in range(self.table.rowCount())
+        ]
+
+
+def _forget_dummy_thread() -> None:
+    """Drop the record Python keeps of this Qt thread.
+
+    The first `threading.current_thread()` on a thread Python did not start (the CPU
+    backend's `Thread.join` calls it) registers a `_DummyThread` that is never removed and
+    always reports itself alive; once the QThread ends it would look like a leaked thread.
+    """
+    current = threading.current_thread()
+    dummy = getattr(threading, "_DummyThread", None)
+    active = getattr(threading, "_active", None)
+    if dummy is not None and isinstance(current, dummy) and isinstance(active, dict):
+        active.pop(threading.get_ident(), None)
+
+
+def _spin(low: int, high: int, value: int) -> QSpinBox:
+    box = QSpinBox()
+    box.setRange(low, high)
+    box.setValue(value)
+    return box
+
+
+def _text(item: Any) -> str:
+    return "" if item is None else str(item.text())

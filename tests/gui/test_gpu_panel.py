@@ -1,0 +1,125 @@
+"""The GPU panel on the CPU backend at a tiny size: progress, results, Schedules out,
+cancel, a stale worker replaced, close while running, and errors shown inline."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from engine.schedule import Schedule
+from gpu.detect import Detection, DeviceInfo
+from gui.gpu_panel import STEPS, GpuPanel
+
+NO_CUPY = Detection(
+    "cpu", None, "CuPy is not installed (install the gpu extra: uv sync --extra gpu)"
+)
+
+
+@pytest.fixture
+def panel(qtbot) -> GpuPanel:
+    widget = GpuPanel(NO_CUPY)
+    qtbot.addWidget(widget)
+    widget.backend_box.setCurrentText("cpu")
+    widget.size_box.setValue(1.0)
+    widget.chunks_box.setValue(4)
+    widget.repeats_box.setValue(1)
+    widget.intensity_box.setValue(1)
+    yield widget
+    widget.shutdown()
+    assert not widget.is_running()
+
+
+def test_shows_why_there_is_no_gpu(panel: GpuPanel) -> None:
+    text = panel.device_label.text()
+    assert "CPU threads" in text and "uv sync --extra gpu" in text
+
+
+def test_shows_the_device(qtbot) -> None:
+    device = DeviceInfo(0, "NVIDIA H200", (9, 0), 141 * 2**30, 132)
+    widget = GpuPanel(Detection("cupy", device))
+    qtbot.addWidget(widget)
+    text = widget.device_label.text()
+    assert "NVIDIA H200" in text and "compute capability 9.0" in text and "141.0 GiB" in text
+    assert widget.size_box.value() == 256.0
+
+
+def test_a_run_fills_the_table_and_emits_schedules(panel: GpuPanel, qtbot) -> None:
+    progress: list[int] = []
+    panel.progress.valueChanged.connect(progress.append)
+    with qtbot.waitSignal(panel.schedules_ready, timeout=20_000) as caught:
+        panel.run_button.click()
+        assert panel.is_running() and not panel.run_button.isEnabled()
+    measured, predicted = caught.args[0]
+    assert isinstance(measured, Schedule) and isinstance(predicted, Schedule)
+    assert measured.source == "measured" and predicted.source == "simulated"
+    assert measured.n_ops == 4 and predicted.n_ops == 4
+    assert panel.progress.value() == STEPS and len(progress) > 2
+    labels = dict(panel.table_rows())
+    assert labels["pipelined (measured)"].endswith("ms")
+    assert "all correct" in labels["checked"]
+    assert panel.run_button.isEnabled() and not panel.cancel_button.isEnabled()
+    qtbot.waitUntil(lambda: not panel.is_running())
+    with qtbot.waitSignal(panel.animate_requested, timeout=1000) as animated:
+        panel.animate_button.click()
+    assert animated.args[0] is measured
+
+
+def test_cancel_stops_within_a_second(panel: GpuPanel, qtbot) -> None:
+    panel.intensity_box.setValue(200_000)  # a chunk alone takes many seconds
+    panel.repeats_box.setValue(50)
+    panel.run_button.click()
+    qtbot.waitUntil(
+        lambda: "chunk" in panel.status_label.text() or "calib" in panel.status_label.text(),
+        timeout=5000,
+    )
+    started = time.perf_counter()
+    with qtbot.waitSignal(panel.run_failed, timeout=3000) as caught:
+        panel.cancel_button.click()
+    assert time.perf_counter() - started < 1.0
+    assert "cancelled" in caught.args[0]
+    assert "cancelled" in panel.status_label.text()
+    assert not panel.is_running() and panel.run_button.isEnabled()
+
+
+def test_a_new_run_replaces_a_stale_one(panel: GpuPanel, qtbot) -> None:
+    panel.intensity_box.setValue(200_000)
+    panel.repeats_box.setValue(50)
+    panel.run_button.click()
+    stale = panel._thread
+    panel.intensity_box.setValue(1)
+    panel.repeats_box.setValue(1)
+    panel.start_run()  # what Run does while a run is going (the button is disabled then)
+    assert stale is not None and stale.isFinished()
+    with qtbot.waitSignal(panel.schedules_ready, timeout=20_000):
+        pass
+    assert panel.result is not None and panel.result.intensity == 1
+
+
+def test_closing_while_running_stops_the_thread(panel: GpuPanel, qtbot) -> None:
+    panel.intensity_box.setValue(200_000)
+    panel.repeats_box.setValue(50)
+    panel.run_button.click()
+    thread = panel._thread
+    started = time.perf_counter()
+    panel.close()
+    assert thread is not None and thread.isFinished()
+    assert time.perf_counter() - started < 1.5
+    assert not panel.is_running()
+
+
+def test_bad_parameters_show_inline(panel: GpuPanel, qtbot) -> None:
+    panel.size_box.setValue(0.001)
+    panel.chunks_box.setValue(4096)
+    with qtbot.waitSignal(panel.run_failed, timeout=1000) as caught:
+        panel.run_button.click()
+    assert "chunks need at least" in caught.args[0]
+    assert caught.args[0] == panel.status_label.text()
+    assert not panel.is_running() and panel.run_button.isEnabled()
+
+
+def test_cupy_requested_without_cupy_says_why(panel: GpuPanel, qtbot) -> None:
+    panel.backend_box.setCurrentText("cupy")
+    with qtbot.waitSignal(panel.run_failed, timeout=1000) as caught:
+        panel.run_button.click()
+    assert "CuPy is not installed" in caught.args[0]
