@@ -314,8 +314,10 @@ class _LanePainter:
         last_place = 2 * len(s.stage_names)
         waiting = np.flatnonzero(motion.place == 0)
         done = np.flatnonzero(motion.place == last_place)
-        wait_rank = {int(op): r for r, op in enumerate(waiting[:SHELF_BOXES].tolist())}
-        done_rank = {int(op): r for r, op in enumerate(done[::-1][:SHELF_BOXES].tolist())}
+        room = int((self.g.shelf_in.height() - 44 - 24) // (self.g.box + 5))
+        fit = max(0, min(SHELF_BOXES, room))  # as many boxes as the shelf holds
+        wait_rank = {int(op): r for r, op in enumerate(waiting[:fit].tolist())}
+        done_rank = {int(op): r for r, op in enumerate(done[::-1][:fit].tolist())}
         slots = slot_assignment(s)
         drawn, _, _ = self._memory_slots()
         visible = (motion.place > 0) & (motion.place < last_place) | (motion.fraction > 0)

@@ -66,6 +66,7 @@ class StatsPanel(QWidget):
         self._schedules, self._scenario = list(schedules), scenario
         if self._body is not None:
             self._layout.removeWidget(self._body)
+            self._body.hide()  # gone from the screen now, not at the next event loop pass
             self._body.deleteLater()
         body = QWidget(self)
         grid = QGridLayout(body)

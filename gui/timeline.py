@@ -11,7 +11,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPoint, QPointF
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QToolTip, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QToolTip, QWidget
 
 from engine.schedule import Schedule
 from engine.view_model import describe_task, format_time, idle_intervals, task_at
@@ -39,6 +39,8 @@ class TimelineView(pg.PlotWidget):
         view.setDefaultPadding(0.0)
         self.bars = BarsItem(theme)
         self.marks = MarksItem(theme)
+        for name in ("left", "bottom"):  # axes draw the grid: keep them out of cursor moves
+            plot.getAxis(name).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         plot.addItem(self.bars)
         plot.addItem(self.marks)
         self.cursor = pg.InfiniteLine(
