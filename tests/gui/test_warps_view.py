@@ -197,3 +197,71 @@ def test_a_measured_sweep_sits_beside_the_model(view):
     assert np.interp(30.0, fx, fy) == pytest.approx(1.0)
     view.warps_box.setValue(6)  # re-simulating keeps the measurement in view
     assert view.utilization.getPlotItem().viewRange()[0][1] >= 64
+
+
+REAL_WINDOW = """
+import json, sys
+from PySide6.QtCore import QPoint
+from PySide6.QtWidgets import QApplication
+app = QApplication(sys.argv)
+from engine.warps import WarpConfig
+from gui.clock import Clock
+from gui.warps_view import WarpsView
+clock = Clock()
+view = WarpsView(clock, config=WarpConfig(warps=8, compute=10, latency=40, cycles=300))
+view.resize(1400, 900)
+view.show()
+for _ in range(20):
+    app.processEvents()
+clock.seek(45)  # warp 5 holds the issue unit; warps 1-4 wait on memory; 6-8 are ready
+for _ in range(5):
+    app.processEvents()
+app.primaryScreen().grabWindow(view.winId()).save(sys.argv[1] + "/window.png")
+def rect(widget):
+    x, y = widget.mapTo(view, QPoint(0, 0)).toTuple()
+    return [x, y, widget.width(), widget.height()]
+json.dump({"platform": app.platformName(), "state": rect(view.state_panel),
+           "lanes": rect(view.lanes)}, open(sys.argv[1] + "/layout.json", "w"))
+view.close()
+"""
+
+
+@pytest.mark.xvfb
+def test_real_window_shows_the_sm_state_and_lanes(tmp_path):
+    import json
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from PIL import Image
+
+    if shutil.which("xvfb-run") is None:
+        pytest.skip("xvfb-run is not installed (apt install xvfb xauth)")
+    root = Path(__file__).resolve().parents[2]
+    script = tmp_path / "warps_window.py"
+    script.write_text(REAL_WINDOW)
+    env = dict(os.environ, QT_QPA_PLATFORM="xcb", PYTHONPATH=str(root))
+    result = subprocess.run(
+        ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", sys.executable, str(script),
+         str(tmp_path)],
+        cwd=root, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    layout = json.loads((tmp_path / "layout.json").read_text())
+    assert layout["platform"] == "xcb"
+    image = Image.open(tmp_path / "window.png").convert("RGB")
+
+    def colours(box):
+        x, y, w, h = box
+        return {c for _, c in image.crop((x, y, x + w, y + h)).getcolors(maxcolors=1 << 20)}
+
+    green = (0x59, 0xA1, 0x4F)  # warp 5's colour: it is computing, and holds the issue unit
+    assert green in colours(layout["state"])
+    lanes = colours(layout["lanes"])
+    # Warps 1-5 have computed by cycle 45: their bars are in full colour. Warp 6 has not:
+    # its bars lie in the future, under the veil, so its full colour is nowhere yet.
+    for warp in WARP_COLOURS[:5]:
+        assert QColor(warp).getRgb()[:3] in lanes
+    assert QColor(WARP_COLOURS[5]).getRgb()[:3] not in lanes
