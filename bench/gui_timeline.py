@@ -15,11 +15,11 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtWidgets import QApplication
 
-from engine.scenario import Scenario  # noqa: E402
-from engine.scheduler import simulate  # noqa: E402
-from gui.main_window import MainWindow  # noqa: E402
+from engine.scenario import Scenario
+from engine.scheduler import simulate
+from gui.main_window import MainWindow
 
 
 def median_ms(samples: list[float]) -> float:
