@@ -1,10 +1,12 @@
 """The main window: a list of Schedules shown on one clock, with the scenario form, the stats,
-a short help, menus, and shortcuts. Other panels (the GPU panel, the warps view) plug in with
-`add_panel`; anything that has Schedules to show can call `show_schedules`."""
+a short help, menus, and shortcuts. The Warps view is a second tab on the same clock; the GPU
+panel is a dock built the first time it is shown (detection may import CuPy, which start-up
+must not). Anything that has Schedules to show can call `show_schedules`."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence
@@ -16,6 +18,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QScrollArea,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -35,12 +38,18 @@ from gui.settings import settings
 from gui.stats_panel import StatsPanel
 from gui.transport import TransportBar
 
+if TYPE_CHECKING:
+    from gui.gpu_panel import GpuPanel
+    from gui.warps_view import WarpsView
+
 #: The app refuses scenarios beyond this many ops (the command line takes any size).
 GUI_MAX_OPS = 1_000_000
 EXPORT_FILTERS = (
     "PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf);;"
     "Animated GIF (*.gif);;Chrome trace JSON (*.json)"
 )
+WARPS_EXPORT_FILTERS = "PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"
+PIPELINE_TAB, WARPS_TAB = 0, 1
 
 
 def _scroll(widget: QWidget) -> QScrollArea:
@@ -76,14 +85,32 @@ class MainWindow(QMainWindow):
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
-        self.title = QLabel(central)
+        self.tabs = QTabWidget(central)
+        self.tabs.setDocumentMode(True)
+        pipeline = QWidget(self.tabs)
+        pipeline_layout = QVBoxLayout(pipeline)
+        pipeline_layout.setContentsMargins(0, 0, 0, 0)
+        pipeline_layout.setSpacing(0)
+        self.title = QLabel(pipeline)
         self.title.setObjectName("title")
-        layout.addWidget(self.title)
-        self.view = ScheduleView(self.clock, self.theme, central)
-        layout.addWidget(self.view, 1)
+        pipeline_layout.addWidget(self.title)
+        self.view = ScheduleView(self.clock, self.theme, pipeline)
+        pipeline_layout.addWidget(self.view, 1)
+        self.tabs.addTab(pipeline, "Pipeline")
+        # The Warps view is built when its tab is first opened (it keeps start-up light).
+        self._warps_holder = QWidget(self.tabs)
+        QVBoxLayout(self._warps_holder).setContentsMargins(0, 0, 0, 0)
+        self.warps_view: WarpsView | None = None
+        self.tabs.addTab(self._warps_holder, "Warps: latency hiding")
+        self.tabs.setTabToolTip(
+            WARPS_TAB, "How one SM hides memory latency by switching between warps"
+        )
+        self.tabs.currentChanged.connect(self._on_tab)
+        layout.addWidget(self.tabs, 1)
         self.transport = TransportBar(self.clock, central)
         layout.addWidget(self.transport)
         self.setCentralWidget(central)
+        self.gpu_panel: GpuPanel | None = None
 
         self.scenario_panel = ScenarioPanel()
         self.scenario_panel.edited.connect(self.edit)
@@ -105,6 +132,10 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.scenario_dock], [340], Qt.Orientation.Horizontal)
         self.resizeDocks([self.scenario_dock, self.stats_dock], [330, 420], Qt.Orientation.Vertical)
         self._build_menus()
+        self.gpu_dock = self.add_panel(QLabel("Loading…"), "GPU: measure real pipelines")
+        self.gpu_dock.setObjectName("panel-gpu")
+        self.gpu_dock.visibilityChanged.connect(self._on_gpu_dock_visible)
+        self.gpu_dock.hide()
         self._restore_settings()
         self.apply_scenario(self.scenario, self.preset_name)
 
@@ -115,7 +146,11 @@ class MainWindow(QMainWindow):
         return self.view.schedules
 
     def show_schedules(self, schedules: list[Schedule], title: str) -> None:
-        """Show any Schedules (simulated or measured) on the clock, with ``title`` above."""
+        """Show any Schedules (simulated or measured) on the clock, with ``title`` above.
+
+        Switches to the Pipeline tab: only one view may drive the shared clock at a time."""
+        if self.tabs.currentIndex() != PIPELINE_TAB:
+            self.tabs.setCurrentIndex(PIPELINE_TAB)
         self.view.set_schedules(schedules)
         from_scenario = all(s.source == "simulated" for s in schedules)
         self.stats.set_schedules(schedules, self.scenario if from_scenario else None)
@@ -211,6 +246,13 @@ class MainWindow(QMainWindow):
         """Export what is shown (format from the suffix); errors show a dialog."""
         from gui.export import export  # PIL, QtSvg generators, PDF: only when exporting
 
+        if self.tabs.currentIndex() == WARPS_TAB and self.warps_view is not None:
+            try:
+                self.warps_view.export(path, width)
+            except PipeLabError as error:
+                QMessageBox.warning(self, "Cannot export", str(error))
+                return False
+            return True
         if with_assembly is None:
             with_assembly = self._with_assembly.isChecked()
         try:
@@ -337,9 +379,64 @@ class MainWindow(QMainWindow):
             self.save_scenario_file(path)
 
     def _export_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export", "timeline.png", EXPORT_FILTERS)
+        warps = self.tabs.currentIndex() == WARPS_TAB
+        path, _ = QFileDialog.getSaveFileName(
+            self,
+            "Export",
+            "warps.png" if warps else "timeline.png",
+            WARPS_EXPORT_FILTERS if warps else EXPORT_FILTERS,
+        )
         if path:
             self.export_to(path)
+
+    # -- the Warps tab and the GPU panel -------------------------------------------------
+
+    def show_warps(self) -> WarpsView:
+        """Switch to the Warps tab (building the view the first time) and return it."""
+        self.tabs.setCurrentIndex(WARPS_TAB)
+        assert self.warps_view is not None
+        return self.warps_view
+
+    def _on_tab(self, index: int) -> None:
+        if index == WARPS_TAB:
+            if self.warps_view is None:
+                from gui.warps_view import WarpsView
+
+                self.warps_view = WarpsView(self.clock, self._warps_holder)
+                layout = self._warps_holder.layout()
+                assert layout is not None
+                layout.addWidget(self.warps_view)
+            self.warps_view.activate()  # loads its run into the shared clock
+            self.transport.set_time_unit("cycles")
+        else:
+            if self.warps_view is not None:
+                self.warps_view.deactivate()
+            self.view.set_schedules(self.view.schedules)  # the clock plays these again
+            schedules = self.view.schedules
+            self.transport.set_time_unit(schedules[0].time_unit if schedules else "s")
+
+    def _on_gpu_dock_visible(self, visible: bool) -> None:
+        if not visible or self.gpu_panel is not None:
+            return
+        from gui.gpu_panel import GpuPanel
+
+        panel = GpuPanel(parent=self.gpu_dock)
+        panel.schedules_ready.connect(self._show_measured)
+        panel.animate_requested.connect(self._animate_measured)
+        self.gpu_dock.setWidget(panel)
+        self.gpu_panel = panel
+
+    def _show_measured(self, schedules: list[Schedule]) -> None:
+        """A measured run and the model's prediction, as two row groups on one scale."""
+        self.tabs.setCurrentIndex(PIPELINE_TAB)
+        source = schedules[0].label or "measured"
+        self.show_schedules(schedules, f"Measured: {source} — beside the model's prediction")
+
+    def _animate_measured(self, schedule: Schedule) -> None:
+        self.tabs.setCurrentIndex(PIPELINE_TAB)
+        self.show_schedules([schedule], f"Measured: {schedule.label or 'hardware run'}")
+        self.clock.to_start()
+        self.clock.play()
 
     def _show_help(self) -> None:
         self.help_dock.show()
@@ -385,5 +482,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.clock.pause()
+        if self.gpu_panel is not None:
+            self.gpu_panel.shutdown()
         self.save_settings()
         super().closeEvent(event)
