@@ -147,7 +147,11 @@ class Motion:
 def op_motion(schedule: Schedule, time: float, travel: float) -> Motion:
     """Where each op's box is at ``time``, gliding over at most ``travel`` time units (and
     at most half the time since its previous transition) into each new place."""
-    times = op_transitions(schedule)
+    return _motion_of_rows(op_transitions(schedule), time, travel)
+
+
+def _motion_of_rows(times: FloatArray, time: float, travel: float) -> Motion:
+    """`op_motion` for the ops whose transition rows are ``times`` (all ops or a few)."""
     n, width = times.shape
     place = (times <= time).sum(axis=1).astype(np.int64)
     index = np.minimum(place, width - 1)
@@ -165,6 +169,7 @@ def op_motion(schedule: Schedule, time: float, travel: float) -> Motion:
     return Motion(place, next_place, fraction)
 
 
+@lru_cache(maxsize=16)
 def typical_duration(schedule: Schedule) -> float:
     """Median positive task duration (1 for an empty schedule): sets the glide length."""
     durations = schedule.duration
@@ -198,6 +203,218 @@ def slot_assignment(schedule: Schedule) -> IntArray:
         heapq.heappush(busy, (float(last[op]), slot))
     slots.flags.writeable = False
     return slots
+
+
+# -- one animation frame, without touching every op ---------------------------------------
+#
+# `engine.timeline.state_at` and `op_motion` look at every op, which at 10^5 ops costs more
+# than a 60 fps frame allows. The assembly line only needs, per op, the few that are in
+# flight (or about to glide) plus counts and the first few on each shelf. The functions below
+# find those with binary searches over per-schedule sorted arrays built once, and give
+# exactly what `state_at` / `op_motion` give for the same ops (tests compare them).
+
+
+@dataclass(frozen=True, eq=False)
+class WorkersNow:
+    """Per timeline row at one instant, as in `engine.timeline.State`: the task it runs
+    (-1 idle), that task's op and stage (-1 idle), the fraction done, and when an idle row
+    last finished (0 if never, NaN while busy)."""
+
+    task: IntArray
+    op: IntArray
+    stage: IntArray
+    fraction: FloatArray
+    idle_since: FloatArray
+
+
+def workers_at(schedule: Schedule, time: float) -> WorkersNow:
+    """The workers' part of `engine.timeline.state_at` (same values), in O(rows · log n)."""
+    _, bounds = schedule.by_row
+    starts = _row_starts(schedule)
+    reach, reach_task = schedule.row_reach
+    rows = schedule.n_workers
+    task = np.full(rows, -1, dtype=np.int64)
+    idle_since = np.zeros(rows)
+    for row in range(rows):
+        lo, hi = int(bounds[row]), int(bounds[row + 1])
+        if lo == hi:
+            continue
+        k = lo + int(np.searchsorted(starts[lo:hi], time, side="right")) - 1
+        if k < lo:
+            continue
+        if reach[k] > time:
+            task[row] = reach_task[k]
+            idle_since[row] = np.nan
+        else:
+            idle_since[row] = reach[k]
+    busy = task >= 0
+    safe = np.maximum(task, 0)
+    op = np.where(busy, schedule.op[safe], -1).astype(np.int64)
+    stage = np.where(busy, schedule.stage[safe], -1).astype(np.int64)
+    fraction = np.zeros(rows)
+    if busy.any():
+        t = task[busy]
+        span = schedule.end[t] - schedule.start[t]
+        fraction[busy] = np.clip((time - schedule.start[t]) / np.where(span > 0, span, 1), 0, 1)
+    return WorkersNow(task, op, stage, fraction, idle_since)
+
+
+@lru_cache(maxsize=16)
+def _row_starts(schedule: Schedule) -> FloatArray:
+    order, _ = schedule.by_row
+    starts = schedule.start[order]
+    starts.flags.writeable = False
+    return starts
+
+
+@dataclass(frozen=True, eq=False)
+class _OpIndex:
+    """Sorted views of one pipeline Schedule's op transitions, built once."""
+
+    times: FloatArray  # op_transitions
+    by_earliest: IntArray  # ops sorted by their earliest transition
+    earliest: FloatArray  # those earliest transitions, sorted
+    reach: FloatArray  # running max of the latest transition, in by_earliest order
+    latest_sorted: FloatArray
+    by_latest: IntArray
+    earliest_in_op_order: bool
+    latest_in_op_order: bool
+    holds_from: FloatArray  # per op: when it holds its slot (grant, else first start)
+    holds_to: FloatArray  # per op: end of its last stage
+    holds_from_sorted: FloatArray
+    holds_to_sorted: FloatArray
+    holds_well_formed: bool  # every op's hold starts no later than it ends
+    slot_order: IntArray  # ops sorted by (slot, holds_from, holds_to)
+    slot_from: FloatArray  # holds_from in slot_order
+    slot_bounds: IntArray  # slot s's ops are slot_order[slot_bounds[s]:slot_bounds[s + 1]]
+
+
+@lru_cache(maxsize=16)
+def _op_index(schedule: Schedule) -> _OpIndex:
+    times = op_transitions(schedule)
+    earliest, latest = times.min(axis=1), times.max(axis=1)
+    by_earliest = np.argsort(earliest, kind="stable").astype(np.int64)
+    by_latest = np.argsort(latest, kind="stable").astype(np.int64)
+    first = schedule.grant if schedule.grant is not None else schedule.op_starts[:, 0]
+    last = schedule.op_ends[:, -1]
+    slots = slot_assignment(schedule)
+    slot_order = np.lexsort((last, first, slots)).astype(np.int64)
+    slot_bounds = np.searchsorted(slots[slot_order], np.arange(int(slots.max(initial=-1)) + 2))
+    return _OpIndex(
+        times=times,
+        by_earliest=by_earliest,
+        earliest=earliest[by_earliest],
+        reach=np.maximum.accumulate(latest[by_earliest]),
+        latest_sorted=latest[by_latest],
+        by_latest=by_latest,
+        earliest_in_op_order=bool((np.diff(earliest) >= 0).all()),
+        latest_in_op_order=bool((np.diff(latest) >= 0).all()),
+        holds_from=np.asarray(first, dtype=np.float64),
+        holds_to=last,
+        holds_from_sorted=np.sort(first),
+        holds_to_sorted=np.sort(last),
+        holds_well_formed=bool((first <= last).all()),
+        slot_order=slot_order,
+        slot_from=np.asarray(first, dtype=np.float64)[slot_order],
+        slot_bounds=slot_bounds.astype(np.int64),
+    )
+
+
+def _smallest(values: IntArray, count: int) -> IntArray:
+    """The ``count`` smallest values, ascending (a partition, not a full sort)."""
+    if len(values) > count > 0:
+        values = np.partition(values, count - 1)[:count]
+    return np.sort(values)[:count]
+
+
+@dataclass(frozen=True, eq=False)
+class OpsNow:
+    """The ops of one pipeline Schedule at one instant, as the assembly line needs them.
+
+    ``waiting`` / ``done``: how many ops are in the first / last place (`Place.WAITING` /
+    `Place.DONE`). ``first_waiting``: the lowest op indices waiting, ascending;
+    ``last_done``: the highest done, descending (at most ``shelf`` each). ``ops``
+    (ascending) holds every op in between the two shelves or gliding, plus those shelf
+    ops, with ``place`` / ``next_place`` / ``fraction`` exactly as `op_motion` gives them.
+    ``slots_in_use``: how many ops hold a shared-memory slot.
+    """
+
+    waiting: int
+    done: int
+    first_waiting: IntArray
+    last_done: IntArray
+    ops: IntArray
+    place: IntArray
+    next_place: IntArray
+    fraction: FloatArray
+    slots_in_use: int
+    last_place: int  # the place of a done op (2 · stages)
+
+    @property
+    def moving(self) -> IntArray:
+        """Ops between the shelves or gliding (the boxes that are not on a shelf)."""
+        inside = (self.place > 0) & (self.place < self.last_place) | (self.fraction > 0)
+        return self.ops[inside]
+
+
+def ops_now(schedule: Schedule, time: float, travel: float, shelf: int) -> OpsNow:
+    """`op_motion` and `state_at`'s per-op counts for the ops that matter at ``time``.
+
+    Costs O(log n + ops in flight + shelf) when ops start and finish in op order (every
+    simulated pipeline); otherwise the shelves fall back to a linear partition.
+    """
+    index = _op_index(schedule)
+    n = schedule.n_ops
+    started = int(np.searchsorted(index.earliest, time, side="right"))
+    soon = int(np.searchsorted(index.earliest, time + max(travel, 0.0), side="right"))
+    finished_prefix = int(np.searchsorted(index.reach, time, side="right"))
+    done = int(np.searchsorted(index.latest_sorted, time, side="right"))
+    if index.earliest_in_op_order:
+        first_waiting = np.arange(started, min(n, started + shelf), dtype=np.int64)
+    else:
+        first_waiting = _smallest(index.by_earliest[started:], shelf)
+    if index.latest_in_op_order:
+        last_done = np.arange(done - 1, max(-1, done - 1 - shelf), -1, dtype=np.int64)
+    else:
+        last_done = _smallest(-index.by_latest[:done], shelf) * -1
+    window = index.by_earliest[finished_prefix:soon]
+    ops = np.unique(np.concatenate([window, first_waiting, last_done]))
+    motion = _motion_of_rows(index.times[ops], time, travel)
+    if index.holds_well_formed:
+        holding = int(np.searchsorted(index.holds_from_sorted, time, side="right"))
+        in_use = holding - int(np.searchsorted(index.holds_to_sorted, time, side="right"))
+    else:
+        in_use = int(((index.holds_from <= time) & (time < index.holds_to)).sum())
+    return OpsNow(
+        waiting=n - started,
+        done=done,
+        first_waiting=first_waiting,
+        last_done=last_done,
+        ops=ops,
+        place=motion.place,
+        next_place=motion.next_place,
+        fraction=motion.fraction,
+        slots_in_use=in_use,
+        last_place=index.times.shape[1],
+    )
+
+
+def slot_holders(schedule: Schedule, time: float, count: int) -> IntArray:
+    """For shared-memory slots 0 .. count-1: the op holding it at ``time``, or -1.
+
+    An op holds its slot (see `slot_assignment`) on [grant, end of its last stage), as
+    `engine.timeline.State.op_holds_slot` says.
+    """
+    index = _op_index(schedule)
+    holders = np.full(count, -1, dtype=np.int64)
+    for slot in range(min(count, len(index.slot_bounds) - 1)):
+        lo, hi = int(index.slot_bounds[slot]), int(index.slot_bounds[slot + 1])
+        # A slot's holds never overlap: the one that started last by `time` is the only
+        # candidate (ties on the start: the longer hold sorts last).
+        k = lo + int(np.searchsorted(index.slot_from[lo:hi], time, side="right")) - 1
+        if k >= lo and index.holds_to[index.slot_order[k]] > time:
+            holders[slot] = index.slot_order[k]
+    return holders
 
 
 # -- the stats ---------------------------------------------------------------------------

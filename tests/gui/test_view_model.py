@@ -4,18 +4,24 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.metrics import idle_gaps
 from engine.scenario import Scenario, load_preset
+from engine.schedule import Schedule
 from engine.scheduler import simulate
 from engine.timeline import state_at
 from engine.view_model import (
     comparison,
     idle_intervals,
     op_motion,
+    ops_now,
     schedule_stats,
     slot_assignment,
+    slot_holders,
     task_at,
+    workers_at,
 )
 
 
@@ -75,3 +81,110 @@ def test_stats_explain_themselves() -> None:
     assert [w.utilization for w in stats.workers] == pytest.approx([0.6, 0.6, 0.6])
     speed = comparison([seq, pipe])
     assert speed is not None and speed.value == "1.8×" and "9 s" in speed.how
+
+
+# -- the fast frame (ops_now, slot_holders, workers_at) equals state_at / op_motion ------
+
+SHELF = 4
+
+
+def _relabelled(schedule: Schedule, seed: int) -> Schedule:
+    """The same run with op numbers shuffled, so ops neither start nor finish in op order
+    (as a measured run may): the fast frame must not rely on that order."""
+    perm = np.random.default_rng(seed).permutation(schedule.n_ops)
+    grant = None
+    if schedule.grant is not None:
+        grant = np.empty(schedule.n_ops)
+        grant[perm] = schedule.grant
+    return Schedule(
+        perm[schedule.op],
+        schedule.stage,
+        schedule.unit,
+        schedule.worker,
+        schedule.start,
+        schedule.end,
+        workers=schedule.workers,
+        n_ops=schedule.n_ops,
+        buffers=schedule.buffers,
+        grant=grant,
+    )
+
+
+def _assert_frame_equals_state(schedule: Schedule, time: float, travel: float) -> None:
+    full = op_motion(schedule, time, travel)
+    state = state_at(schedule, time)
+    now = ops_now(schedule, time, travel, SHELF)
+    last = 2 * len(schedule.stage_names)
+    assert now.last_place == last
+    # Every op it returns moves exactly as op_motion says ...
+    assert np.array_equal(full.place[now.ops], now.place)
+    assert np.array_equal(full.next_place[now.ops], now.next_place)
+    assert np.array_equal(full.fraction[now.ops], now.fraction)
+    # ... and it returns every op off the shelves or gliding, and no other moving op.
+    moving = (full.place > 0) & (full.place < last) | (full.fraction > 0)
+    assert np.array_equal(np.sort(now.moving), np.flatnonzero(moving))
+    assert np.array_equal(full.place, state.op_place)
+    assert now.waiting == int((state.op_place == 0).sum())
+    assert now.done == int((state.op_place == last).sum())
+    assert np.array_equal(now.first_waiting, np.flatnonzero(state.op_place == 0)[:SHELF])
+    assert np.array_equal(now.last_done, np.flatnonzero(state.op_place == last)[::-1][:SHELF])
+    assert now.slots_in_use == state.slots_in_use
+    slots = slot_assignment(schedule)
+    expected = np.full(8, -1)
+    for op in np.flatnonzero(state.op_holds_slot):
+        if slots[op] < 8:
+            expected[slots[op]] = op
+    assert np.array_equal(slot_holders(schedule, time, 8), expected)
+    workers = workers_at(schedule, time)
+    assert np.array_equal(workers.task, state.worker_task)
+    assert np.array_equal(workers.op, state.worker_op)
+    assert np.array_equal(workers.stage, state.worker_stage)
+    assert np.array_equal(workers.fraction, state.worker_fraction)
+    assert np.array_equal(workers.idle_since, state.worker_idle_since, equal_nan=True)
+
+
+def _times(schedule: Schedule) -> list[float]:
+    """Every event time, just before and after each, and instants outside the run."""
+    events = schedule.event_times
+    near = np.concatenate([events, events - 1e-7, events + 1e-7, (events[1:] + events[:-1]) / 2])
+    times = np.unique(near)[:: max(1, len(near) // 400)]  # long runs: a spread of 400
+    return sorted({-1.0, schedule.makespan + 1.0, *times.tolist()})
+
+
+@pytest.mark.parametrize(
+    "preset", ["book", "double-buffering", "two-load-units", "uneven-ops", "many-ops"]
+)
+@pytest.mark.parametrize("policy", ["sequential", "pipelined"])
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_fast_frame_equals_state_at_on_presets(preset: str, policy: str, shuffled: bool) -> None:
+    schedule = simulate(load_preset(preset), policy)
+    if shuffled:
+        schedule = _relabelled(schedule, seed=len(preset))
+    for time in _times(schedule):
+        _assert_frame_equals_state(schedule, time, travel=0.3)
+
+
+_duration = st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, 3.7])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.lists(st.tuples(_duration, _duration, _duration), min_size=1, max_size=10),
+    workers=st.tuples(st.integers(1, 3), st.integers(1, 3), st.integers(1, 3)),
+    buffers=st.integers(0, 4),
+    travel=st.sampled_from([0.0, 0.2, 1.0, 5.0]),
+    seed=st.integers(0, 3),
+)
+def test_fast_frame_equals_state_at_on_random_runs(
+    rows: list[tuple[float, float, float]],
+    workers: tuple[int, int, int],
+    buffers: int,
+    travel: float,
+    seed: int,
+) -> None:
+    r, c, w = (list(col) for col in zip(*rows, strict=True))
+    schedule = simulate(Scenario(r, c, w, workers=workers, buffers=buffers), "pipelined")
+    if seed:
+        schedule = _relabelled(schedule, seed)
+    for time in _times(schedule):
+        _assert_frame_equals_state(schedule, time, travel)
