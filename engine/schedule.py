@@ -72,6 +72,7 @@ class Schedule:
     unit_names: tuple[str, ...] = UNITS
     stage_names: tuple[str, ...] = STAGES
     grant: FloatArray | None = field(default=None)
+    unit_titles: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -103,6 +104,8 @@ class Schedule:
                 raise PipeLabError("a task names a worker its unit does not have")
             if self.op.min() < 0 or self.op.max() >= max(self.n_ops, 1):
                 raise PipeLabError("a task names an op outside 0 .. n_ops - 1")
+        if self.unit_titles is not None and len(self.unit_titles) != len(self.unit_names):
+            raise PipeLabError("schedule unit titles need one entry per unit")
         if self.grant is not None and len(self.grant) != self.n_ops:
             raise PipeLabError("schedule grant times need one entry per op")
 
@@ -134,10 +137,18 @@ class Schedule:
         rows.flags.writeable = False
         return rows
 
+    def unit_title(self, unit: int) -> str:
+        """Human name of a unit: ``unit_titles`` when given, "load unit" for the pipeline's
+        own units, other names ("copy-in", "SMs", "read thread") as they are."""
+        if self.unit_titles is not None:
+            return self.unit_titles[unit]
+        name = self.unit_names[unit]
+        return f"{name} unit" if name in UNITS else name
+
     def row_label(self, row: int) -> str:
-        """Human name of a timeline row, e.g. "load unit" or "compute unit 2"."""
+        """Human name of a timeline row, e.g. "load unit", "compute unit 2", "warp 3"."""
         unit = int(np.searchsorted(self.worker_offsets, row, side="right") - 1)
-        name = f"{self.unit_names[unit]} unit"
+        name = self.unit_title(unit)
         if self.workers[unit] > 1:
             name += f" {row - int(self.worker_offsets[unit]) + 1}"
         return name

@@ -8,7 +8,8 @@ for its whole C-cycle burst. The run lasts T cycles; tasks still going at T are 
 
 The timeline is an ordinary `Schedule` (time unit "cycles", source "simulated"):
 
-* units ``("warp", "issue")`` with workers ``(W, 1)``: one row per warp, then the issue unit;
+* units ``("warp", "issue")`` (titled "warp", "issue unit") with workers ``(W, 1)``: one
+  row per warp, then the issue unit;
 * stages ``("compute", "memory")``; op = warp index (one colour per warp);
 * a warp row holds its compute bursts and its loads; a gap on a warp row is time the warp is
   *ready but not picked* (stalled behind other warps), so the generic Gantt draws stalls as
@@ -246,6 +247,7 @@ def _bursts_to_run(
         label=f"{config.warps} warps, C = {config.compute}, L = {config.latency}",
         unit_names=UNIT_NAMES,
         stage_names=STAGE_NAMES,
+        unit_titles=("warp", "issue unit"),
     )
     burst_warp = np.array(warp, dtype=np.int64)
     burst_ready = np.array(ready, dtype=np.float64)

@@ -104,7 +104,7 @@ def run_cpu_pipeline(
                         policy=policy,
                         buffers=buffers,
                         unit_names=CPU_UNITS,
-                        label=f"measured {policy} (CPU threads)",
+                        label=f"{policy} on CPU threads",
                     )
                 )
     sequential = median_run(timed["sequential"])

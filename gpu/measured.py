@@ -94,7 +94,7 @@ def predict(sequential: Schedule, buffers: int) -> Schedule:
     return simulate(scenario, "pipelined").with_meta(
         unit_names=sequential.unit_names,
         time_unit=sequential.time_unit,
-        label="model: pipelined (sequential run's mean stage times)",
+        label="model: pipelined, from the sequential run's mean stage times",
     )
 
 

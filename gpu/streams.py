@@ -218,7 +218,7 @@ def _measure(
                     policy=policy,
                     buffers=used,
                     unit_names=GPU_UNITS,
-                    label=f"measured {policy} ({used} stream{'s' if used > 1 else ''})",
+                    label=f"{policy} on {used} CUDA stream{'s' if used > 1 else ''}",
                 )
             )
     return timed

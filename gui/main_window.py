@@ -429,8 +429,8 @@ class MainWindow(QMainWindow):
     def _show_measured(self, schedules: list[Schedule]) -> None:
         """A measured run and the model's prediction, as two row groups on one scale."""
         self.tabs.setCurrentIndex(PIPELINE_TAB)
-        source = schedules[0].label or "measured"
-        self.show_schedules(schedules, f"Measured: {source} — beside the model's prediction")
+        source = schedules[0].label or "hardware run"
+        self.show_schedules(schedules, f"Measured: {source}, beside the model's prediction")
 
     def _animate_measured(self, schedule: Schedule) -> None:
         self.tabs.setCurrentIndex(PIPELINE_TAB)

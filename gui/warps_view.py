@@ -431,9 +431,13 @@ class WarpsView(QWidget):
         ):
             controls.addWidget(QLabel(text))
             controls.addWidget(box)
-        controls.addWidget(self.summary, 1)
-        controls.addWidget(self.key)
+        controls.addStretch(1)
         controls.addWidget(self.export_button)
+        # The summary and the key get a line of their own: side by side with the controls
+        # they would make the window wider than a 1600-pixel screen.
+        legend = QHBoxLayout()
+        legend.addWidget(self.summary, 1)
+        legend.addWidget(self.key)
 
         self.state_panel = SmStatePanel()
         self.lanes = LanesPlot()
@@ -454,6 +458,7 @@ class WarpsView(QWidget):
         grid.setRowStretch(2, 2)
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
+        layout.addLayout(legend)
         layout.addWidget(self.message)
         layout.addLayout(grid, 1)
         self.message.hide()

@@ -34,7 +34,7 @@ def test_table_shows_measured_and_model() -> None:
         "pipelined (model)",
         "overlap efficiency",
         "values against numpy: all correct",
-        "measured pipelined (CPU threads)",
+        "pipelined on CPU threads",
         "model: pipelined",
     ):
         assert label in out, label

@@ -251,9 +251,9 @@ def test_schedule_metadata_lets_the_generic_timeline_draw_it():
     assert schedule.stage_names == ("compute", "memory")
     assert (schedule.time_unit, schedule.source, schedule.n_ops) == ("cycles", "simulated", 3)
     assert [schedule.row_label(r) for r in range(4)] == [
-        "warp unit 1",
-        "warp unit 2",
-        "warp unit 3",
+        "warp 1",
+        "warp 2",
+        "warp 3",
         "issue unit",
     ]
 
