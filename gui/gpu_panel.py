@@ -1,7 +1,7 @@
 """The GPU panel: run experiment 1 (CuPy streams, or CPU threads) with progress and cancel.
 
 It shows which backend runs and on what device (or why CuPy can't), the parameters,
-Run / Cancel, a progress bar fed by the experiment's generator running in a worker QThread,
+Run / Cancel, a progress bar fed by the experiment's generator running in a worker thread,
 and the results. It computes nothing itself: gpu/ measures, engine/ models. The main window
 connects `schedules_ready` ([measured pipelined, predicted] Schedules, for the timeline) and
 `animate_requested` (the measured Schedule, for the assembly line).
@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Generator
 from typing import Any
 
-from PySide6.QtCore import QThread, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -44,19 +44,35 @@ ExperimentFactory = Callable[[threading.Event], Generator[Progress, None, Pipeli
 STEPS = 1000
 
 
-class ExperimentThread(QThread):
-    """Runs one experiment generator off the GUI thread; signals are queued to the panel."""
+class ExperimentThread(QObject):
+    """Runs one experiment generator on a Python worker thread.
+
+    A plain `threading.Thread` (not a QThread): Python knows it, joins it, and the test
+    suite's leaked-thread check sees it end. Its signals are emitted from the worker and,
+    the panel living on the GUI thread, are queued there.
+    """
 
     progressed = Signal(float, str)
     succeeded = Signal(object)
     failed = Signal(str)
 
-    def __init__(self, factory: ExperimentFactory, parent: QWidget | None = None) -> None:
+    def __init__(self, factory: ExperimentFactory, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.cancel_event = threading.Event()
         self._factory = factory
+        self._worker = threading.Thread(target=self._run, name="pipelab-experiment", daemon=True)
 
-    def run(self) -> None:  # Qt calls this in the new thread
+    def start(self) -> None:
+        self._worker.start()
+
+    def is_running(self) -> bool:
+        return self._worker.is_alive()
+
+    def wait(self) -> None:
+        if self._worker.ident is not None:
+            self._worker.join()
+
+    def _run(self) -> None:
         def report(progress: Progress) -> None:
             self.progressed.emit(progress.fraction, progress.message)
 
@@ -70,8 +86,6 @@ class ExperimentThread(QThread):
             self.failed.emit(f"the run failed: {type(error).__name__}: {error}")
         else:
             self.succeeded.emit(result)
-        finally:
-            _forget_dummy_thread()
 
     def stop(self) -> None:
         """Ask the experiment to stop and wait for the thread (it checks between chunks)."""
@@ -134,12 +148,20 @@ class GpuPanel(QWidget):
         buttons = QHBoxLayout()
         for button in (self.run_button, self.cancel_button, self.animate_button):
             buttons.addWidget(button)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.device_label)
-        layout.addLayout(form)
-        layout.addLayout(buttons)
-        layout.addWidget(self.progress)
-        layout.addWidget(self.status_label)
+        # Parameters and controls on the left, results on the right: the panel docks below
+        # the timeline and should not take its height.
+        left = QVBoxLayout()
+        left.addWidget(self.device_label)
+        left.addLayout(form)
+        left.addLayout(buttons)
+        left.addWidget(self.progress)
+        left.addWidget(self.status_label)
+        left.addStretch(1)
+        left_widget = QWidget(self)
+        left_widget.setLayout(left)
+        left_widget.setMaximumWidth(520)
+        layout = QHBoxLayout(self)
+        layout.addWidget(left_widget)
         layout.addWidget(self.table, 1)
 
         self.run_button.clicked.connect(self.start_run)
@@ -149,7 +171,7 @@ class GpuPanel(QWidget):
     # -- running ---------------------------------------------------------------------------
 
     def is_running(self) -> bool:
-        return self._thread is not None and self._thread.isRunning()
+        return self._thread is not None and self._thread.is_running()
 
     def start_run(self) -> None:
         """Start a run with the current parameters (stopping a stale one first)."""
@@ -289,20 +311,6 @@ class GpuPanel(QWidget):
             (_text(self.table.item(row, 0)), _text(self.table.item(row, 1)))
             for row in range(self.table.rowCount())
         ]
-
-
-def _forget_dummy_thread() -> None:
-    """Drop the record Python keeps of this Qt thread.
-
-    The first `threading.current_thread()` on a thread Python did not start (the CPU
-    backend's `Thread.join` calls it) registers a `_DummyThread` that is never removed and
-    always reports itself alive; once the QThread ends it would look like a leaked thread.
-    """
-    current = threading.current_thread()
-    dummy = getattr(threading, "_DummyThread", None)
-    active = getattr(threading, "_active", None)
-    if dummy is not None and isinstance(current, dummy) and isinstance(active, dict):
-        active.pop(threading.get_ident(), None)
 
 
 def _spin(low: int, high: int, value: int) -> QSpinBox:

@@ -90,7 +90,7 @@ def test_a_new_run_replaces_a_stale_one(panel: GpuPanel, qtbot) -> None:
     panel.intensity_box.setValue(1)
     panel.repeats_box.setValue(1)
     panel.start_run()  # what Run does while a run is going (the button is disabled then)
-    assert stale is not None and stale.isFinished()
+    assert stale is not None and not stale.is_running()
     with qtbot.waitSignal(panel.schedules_ready, timeout=20_000):
         pass
     assert panel.result is not None and panel.result.intensity == 1
@@ -103,7 +103,7 @@ def test_closing_while_running_stops_the_thread(panel: GpuPanel, qtbot) -> None:
     thread = panel._thread
     started = time.perf_counter()
     panel.close()
-    assert thread is not None and thread.isFinished()
+    assert thread is not None and not thread.is_running()
     assert time.perf_counter() - started < 1.5
     assert not panel.is_running()
 
