@@ -1,4 +1,5 @@
-"""The device check: gpu tests, then both experiments at full size, a short table last.
+"""The device check: gpu tests, both experiments at full size and the occupancy sweep (warp
+latency hiding), a short table last.
 
     python3 bench/gpu_check.py            # the device image's own python3: CuPy, numpy, pytest
 
@@ -24,6 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from gpu.detect import detect  # noqa: E402
 from gpu.experiments import run_to_end  # noqa: E402
+from gpu.occupancy import sweep_occupancy  # noqa: E402
 from gpu.params import MIB, PipelineParams  # noqa: E402
 from gpu.report import pipeline_rows, tile_rows  # noqa: E402
 from gpu.streams import copy_bandwidth, run_cupy_pipeline  # noqa: E402
@@ -100,7 +102,17 @@ def main() -> int:
         report["experiment2"] = tiles.figures()
         for label, value in tile_rows(tiles):
             print(f"  {label:<24}{value}")
+    occupancy = step("occupancy sweep", lambda: run_to_end(sweep_occupancy()), report)
+    if occupancy is not None:
+        report["occupancy"] = occupancy.figures()
+        print(occupancy.table())
     print_summary(found.describe(), copies, streams, tiles, report)
+    if occupancy is not None:
+        print(
+            f"occupancy         peak {occupancy.peak_gbps:.0f} GB/s (bytes read); "
+            f"{occupancy.gbps_per_warp:.1f} GB/s per warp/SM at the first step; fitted knee "
+            f"W = {occupancy.knee:.1f} warps/SM"
+        )
     return finish(report, started)
 
 
