@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -25,6 +26,8 @@ from gpu import arith
 from gpu.errors import Cancelled, GpuError
 from gpu.measured import CPU_UNITS, PipelineResult, measured_schedule, median_run, predict
 from gpu.params import MIB, PipelineParams, Progress
+
+Item = TypeVar("Item")
 
 #: Defaults that finish in a few seconds on a 2-core machine.
 DEFAULT_SIZE = 64 * MIB
@@ -224,7 +227,7 @@ def _pipelined(
     clock = time.perf_counter_ns
     origin = clock()
 
-    def take(source: queue.Queue[object]) -> object:
+    def take(source: queue.Queue[Item]) -> Item:
         while True:
             if stop.is_set():
                 raise _Stopped
@@ -233,7 +236,7 @@ def _pipelined(
             except queue.Empty:
                 continue
 
-    def hand_on(target: queue.Queue[object], item: object) -> None:
+    def hand_on(target: queue.Queue[Item], item: Item) -> None:
         while True:
             if stop.is_set():
                 raise _Stopped
@@ -249,27 +252,27 @@ def _pipelined(
 
     def reader() -> None:
         for i in range(n):
-            slot = int(take(free_slots))  # type: ignore[arg-type]
+            slot = take(free_slots)
             lo, hi = int(data.bounds[i]), int(data.bounds[i + 1])
             t0 = clock()
             np.copyto(data.staging[slot][: hi - lo], data.source[lo:hi])
             stamp(i, 0, t0, clock())
-            hand_on(to_compute, (i, slot))  # type: ignore[arg-type]
+            hand_on(to_compute, (i, slot))
 
     def computer() -> None:
         for _ in range(n):
-            i, slot = take(to_compute)  # type: ignore[misc]
+            i, slot = take(to_compute)
             m = int(data.bounds[i + 1] - data.bounds[i])
             t0 = clock()
             buffer, scratch = data.staging[slot][:m], data.scratch[slot]
             if not arith.chain_numpy(buffer, intensity, scratch, stop.is_set):
                 raise _Stopped
             stamp(i, 1, t0, clock())
-            hand_on(to_write, (i, slot))  # type: ignore[arg-type]
+            hand_on(to_write, (i, slot))
 
     def writer() -> None:
         for _ in range(n):
-            i, slot = take(to_write)  # type: ignore[misc]
+            i, slot = take(to_write)
             lo, hi = int(data.bounds[i]), int(data.bounds[i + 1])
             t0 = clock()
             np.copyto(data.target[lo:hi], data.staging[slot][: hi - lo])

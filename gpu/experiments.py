@@ -16,8 +16,9 @@ Result = TypeVar("Result")
 def default_params(backend: str, **changes: object) -> PipelineParams:
     """Experiment 1's defaults for ``backend`` ("cupy": 256 MiB; "cpu": 64 MiB), with
     ``changes`` (None values are ignored) applied and validated."""
-    module = streams if backend == "cupy" else cpu_backend
-    return module.default_params(**changes)
+    if backend == "cupy":
+        return streams.default_params(**changes)
+    return cpu_backend.default_params(**changes)
 
 
 def pipeline_experiment(

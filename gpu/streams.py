@@ -114,7 +114,8 @@ def engine_order(starts: FloatArray, ends: FloatArray) -> FloatArray:
     """Starts as the engines saw them: a stage can't start before the previous chunk's same
     stage ended (engines take chunks in issue order); never after the stage's own end."""
     previous_end = np.vstack([np.full((1, 3), -np.inf), np.maximum.accumulate(ends, axis=0)[:-1]])
-    return np.minimum(np.maximum(starts, previous_end), ends)
+    ordered: FloatArray = np.minimum(np.maximum(starts, previous_end), ends)
+    return ordered
 
 
 def run_cupy_pipeline(
@@ -240,7 +241,7 @@ def calibrate(run: _Run, kernel: Any) -> int:
             end.record(stream)
             end.synchronize()
             times.append(cupy.cuda.get_elapsed_time(begin, end))
-        return min(times)
+        return float(min(times))
 
     nbytes = 4 * count
     copy_in = best(
@@ -283,7 +284,7 @@ def copy_bandwidth(size_bytes: int = DEFAULT_SIZE, repeats: int = 5) -> dict[str
                 end.record(stream)
                 end.synchronize()
                 times.append(cupy.cuda.get_elapsed_time(begin, end))
-            return min(times[1:])
+            return float(min(times[1:]))
 
         h2d = best(lambda: dev.data.copy_from_host_async(pointer, 4 * n, stream))
         d2h = best(lambda: dev.data.copy_to_host_async(pointer, 4 * n, stream))

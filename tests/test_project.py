@@ -48,3 +48,9 @@ def test_engine_and_gpu_import_without_qt_or_cupy() -> None:
     )
     result = _run(sys.executable, "-c", code)
     assert result.returncode == 0, result.stderr
+
+
+def test_mypy_strict_on_engine_and_gpu() -> None:
+    """engine/ and gpu/ type-check under mypy --strict (configured in pyproject)."""
+    result = _run(_tool("mypy"))
+    assert result.returncode == 0, result.stdout + result.stderr
