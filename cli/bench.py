@@ -9,6 +9,7 @@ import shutil
 import sys
 from typing import Any
 
+from cli.parser import HelpFormatter
 from cli.table import text_gantt
 from engine.errors import PipeLabError
 from engine.writers import schedule_to_dict
@@ -30,7 +31,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "sequential vs pipelined, measured and held against the engine's prediction from the "
         "sequential run's stage times. Experiment 2 (tiles, CuPy only): a tiled kernel "
         "synchronous vs cp.async-pipelined, against a device-to-device copy.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--backend", choices=BACKENDS, default="auto", help="where to run")
     parser.add_argument(
@@ -43,13 +44,19 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="MIB",
         help="data size in MiB (default: 256 on CuPy, 64 on CPU)",
     )
-    parser.add_argument("--chunks", type=int, default=None, metavar="K", help="chunks (16)")
+    parser.add_argument(
+        "--chunks",
+        type=int,
+        default=None,
+        metavar="K",
+        help="chunks the data is cut into (default: 16)",
+    )
     parser.add_argument(
         "--streams",
         type=int,
         default=None,
         metavar="N",
-        help="chunks in flight: CUDA streams or CPU staging buffers (3)",
+        help="chunks in flight: CUDA streams or CPU staging buffers (default: 3)",
     )
     parser.add_argument(
         "--intensity",
@@ -57,16 +64,39 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="N|auto",
         help="multiply-adds per element; auto calibrates compute ≈ copy",
     )
-    parser.add_argument("--repeats", type=int, default=None, metavar="R", help="timed runs (5)")
-    parser.add_argument("--warmup", type=int, default=None, metavar="W", help="warm-up runs (1)")
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=None,
+        metavar="R",
+        help="timed runs; the median is reported (default: 5)",
+    )
+    parser.add_argument(
+        "--warmup",
+        type=int,
+        default=None,
+        metavar="W",
+        help="untimed warm-up runs first (default: 1)",
+    )
     parser.add_argument(
         "--intensities",
         default=None,
         metavar="LIST",
         help="experiment 2's sweep, comma-separated (default 0,8,16,32,64,128,512)",
     )
-    parser.add_argument("--format", choices=("table", "json"), default="table")
-    parser.add_argument("--width", type=int, default=None, metavar="COLUMNS")
+    parser.add_argument(
+        "--format",
+        choices=("table", "json"),
+        default="table",
+        help="a table with text Gantts, or JSON for scripts",
+    )
+    parser.add_argument(
+        "--width",
+        type=int,
+        default=None,
+        metavar="COLUMNS",
+        help="width of the text Gantts (default: the terminal's)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

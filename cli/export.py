@@ -12,6 +12,7 @@ import os
 import sys
 from pathlib import Path
 
+from cli.parser import HelpFormatter
 from cli.scenario_args import add_scenario_arguments, scenario_from_args
 from engine.errors import PipeLabError
 from engine.scheduler import simulate
@@ -25,7 +26,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="render the timeline to PNG/SVG/PDF/GIF, or write a Chrome trace",
         description="Render the app's timeline of a scenario headless: PNG (--width px), "
         "SVG, PDF, an animated GIF of the assembly line, or Chrome trace JSON.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     add_scenario_arguments(parser)
     parser.add_argument(

@@ -9,6 +9,16 @@ from typing import NoReturn
 from engine.errors import PipeLabError
 
 
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Appends "(default: …)" to a flag's help unless the help already says its default."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if "default" in text or action.default in (None, argparse.SUPPRESS, False):
+            return text
+        return super()._get_help_string(action)
+
+
 class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors raise PipeLabError (one line, exit 2 in main)."""
 
@@ -21,7 +31,7 @@ def build_parser(commands: dict[str, ModuleType]) -> Parser:
         prog="pipelab",
         description="PipeLab makes GPU pipelining visible and measurable. "
         "With no command it opens the app.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--preset", default=None, help="open the app on this preset")
     parser.add_argument("--scenario", default=None, help="open the app on this scenario file")

@@ -6,6 +6,7 @@ import argparse
 import shutil
 import sys
 
+from cli.parser import HelpFormatter
 from cli.scenario_args import add_scenario_arguments, scenario_from_args
 from cli.table import describe, policy_block, seconds
 from engine.atomic import write_atomic
@@ -20,7 +21,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="schedule a scenario and print a text Gantt, JSON or a Perfetto trace",
         description="Schedule a scenario (a preset or a TOML file, with overrides) "
         "sequentially, pipelined, or both, and print the result.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     add_scenario_arguments(parser)
     parser.add_argument(

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from cli.parser import HelpFormatter
 from engine.atomic import write_atomic
 from engine.warps import (
     COMPUTE,
@@ -39,7 +40,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "the issue unit), then waits L cycles for a memory load; the free issue unit goes "
         "to the warp that became ready first. Prints the timeline and the issue unit's "
         "utilization next to the model's min(1, W·C / (C + L)).",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument(
         "--warps",
