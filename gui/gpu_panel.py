@@ -100,6 +100,7 @@ class GpuPanel(QWidget):
     animate_requested = Signal(object)
     run_finished = Signal(object)  # the PipelineResult
     run_failed = Signal(str)
+    occupancy_ready = Signal(object)  # a gpu.occupancy.OccupancySweep, for the Warps view
 
     def __init__(self, detection: Detection | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -128,6 +129,12 @@ class GpuPanel(QWidget):
         self.cancel_button.setEnabled(False)
         self.animate_button = QPushButton("Animate this run")
         self.animate_button.setEnabled(False)
+        self.occupancy_button = QPushButton("Occupancy sweep")
+        self.occupancy_button.setToolTip(
+            "Warp latency hiding on this GPU: memory bandwidth as the warps per SM rise, "
+            "drawn on the Warps tab beside the model's curve (needs a CUDA device)"
+        )
+        self.occupancy_button.setEnabled(self.detection.backend == "cupy")
         self.progress = QProgressBar()
         self.progress.setRange(0, STEPS)
         self.status_label = QLabel("")
@@ -146,7 +153,12 @@ class GpuPanel(QWidget):
         form.addRow("intensity", self.intensity_box)
         form.addRow("repeats", self.repeats_box)
         buttons = QHBoxLayout()
-        for button in (self.run_button, self.cancel_button, self.animate_button):
+        for button in (
+            self.run_button,
+            self.cancel_button,
+            self.animate_button,
+            self.occupancy_button,
+        ):
             buttons.addWidget(button)
         # Parameters and controls on the left, results on the right: the panel docks below
         # the timeline and should not take its height.
@@ -167,6 +179,7 @@ class GpuPanel(QWidget):
         self.run_button.clicked.connect(self.start_run)
         self.cancel_button.clicked.connect(self.cancel_run)
         self.animate_button.clicked.connect(self._animate)
+        self.occupancy_button.clicked.connect(self.start_occupancy_sweep)
 
     # -- running ---------------------------------------------------------------------------
 
@@ -190,13 +203,33 @@ class GpuPanel(QWidget):
         except PipeLabError as error:
             self._show_failure(str(error))
             return
-        thread = ExperimentThread(lambda cancel: pipeline_experiment(backend, params, cancel), self)
+        self._launch(
+            lambda cancel: pipeline_experiment(backend, params, cancel),
+            self._on_success,
+            f"running on {backend}…",
+        )
+
+    def start_occupancy_sweep(self) -> None:
+        """Measure bandwidth against warps per SM on the CUDA device (see gpu.occupancy)."""
+        self._stop_thread()
+        from gpu.occupancy import sweep_occupancy  # imports nothing heavy until it runs
+
+        self._launch(
+            lambda cancel: sweep_occupancy(cancel=cancel),
+            self._on_occupancy,
+            "occupancy sweep running…",
+        )
+
+    def _launch(
+        self, factory: Callable[[threading.Event], Any], on_success: Any, message: str
+    ) -> None:
+        thread = ExperimentThread(factory, self)
         thread.progressed.connect(self._on_progress)
-        thread.succeeded.connect(self._on_success)
+        thread.succeeded.connect(on_success)
         thread.failed.connect(self._on_failure)
         self._thread = thread
         self.progress.setValue(0)
-        self.status_label.setText(f"running on {backend}…")
+        self.status_label.setText(message)
         self._set_running(True)
         thread.start()
 
@@ -248,6 +281,17 @@ class GpuPanel(QWidget):
         self.run_finished.emit(result)
         self.schedules_ready.emit([result.pipelined, result.predicted])
 
+    def _on_occupancy(self, sweep: Any) -> None:
+        if not self._current():
+            return
+        self._finish_thread()
+        self.progress.setValue(STEPS)
+        self.status_label.setText(
+            f"occupancy sweep done: peak {sweep.peak_gbps:.0f} GB/s, knee ≈ "
+            f"{sweep.knee:.1f} warps per SM (see the Warps tab)"
+        )
+        self.occupancy_ready.emit(sweep)
+
     def _on_failure(self, message: str) -> None:
         if not self._current():
             return
@@ -275,6 +319,7 @@ class GpuPanel(QWidget):
     def _set_running(self, running: bool) -> None:
         self.run_button.setEnabled(not running)
         self.cancel_button.setEnabled(running)
+        self.occupancy_button.setEnabled(not running and self.detection.backend == "cupy")
         for box in (
             self.backend_box,
             self.size_box,

@@ -423,6 +423,7 @@ class MainWindow(QMainWindow):
         panel = GpuPanel(parent=self.gpu_dock)
         panel.schedules_ready.connect(self._show_measured)
         panel.animate_requested.connect(self._animate_measured)
+        panel.occupancy_ready.connect(lambda sweep: self.show_warps().show_measured(sweep))
         self.gpu_dock.setWidget(panel)
         self.gpu_panel = panel
 

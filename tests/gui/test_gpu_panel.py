@@ -123,3 +123,32 @@ def test_cupy_requested_without_cupy_says_why(panel: GpuPanel, qtbot) -> None:
     with qtbot.waitSignal(panel.run_failed, timeout=1000) as caught:
         panel.run_button.click()
     assert "CuPy is not installed" in caught.args[0]
+
+
+def test_occupancy_sweep_needs_a_device(panel: GpuPanel) -> None:
+    assert not panel.occupancy_button.isEnabled()
+    assert "CUDA device" in panel.occupancy_button.toolTip()
+
+
+def test_occupancy_sweep_result_goes_out(qtbot, monkeypatch) -> None:
+    """The sweep runs on the worker thread and its result is handed on (a stand-in sweep
+    here: the real one needs a GPU and is tested with the gpu marker)."""
+    import gpu.occupancy
+
+    class Sweep:
+        peak_gbps, knee = 3000.0, 12.5
+
+    def fake_sweep(cancel=None):
+        yield gpu.occupancy.Progress(0.5, "half")
+        return Sweep()
+
+    monkeypatch.setattr(gpu.occupancy, "sweep_occupancy", fake_sweep)
+    device = DeviceInfo(0, "NVIDIA H200", (9, 0), 141 * 2**30, 132)
+    widget = GpuPanel(Detection("cupy", device))
+    qtbot.addWidget(widget)
+    assert widget.occupancy_button.isEnabled()
+    with qtbot.waitSignal(widget.occupancy_ready, timeout=10_000) as caught:
+        widget.occupancy_button.click()
+    assert caught.args[0].knee == 12.5
+    assert "knee ≈ 12.5" in widget.status_label.text()
+    widget.shutdown()

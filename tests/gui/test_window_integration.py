@@ -83,3 +83,27 @@ def test_gpu_dock_runs_on_cpu_and_shows_measured_beside_the_model(
     assert [s.source for s in window.schedules] == ["measured"]
     assert window.clock.playing
     window.clock.pause()
+
+
+def test_an_occupancy_sweep_lands_on_the_warps_tab(window: MainWindow, monkeypatch) -> None:
+    import numpy as np
+
+    import gui.gpu_panel as gpu_panel
+    from gpu.detect import DeviceInfo
+
+    device = DeviceInfo(0, "NVIDIA H200", (9, 0), 141 * 2**30, 132)
+    monkeypatch.setattr(gpu_panel, "detect", lambda: Detection("cupy", device))
+    window.gpu_dock.show()
+    assert window.gpu_panel is not None
+
+    class Sweep:
+        warps = np.array([1.0, 2.0, 4.0, 8.0, 16.0])
+        utilization = np.array([0.1, 0.2, 0.4, 0.8, 1.0])
+        knee = 10.0
+        device = "NVIDIA H200 (sm_90)"
+
+    window.gpu_panel.occupancy_ready.emit(Sweep())
+    assert window.tabs.currentIndex() == WARPS_TAB
+    assert window.warps_view is not None
+    xs, ys = window.warps_view.utilization.measured.getData()
+    assert list(xs) == [1, 2, 4, 8, 16] and ys[-1] == 1.0
