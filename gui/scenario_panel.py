@@ -115,24 +115,31 @@ class ScenarioPanel(QWidget):
             self.preset_chosen.emit(name)
 
     def show_scenario(self, scenario: Scenario, preset: str, view: str) -> None:
-        """Fill the form from ``scenario`` (no signals) and remember what is shown."""
+        """Fill the form from ``scenario`` (no signals) and remember what is shown.
+
+        Only fields whose value differs are touched: the field the user just edited keeps
+        its text and cursor, and an edit costs no needless relayout of the form.
+        """
         widgets = [self.preset, self.ops, self.buffers, self.view]
         widgets += list(self.durations.values()) + list(self.workers.values())
         for widget in widgets:
             widget.blockSignals(True)
-        index = self.preset.findData(preset) if preset else 0
-        self.preset.setCurrentIndex(max(0, index))
+        index = max(0, self.preset.findData(preset) if preset else 0)
+        if self.preset.currentIndex() != index:
+            self.preset.setCurrentIndex(index)
         text = scenario.description or scenario.name
         if not scenario.uniform:
             text += " (ops have their own durations; editing one makes them all alike)"
-        self.description.setText(text)
-        self.ops.setValue(scenario.n_ops)
+        if self.description.text() != text:
+            self.description.setText(text)
+        _set_value(self.ops, scenario.n_ops)
         for stage, box in self.durations.items():
-            box.setValue(float(getattr(scenario, stage)[0]))
-        self.buffers.setValue(scenario.buffers)
+            _set_value(box, float(getattr(scenario, stage)[0]))
+        _set_value(self.buffers, scenario.buffers)
         for unit, k in zip(("load", "compute", "store"), scenario.workers, strict=True):
-            self.workers[unit].setValue(k)
-        self.view.setCurrentIndex(VIEWS.index(view))
+            _set_value(self.workers[unit], k)
+        if self.view.currentIndex() != VIEWS.index(view):
+            self.view.setCurrentIndex(VIEWS.index(view))
         for widget in widgets:
             widget.blockSignals(False)
         self._shown = {"ops": scenario.n_ops, "buffers": scenario.buffers}
@@ -146,3 +153,10 @@ class ScenarioPanel(QWidget):
         """Show (or, with "", hide) the inline message under the form."""
         self.message.setText(text)
         self.message.setVisible(bool(text))
+
+
+def _set_value(box: QSpinBox | QDoubleSpinBox, value: float) -> None:
+    """Set a spin box unless it shows that value already (keeps the user's text and cursor;
+    a typed value that differs, e.g. one the window rejected, is put back)."""
+    if box.value() != value or box.cleanText() != box.textFromValue(value):
+        box.setValue(value)  # type: ignore[arg-type]

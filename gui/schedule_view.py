@@ -4,8 +4,9 @@ Gantt timeline, stacked in a splitter. The main window has one; panels may make 
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
 from engine.schedule import Schedule
 from engine.timeline import narrate
@@ -34,11 +35,12 @@ class ScheduleView(QWidget):
         top_layout.setSpacing(2)
         self.assembly = AssemblyLineView(clock, theme, top)
         top_layout.addWidget(self.assembly, 1)
-        self.narration = QLabel(top)
+        self.narration_box = _FixedLabelBox(top)
+        self.narration = self.narration_box.label
         self.narration.setObjectName("narration")
         self.narration.setWordWrap(True)
         self.narration.setTextFormat(Qt.TextFormat.RichText)
-        top_layout.addWidget(self.narration)
+        top_layout.addWidget(self.narration_box)
         self.timeline = TimelineView(clock, theme, self.splitter)
         self.splitter.addWidget(top)
         self.splitter.addWidget(self.timeline)
@@ -90,4 +92,42 @@ class ScheduleView(QWidget):
         for s, line in zip(self._schedules, self.narration_lines(), strict=True):
             name = s.label or s.policy
             rows.append(f"<b>{name}</b> — {line}")
-        self.narration.setText("<br>".join(rows))
+        self.narration_box.set_text("<br>".join(rows))
+
+
+class _FixedLabelBox(QWidget):
+    """Holds a word-wrapped QLabel at a fixed size that follows this box's width.
+
+    A QLabel whose text changes asks its parent's layout to recompute on every change
+    (about a millisecond here, at every event the clock passes); a label of fixed size
+    does not. The box changes its own height only when the new text needs more or fewer
+    lines, which is rare.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.label = QLabel(self)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        self._fit()
+
+    def set_text(self, text: str) -> None:
+        if text != self.label.text():
+            self.label.setText(text)
+            self._fit()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.StyleChange, QEvent.Type.FontChange):
+            self._fit()  # the stylesheet sets the label's font and padding
+
+    def _fit(self) -> None:
+        width = max(1, self.width())
+        height = max(1, self.label.heightForWidth(width))
+        if self.label.size() != QSize(width, height):
+            self.label.setFixedSize(width, height)
+        if self.height() != height:
+            self.setFixedHeight(height)

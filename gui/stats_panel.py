@@ -27,6 +27,13 @@ class UtilizationBar(QWidget):
     def sizeHint(self) -> QSize:
         return QSize(140, 18)
 
+    def set_use(self, use: WorkerUse) -> None:
+        """Show another value (repaints only if it changed)."""
+        if use != self.use:
+            self.use = use
+            self.setToolTip(use.how)
+            self.update()
+
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
@@ -46,7 +53,9 @@ class UtilizationBar(QWidget):
 
 
 class StatsPanel(QWidget):
-    """Rebuilt whenever the Schedules change (a few dozen small widgets at most)."""
+    """The stats of the Schedules shown. When only the numbers change (an edited duration)
+    the labels and bars are updated in place; a new shape (other lines, other workers)
+    builds the grid again."""
 
     def __init__(self, theme: Theme = LIGHT, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -57,13 +66,45 @@ class StatsPanel(QWidget):
         self.lines: list[tuple[str, StatLine]] = []
         self._schedules: list[Schedule] = []
         self._scenario: Scenario | None = None
+        self._shape: list[tuple[str, ...]] = []
+        self._widgets: list[tuple[QWidget, ...]] = []  # one entry per row of `_shape`
+        self.rebuilds = 0  # how often the grid was built (tests: edits update in place)
 
     def set_theme(self, theme: Theme) -> None:
         self._theme = theme
+        self._shape = []  # the bars take the theme when built
         self.set_schedules(self._schedules, self._scenario)
 
     def set_schedules(self, schedules: list[Schedule], scenario: Scenario | None = None) -> None:
         self._schedules, self._scenario = list(schedules), scenario
+        rows = self._rows(schedules, scenario)
+        shape = [row[:3] for row in rows]
+        if shape != self._shape:
+            self._build(rows)
+            self._shape = shape
+        else:
+            self._update(rows)
+        self.lines = [(row[1], row[3]) for row in rows if row[0] in ("headline", "line")]
+
+    @staticmethod
+    def _rows(
+        schedules: list[Schedule], scenario: Scenario | None
+    ) -> list[tuple[str, str, str, object]]:
+        """(kind, group, label, content) per grid row: the headline, a title, a stat line
+        or a worker's utilization."""
+        rows: list[tuple[str, str, str, object]] = []
+        headline = comparison(schedules)
+        if headline is not None:
+            rows.append(("headline", "", headline.label, headline))
+        for schedule in schedules:
+            stats = schedule_stats(schedule, scenario if schedule.source == "simulated" else None)
+            rows.append(("title", stats.title, stats.title, stats.title))
+            rows += [("line", stats.title, line.label, line) for line in stats.lines]
+            rows += [("worker", stats.title, use.label, use) for use in stats.workers]
+        return rows
+
+    def _build(self, rows: list[tuple[str, str, str, object]]) -> None:
+        self.rebuilds += 1
         if self._body is not None:
             self._layout.removeWidget(self._body)
             self._body.hide()  # gone from the screen now, not at the next event loop pass
@@ -72,41 +113,56 @@ class StatsPanel(QWidget):
         grid = QGridLayout(body)
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setVerticalSpacing(3)
-        self.lines = []
-        row = 0
-        headline = comparison(schedules)
-        if headline is not None:
-            row = self._line(grid, row, "", headline, big=True)
-        for schedule in schedules:
-            stats = schedule_stats(schedule, scenario if schedule.source == "simulated" else None)
-            title = QLabel(f"<b>{stats.title}</b>", body)
-            grid.addWidget(title, row, 0, 1, 2)
-            row += 1
-            for line in stats.lines:
-                row = self._line(grid, row, stats.title, line)
-            for use in stats.workers:
-                name = QLabel(use.label, body)
-                name.setToolTip(use.how)
+        self._widgets = []
+        for row, (kind, _, _, content) in enumerate(rows):
+            if kind == "title":
+                title = QLabel(f"<b>{content}</b>", body)
+                grid.addWidget(title, row, 0, 1, 2)
+                self._widgets.append((title,))
+            elif kind == "worker":
+                assert isinstance(content, WorkerUse)
+                name = QLabel(content.label, body)
+                name.setToolTip(content.how)
+                bar = UtilizationBar(content, self._theme, body)
                 grid.addWidget(name, row, 0)
-                grid.addWidget(UtilizationBar(use, self._theme, body), row, 1)
-                row += 1
+                grid.addWidget(bar, row, 1)
+                self._widgets.append((name, bar))
+            else:
+                assert isinstance(content, StatLine)
+                big = kind == "headline"
+                label = QLabel(content.label, body)
+                value = QLabel(_value_text(content, big), body)
+                value.setObjectName("headline" if big else "value")
+                value.setWordWrap(True)
+                for widget in (label, value):
+                    widget.setToolTip(content.how)
+                grid.addWidget(label, row, 0)
+                grid.addWidget(value, row, 1)
+                self._widgets.append((label, value))
         grid.setColumnStretch(1, 1)
         self._layout.insertWidget(0, body)
         self._body = body
 
-    def _line(
-        self, grid: QGridLayout, row: int, group: str, line: StatLine, big: bool = False
-    ) -> int:
-        label = QLabel(line.label, self)
-        value = QLabel(f"<b>{line.value}</b>" if big else line.value, self)
-        value.setObjectName("headline" if big else "value")
-        value.setWordWrap(True)
-        for widget in (label, value):
-            widget.setToolTip(line.how)
-        grid.addWidget(label, row, 0)
-        grid.addWidget(value, row, 1)
-        self.lines.append((group, line))
-        return row + 1
+    def _update(self, rows: list[tuple[str, str, str, object]]) -> None:
+        """Same rows as shown: change only the texts, tooltips and bars that differ."""
+        for (kind, _, _, content), widgets in zip(rows, self._widgets, strict=True):
+            if kind == "worker":
+                assert isinstance(content, WorkerUse)
+                name, bar = widgets
+                assert isinstance(bar, UtilizationBar)
+                if name.toolTip() != content.how:
+                    name.setToolTip(content.how)
+                bar.set_use(content)
+            elif kind in ("line", "headline"):
+                assert isinstance(content, StatLine)
+                label, value = widgets
+                assert isinstance(value, QLabel)
+                text = _value_text(content, kind == "headline")
+                if value.text() != text:
+                    value.setText(text)
+                if value.toolTip() != content.how:
+                    label.setToolTip(content.how)
+                    value.setToolTip(content.how)
 
     def value_of(self, group: str, label: str) -> str:
         """The value text shown for ``label`` in ``group`` (tests read the panel this way)."""
@@ -114,3 +170,7 @@ class StatsPanel(QWidget):
             if g == group and line.label == label:
                 return line.value
         raise KeyError(f"{group}/{label}")
+
+
+def _value_text(line: StatLine, big: bool) -> str:
+    return f"<b>{line.value}</b>" if big else line.value

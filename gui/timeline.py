@@ -29,6 +29,8 @@ class TimelineView(pg.PlotWidget):
         self._theme = theme
         self._groups: list[RowGroup] = []
         self._idle_cache: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._ticks: list[tuple[float, str]] | None = None
+        self._limits: tuple[float, float, float, float] | None = None
         plot = self.getPlotItem()
         plot.setMenuEnabled(False)
         plot.hideButtons()
@@ -65,8 +67,9 @@ class TimelineView(pg.PlotWidget):
         for group in self._groups:
             s = group.schedule
             ticks += [(group.first_row + row, s.row_label(row)) for row in range(s.n_workers)]
-        axis = self.getPlotItem().getAxis("left")
-        axis.setTicks([ticks, []])
+        if ticks != self._ticks:  # new ticks redraw the axis and its grid: only on change
+            self._ticks = ticks
+            self.getPlotItem().getAxis("left").setTicks([ticks, []])
         self.reset_view()
         self._on_time(self._clock.time)
 
@@ -87,9 +90,10 @@ class TimelineView(pg.PlotWidget):
         last = self._groups[-1]
         bottom = last.first_row + last.schedule.n_workers - 0.4
         view = self.getPlotItem().getViewBox()
-        view.setLimits(
-            xMin=-0.05 * span, xMax=1.08 * span, minXRange=span * 1e-6, maxXRange=1.13 * span
-        )
+        limits = (-0.05 * span, 1.08 * span, span * 1e-6, 1.13 * span)
+        if limits != self._limits:
+            self._limits = limits
+            view.setLimits(xMin=limits[0], xMax=limits[1], minXRange=limits[2], maxXRange=limits[3])
         view.setRange(xRange=(-0.01 * span, 1.04 * span), yRange=(-0.45, bottom), padding=0.0)
 
     # -- theme ---------------------------------------------------------------------------

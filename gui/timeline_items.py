@@ -26,6 +26,8 @@ from gui.colours import OP_COLOURS, Theme, ink_on
 BAR_HEIGHT = 0.72
 #: Up to this many bars get a thin darker outline (beyond, outlines cost more than bars).
 OUTLINE_LIMIT = 20_000
+#: Bars narrower than this on screen (median width, in pixels) get no outline.
+OUTLINE_MIN_PIXELS = 4.0
 #: At most this many op labels are drawn (only bars wide enough for their text get one).
 LABEL_LIMIT = 2_000
 
@@ -74,6 +76,7 @@ class BarsItem(pg.GraphicsObject):
         self._rows: internals.PrimitiveArray | None = None
         self._starts = np.zeros(0)
         self._ends = np.zeros(0)
+        self._typical_width = 0.0
         self._ys = np.zeros(0)
         self._ops = np.zeros(0, dtype=np.int64)
         self._bounds = QRectF()
@@ -96,6 +99,8 @@ class BarsItem(pg.GraphicsObject):
             rows_w.append(np.full(s.n_workers, s.makespan))
         self._starts = np.concatenate(starts) if starts else np.zeros(0)
         self._ends = np.concatenate(ends) if ends else np.zeros(0)
+        widths = self._ends - self._starts
+        self._typical_width = float(np.median(widths)) if len(widths) else 0.0
         self._ys = np.concatenate(ys) if ys else np.zeros(0)
         self._ops = np.concatenate(ops) if ops else np.zeros(0, dtype=np.int64)
         offset = (1 - BAR_HEIGHT) / 2
@@ -148,7 +153,7 @@ class BarsItem(pg.GraphicsObject):
                 hatch.setTransform(painter.transform().inverted()[0])  # hatch in screen pixels
                 painter.setBrush(hatch)
                 painter.drawRects(*self._rows.drawargs())
-        outline = self.bar_count <= OUTLINE_LIMIT
+        outline = self._outlined(painter)
         for colour, rects in self._by_colour:
             if outline:
                 pen = QPen(colour.darker(135))
@@ -159,6 +164,13 @@ class BarsItem(pg.GraphicsObject):
             painter.setBrush(colour)
             painter.drawRects(*rects.drawargs())
         self._paint_labels(painter)
+
+    def _outlined(self, painter: QPainter) -> bool:
+        """Outline bars only when there are few and they are wide on screen: around a
+        bar a pixel or two wide an outline costs more than the bar and hides its colour."""
+        if not 0 < self.bar_count <= OUTLINE_LIMIT:
+            return False
+        return self._typical_width * abs(painter.transform().m11()) >= OUTLINE_MIN_PIXELS
 
     def _paint_labels(self, painter: QPainter) -> None:
         """Op numbers inside bars wide enough for them, drawn in screen pixels."""

@@ -3,7 +3,7 @@ scrub slider; the time readout. It only talks to the `Clock`."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSlider, QToolButton, QWidget
 
@@ -55,19 +55,40 @@ class TransportBar(QWidget):
         layout.addWidget(self.slider, 1)
         self.readout = QLabel(self)
         self.readout.setObjectName("readout")
-        self.readout.setMinimumWidth(190)
         self.readout.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         layout.addWidget(self.readout)
         clock.time_changed.connect(self._on_time)
-        clock.timeline_changed.connect(lambda: self._on_time(clock.time))
+        clock.timeline_changed.connect(self._on_timeline)
         clock.playing_changed.connect(self._on_playing)
         clock.speed_changed.connect(self._on_speed)
         self.set_icon_colour(QColor("#1f2328"))
-        self._on_time(clock.time)
+        self._on_timeline()
 
     def set_time_unit(self, unit: str) -> None:
         self._time_unit = unit
+        self._on_timeline()
+
+    def _on_timeline(self) -> None:
+        self._fit_readout()
         self._on_time(self._clock.time)
+
+    def _fit_readout(self) -> None:
+        """Fix the readout's size to its widest text for this run: a label whose size may
+        change makes the whole bar lay itself out again at every tick."""
+        self.readout.ensurePolished()
+        metrics = self.readout.fontMetrics()
+        widest = f"0.0001234 {self._time_unit}"  # the longest text format_time gives
+        events = f"{len(self._clock.events):,}"
+        text = f"{widest} / {widest}  ·  event {events} of {events}"
+        margins = self.readout.contentsMargins()
+        width = metrics.horizontalAdvance(text) + margins.left() + margins.right() + 8
+        height = max(self.readout.sizeHint().height(), metrics.height())
+        self.readout.setFixedSize(max(190, width), height)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.StyleChange, QEvent.Type.FontChange):
+            self._fit_readout()  # the stylesheet gives the readout its font
 
     def set_icon_colour(self, colour: QColor) -> None:
         self._icon_colour = QColor(colour)
