@@ -188,6 +188,9 @@ def slot_assignment(schedule: Schedule) -> IntArray:
     last = schedule.op_ends[:, -1]
     order = np.lexsort((np.arange(schedule.n_ops), first))
     slots = np.zeros(schedule.n_ops, dtype=np.int64)
+    if (first[order][1:] >= np.maximum.accumulate(last[order])[:-1]).all():
+        slots.flags.writeable = False  # no two holds overlap (sequential): all in slot 0
+        return slots
     free: list[int] = []
     busy: list[tuple[float, int]] = []
     used = 0
@@ -257,6 +260,14 @@ def workers_at(schedule: Schedule, time: float) -> WorkersNow:
         span = schedule.end[t] - schedule.start[t]
         fraction[busy] = np.clip((time - schedule.start[t]) / np.where(span > 0, span, 1), 0, 1)
     return WorkersNow(task, op, stage, fraction, idle_since)
+
+
+def idle_time(schedule: Schedule, since: float, time: float) -> float:
+    """How long a worker idle since ``since`` has been idle at ``time``, counted within
+    its own run: after the Schedule's makespan the count stops (another Schedule on the
+    same clock may run longer)."""
+    end = min(time, schedule.makespan) if len(schedule) else time
+    return max(0.0, end - (since if np.isfinite(since) else 0.0))
 
 
 @lru_cache(maxsize=16)

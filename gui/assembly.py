@@ -25,6 +25,7 @@ from engine.schedule import Schedule
 from engine.view_model import (
     OpsNow,
     format_time,
+    idle_time,
     ops_now,
     slot_assignment,
     slot_holders,
@@ -326,9 +327,6 @@ class _LanePainter:
         and what it does, or how long it has been idle."""
         s = self.s
         now = workers_at(s, self.t)
-        # After its own run is done a worker's idle time stops growing (the other lane may
-        # still be running on the same clock).
-        idle_until = min(self.t, s.makespan) if len(s) else self.t
         for row, _, figure, bar, label in self.cells:
             op = int(now.op[row])
             colour = op_colour(op) if op >= 0 else self.theme.colour("idle_hatch")
@@ -345,8 +343,7 @@ class _LanePainter:
                 words = f"op {op + 1} {stage} {fraction:.0%}"
                 self._text(label, words, self.small, "text", Qt.AlignmentFlag.AlignHCenter)
             else:
-                since = float(now.idle_since[row])
-                idle = max(0.0, idle_until - (since if np.isfinite(since) else 0.0))
+                idle = idle_time(s, float(now.idle_since[row]), self.t)
                 words = f"idle {format_time(idle, s.time_unit)}"
                 self._text(label, words, self.small, "muted", Qt.AlignmentFlag.AlignHCenter)
 

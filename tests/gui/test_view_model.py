@@ -188,3 +188,10 @@ def test_fast_frame_equals_state_at_on_random_runs(
         schedule = _relabelled(schedule, seed)
     for time in _times(schedule):
         _assert_frame_equals_state(schedule, time, travel)
+
+
+def test_slots_of_a_sequential_run_are_all_slot_zero_and_pipelined_reuse_them() -> None:
+    scenario = Scenario.uniform_ops(6, 1.0, 2.0, 1.0, buffers=2)
+    assert (slot_assignment(simulate(scenario, "sequential")) == 0).all()
+    slots = slot_assignment(simulate(scenario, "pipelined"))
+    assert sorted(set(slots.tolist())) == [0, 1]  # double buffering takes turns
