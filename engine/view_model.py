@@ -471,15 +471,29 @@ def schedule_stats(schedule: Schedule, scenario: Scenario | None = None) -> Sche
     ]
     if len(schedule):
         neck = bottleneck(schedule)
-        lines.append(
-            StatLine(
-                "bottleneck",
-                f"{neck.stage} ({neck.unit} unit, {neck.share:.0%} busy)",
-                f"The unit with the most work per worker: {format_time(neck.work_per_worker, unit)}"
-                f" of {neck.stage} per worker = {neck.share:.0%} of the makespan. No schedule "
-                "can finish before that unit has done its work.",
+        work = format_time(neck.work_per_worker, unit)
+        if len(neck.tied) > 1:
+            stages = ", ".join(neck.tied[:-1]) + " and " + neck.tied[-1]
+            lines.append(
+                StatLine(
+                    "bottleneck",
+                    neck.summary,
+                    f"No single unit has the most work per worker: {stages} each have {work} "
+                    f"per worker = {neck.share:.0%} of the makespan. Speeding up one of them "
+                    "alone cannot shorten the run much; no schedule can finish before each "
+                    "of those units has done its work.",
+                )
             )
-        )
+        else:
+            lines.append(
+                StatLine(
+                    "bottleneck",
+                    f"{neck.stage} ({neck.unit} unit, {neck.share:.0%} busy)",
+                    f"The unit with the most work per worker: {work} of {neck.stage} per "
+                    f"worker = {neck.share:.0%} of the makespan. No schedule can finish "
+                    "before that unit has done its work.",
+                )
+            )
     if scenario is not None and schedule.source == "simulated":
         formula = closed_form_makespan(scenario, schedule.policy)
         if formula is not None:

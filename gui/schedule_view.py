@@ -107,6 +107,9 @@ class _FixedLabelBox(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.label = QLabel(self)
+        # A fixed-size label reports its fixed size as its height for any width, so the
+        # height a text needs is measured on a twin that is never shown or sized.
+        self._twin = QLabel()
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         self._fit()
 
@@ -125,8 +128,17 @@ class _FixedLabelBox(QWidget):
             self._fit()  # the stylesheet sets the label's font and padding
 
     def _fit(self) -> None:
+        twin, label = self._twin, self.label
+        if twin.objectName() != label.objectName():
+            twin.setObjectName(label.objectName())  # the stylesheet's padding and font
+            twin.style().unpolish(twin)
+            twin.style().polish(twin)
+        twin.setWordWrap(label.wordWrap())
+        twin.setTextFormat(label.textFormat())
+        twin.setText(label.text())
+        twin.ensurePolished()
         width = max(1, self.width())
-        height = max(1, self.label.heightForWidth(width))
+        height = max(1, twin.heightForWidth(width))
         if self.label.size() != QSize(width, height):
             self.label.setFixedSize(width, height)
         if self.height() != height:
