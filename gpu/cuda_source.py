@@ -2,12 +2,18 @@
 
 NVRTC does not search the toolkit's include folder, so ``<cuda_pipeline.h>`` fails to open
 unless ``-I<CUDA include>`` is passed (cupy#7328, cupy#8593). `cuda_include_dirs` finds
-folders that hold the header; where none exists, tile_async.cu is compiled with
+folders that hold the header; where none exists, or the header found does not compile (a
+toolkit of another CUDA version than CuPy's NVRTC, say), tile_async.cu is compiled with
 ``PIPELAB_PTX_CP_ASYNC`` and issues the same cp.async instructions as inline PTX.
+
+CuPy caches compiled kernels on disk keyed by the source text and the options, not by the
+files the source includes, so the options carry a digest of gpu/kernels/*.cuh: editing a
+header recompiles instead of reusing a stale binary.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 from dataclasses import dataclass
@@ -63,26 +69,51 @@ class LoadedModule:
         return self.module.get_function(name)
 
 
+def headers_digest() -> str:
+    """A short digest of every header in gpu/kernels (part of the compile options)."""
+    digest = hashlib.sha256()
+    for header in sorted(KERNEL_DIR.glob("*.cuh")):
+        digest.update(header.name.encode() + b"\0" + header.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def load_module(cupy: Any, source: str, needs_pipeline_header: bool = False) -> LoadedModule:
-    """Compile gpu/kernels/<source> with NVRTC; GpuError with the log's first lines if not."""
-    path = KERNEL_DIR / source
-    code = path.read_text(encoding="utf-8")
-    options: list[str] = ["-std=c++17", f"-I{KERNEL_DIR}"]
-    note = f"{source}: compiled with NVRTC"
+    """Compile gpu/kernels/<source> with NVRTC; GpuError with the log's first lines if not.
+
+    With ``needs_pipeline_header``: with the toolkit's cuda_pipeline.h where one is found,
+    else, or where that fails to compile, with the inline-PTX cp.async.
+    """
+    code = (KERNEL_DIR / source).read_text(encoding="utf-8")
+    base = ["-std=c++17", f"-I{KERNEL_DIR}", f"-DPIPELAB_HEADERS={headers_digest()}"]
+    attempts: list[tuple[list[str], str]] = [([], "")]
     if needs_pipeline_header:
+        ptx = (
+            ["-DPIPELAB_PTX_CP_ASYNC"],
+            "no cuda_pipeline.h found: cp.async issued as inline PTX",
+        )
         includes = cuda_include_dirs(cupy)
+        attempts = [ptx]
         if includes:
-            options.append(f"-I{includes[0]}")
-            note += " (cuda_pipeline.h from the CUDA toolkit headers)"
-        else:
-            options.append("-DPIPELAB_PTX_CP_ASYNC")
-            note += " (no cuda_pipeline.h found: cp.async issued as inline PTX)"
-    try:
-        module = cupy.RawModule(code=code, options=tuple(options))
-        module.compile()
-    except Exception as error:
-        raise GpuError(compile_error_message(source, error)) from None
-    return LoadedModule(module, note)
+            header = ([f"-I{includes[0]}"], "cuda_pipeline.h from the CUDA toolkit headers")
+            attempts = [header, ptx]
+    failed: BaseException | None = None
+    for extra, how in attempts:
+        try:
+            module = cupy.RawModule(code=code, options=tuple(base + extra))
+            module.compile()
+        except Exception as error:
+            failed = error
+            continue
+        note = f"{source}: compiled with NVRTC" + (f" ({how})" if how else "")
+        if failed is not None:
+            first = compile_error_message(source, failed)
+            note = (
+                f"{source}: compiled with NVRTC (cp.async issued as inline PTX: with "
+                f"cuda_pipeline.h it failed: {first.split(': ', 1)[-1]})"
+            )
+        return LoadedModule(module, note)
+    assert failed is not None
+    raise GpuError(compile_error_message(source, failed))
 
 
 def compile_error_message(source: str, error: BaseException) -> str:

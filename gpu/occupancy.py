@@ -82,10 +82,19 @@ def launch_shape(warps_per_sm: int, multiprocessors: int) -> LaunchShape:
 def observed_warps_per_sm(
     block_sm: npt.ArrayLike, shape: LaunchShape, multiprocessors: int
 ) -> tuple[int, int]:
-    """(fewest, most) warps any SM held, from the SM id each block recorded."""
+    """(fewest, most) warps any SM held, from the SM id each block recorded.
+
+    ``%smid`` numbers need not be contiguous (PTX ISA: they range up to ``%nsmid`` - 1,
+    which may exceed the SM count), so unused ids are not read as idle SMs: the fewest is 0
+    only where fewer distinct SMs than the device has ran a block.
+    """
     ids = np.asarray(block_sm, dtype=np.int64).reshape(-1)[: shape.blocks]
-    counts = np.bincount(ids, minlength=multiprocessors) * shape.warps_per_block
-    return int(counts.min()), int(counts.max())
+    counts = np.bincount(ids) * shape.warps_per_block
+    held = counts[counts > 0]
+    if len(held) == 0:
+        return 0, 0
+    fewest = int(held.min()) if len(held) >= multiprocessors else 0
+    return fewest, int(held.max())
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,10 @@
 arithmetic, issue order, events → Schedule, checks, faults) is tested without a device.
 
 Work runs synchronously at issue time; events read the wall clock. Kernels are emulated in
-numpy from their names. It models only what gpu/ calls.
+numpy from their names. It models only what gpu/ calls. Every operation that would run on
+the device is logged with the stream it would run on (``cupy.device_ops``), so tests can
+check stream order: work on the legacy default stream (`NULL_STREAM`) is not ordered with
+work on a non-blocking stream.
 """
 
 from __future__ import annotations
@@ -17,6 +20,20 @@ import numpy as np
 from gpu import arith
 from gpu.tiles import TILE
 
+NULL_STREAM = "legacy default stream"
+#: Streams entered with ``with stream:``, innermost last (CuPy's current stream).
+_ENTERED: list[Any] = []
+#: (operation, stream) of every device operation of the fake made last.
+_DEVICE_OPS: list[tuple[str, Any]] = []
+
+
+def current_stream() -> Any:
+    return _ENTERED[-1] if _ENTERED else NULL_STREAM
+
+
+def _log(operation: str, stream: Any = None) -> None:
+    _DEVICE_OPS.append((operation, current_stream() if stream is None else stream))
+
 
 class FakeArray:
     def __init__(self, array: np.ndarray) -> None:
@@ -27,9 +44,12 @@ class FakeArray:
         return FakePointer(self.array)
 
     def __getitem__(self, index: Any) -> FakeArray:
+        if isinstance(index, FakeArray):
+            _log("gather")
         return FakeArray(self.array[_unwrap(index)])
 
     def __setitem__(self, index: Any, value: Any) -> None:
+        _log("scatter")
         self.array[_unwrap(index)] = _unwrap(value)
 
     def __len__(self) -> int:
@@ -46,13 +66,16 @@ class FakePointer:
 
     def copy_from_host_async(self, mem: ctypes.c_void_p, size: int, stream: Any = None) -> None:
         assert size <= self.array.nbytes
+        _log("copy host to device", stream)
         ctypes.memmove(self.array.ctypes.data, mem.value, size)
 
     def copy_to_host_async(self, mem: ctypes.c_void_p, size: int, stream: Any = None) -> None:
         assert size <= self.array.nbytes
+        _log("copy device to host", stream)
         ctypes.memmove(mem.value, self.array.ctypes.data, size)
 
     def copy_from_device_async(self, src: FakePointer, size: int, stream: Any = None) -> None:
+        _log("copy device to device", stream)
         ctypes.memmove(self.array.ctypes.data, src.array.ctypes.data, size)
 
 
@@ -61,10 +84,12 @@ class FakeStream:
         self.non_blocking = non_blocking
 
     def __enter__(self) -> FakeStream:
+        _ENTERED.append(self)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        return None
+        assert _ENTERED and _ENTERED[-1] is self, "streams left in another order"
+        _ENTERED.pop()
 
     def wait_event(self, event: FakeEvent) -> None:
         return None
@@ -96,6 +121,7 @@ class FakeKernel:
         self, grid: tuple[int, ...], block: tuple[int, ...], args: tuple[Any, ...]
     ) -> None:
         self.launches.append((grid, block))
+        _log(f"kernel {self.name}")
         assert all(g >= 1 for g in grid) and block == (256,)
         if self.name == "stream_chain":
             buffer, count, intensity, a, c = args
@@ -121,7 +147,10 @@ class FakeModule:
         cupy.compiled.append((code, options))
 
     def compile(self) -> None:
-        if self.cupy.compile_error:
+        only_if = self.cupy.compile_error_if
+        if self.cupy.compile_error and (
+            not only_if or only_if in " ".join(self.options) + self.code
+        ):
             raise self.cupy.CompileException(self.cupy.compile_error)
 
     def get_function(self, name: str) -> FakeKernel:
@@ -145,6 +174,7 @@ def make_fake_cupy(
     device_count: int | Exception = 1,
     broken: bool = False,
     compile_error: str = "",
+    compile_error_if: str = "",
     oom: bool = False,
 ) -> tuple[types.ModuleType, types.ModuleType]:
     """(cupy, cupyx) modules to put into sys.modules."""
@@ -152,8 +182,12 @@ def make_fake_cupy(
     cupy.compiled = []
     cupy.broken = broken
     cupy.compile_error = compile_error
+    #: Fail only compiles whose options or code contain this text ("" = every compile).
+    cupy.compile_error_if = compile_error_if
     cupy.CompileException = CompileException
     cupy.freed = []
+    _DEVICE_OPS.clear()
+    cupy.device_ops = _DEVICE_OPS
 
     def get_device_count() -> int:
         if isinstance(device_count, Exception):
@@ -202,8 +236,19 @@ def make_fake_cupy(
 
     cupy.empty = empty
     cupy.empty_like = lambda a: FakeArray(np.full_like(a.array, np.nan))
-    cupy.asarray = lambda a: (oom and empty(0)) or FakeArray(np.array(a, copy=True))
-    cupy.asnumpy = lambda a: np.array(a.array, copy=True)
+
+    def asarray(host: Any) -> FakeArray:
+        if oom:
+            empty(0)
+        _log("copy host to device")
+        return FakeArray(np.array(host, copy=True))
+
+    def asnumpy(array: FakeArray) -> np.ndarray:
+        _log("copy device to host")
+        return np.array(array.array, copy=True)
+
+    cupy.asarray = asarray
+    cupy.asnumpy = asnumpy
     cupy.RawModule = lambda code, options=(): FakeModule(cupy, code, tuple(options))
     cupy.get_default_memory_pool = Pool
     cupy.get_default_pinned_memory_pool = Pool

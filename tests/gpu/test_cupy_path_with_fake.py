@@ -4,14 +4,17 @@ cancel) each ending in one clear message with memory handed back. No device need
 
 from __future__ import annotations
 
+import shutil
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
+from gpu_fakes import NULL_STREAM
 from schedule_checks import assert_well_formed
 
 from engine.errors import PipeLabError
-from gpu import streams
+from gpu import cuda_source, streams
 from gpu.cuda_source import KERNEL_DIR, compile_error_message
 from gpu.errors import Cancelled
 from gpu.experiments import pipeline_experiment, run_to_end
@@ -125,3 +128,72 @@ def test_wrong_tile_result_is_an_error(fake_cupy) -> None:
     fake_cupy(broken=True)
     with pytest.raises(PipeLabError, match="synchronous, intensity 1: wrong result"):
         run_to_end(run_tiles(TileParams(size_bytes=MIB, intensities=(1,), repeats=1)))
+
+
+def test_tiles_do_all_device_work_on_the_timed_stream(fake_cupy) -> None:
+    """The timer's stream is non-blocking: the input copy, the NaN fill and the gather must
+    share it with the kernels, or they are not ordered before or after them."""
+    cupy = fake_cupy()
+    run_to_end(run_tiles(TileParams(size_bytes=MIB, intensities=(0, 3), repeats=1, warmup=1)))
+    kinds = {operation.split()[0] for operation, _ in cupy.device_ops}
+    assert {"copy", "scatter", "gather", "kernel"} <= kinds
+    used = {id(stream) for _, stream in cupy.device_ops}
+    assert len(used) == 1, sorted({str(stream) for _, stream in cupy.device_ops})
+    assert all(stream is not NULL_STREAM for _, stream in cupy.device_ops)
+
+
+def test_streams_never_use_the_legacy_default_stream(fake_cupy) -> None:
+    cupy = fake_cupy()
+    run_to_end(streams.run_cupy_pipeline(small(intensity=2)))
+    assert cupy.device_ops
+    assert [op for op, stream in cupy.device_ops if stream is NULL_STREAM] == []
+    kernels = [stream for op, stream in cupy.device_ops if op.startswith("kernel")]
+    assert len({id(stream) for stream in kernels}) == 3  # pipelined: chunks on 3 streams
+
+
+def test_a_toolkit_header_that_fails_falls_back_to_inline_ptx(
+    fake_cupy, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    include = tmp_path / "include"
+    include.mkdir()
+    (include / "cuda_pipeline.h").write_text("// another CUDA version's header\n")
+    monkeypatch.setenv("CUDA_PATH", str(tmp_path))
+    cupy = fake_cupy(
+        compile_error='cuda_pipeline.h(9): error: identifier "x" is undefined',
+        compile_error_if=f"-I{include}",
+    )
+    result = run_to_end(run_tiles(TileParams(size_bytes=MIB, intensities=(1,), repeats=1)))
+    assert result.variants == ("sync", "async2", "async3")
+    tried = [options for code, options in cupy.compiled if "tile_async2" in code]
+    assert [f"-I{include}" in o for o in tried] == [True, False]
+    assert "-DPIPELAB_PTX_CP_ASYNC" in tried[1]
+    note = next(n for n in result.notes if n.startswith("tile_async.cu"))
+    assert "inline PTX" in note and 'identifier "x" is undefined' in note
+
+
+def test_both_ways_failing_is_one_compile_error(fake_cupy, monkeypatch, tmp_path) -> None:
+    (tmp_path / "include").mkdir()
+    (tmp_path / "include" / "cuda_pipeline.h").write_text("\n")
+    monkeypatch.setenv("CUDA_PATH", str(tmp_path))
+    cupy = fake_cupy(
+        compile_error="tile_async.cu(40): error: expected a ;", compile_error_if="tile_async2"
+    )
+    with pytest.raises(PipeLabError, match=r"^kernel tile_async.cu does not compile: .*expected"):
+        run_to_end(run_tiles(TileParams(size_bytes=MIB, intensities=(1,), repeats=1)))
+    assert len([code for code, _ in cupy.compiled if "tile_async2" in code]) == 2
+
+
+def test_header_digest_is_in_the_options_and_follows_the_headers(
+    fake_cupy, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """CuPy's disk cache keys on source and options only: an edited .cuh must change them."""
+    cupy = fake_cupy()
+    run_to_end(streams.run_cupy_pipeline(small(intensity=1, repeats=1, warmup=0)))
+    digest = cuda_source.headers_digest()
+    assert f"-DPIPELAB_HEADERS={digest}" in cupy.compiled[0][1]
+    copy = tmp_path / "kernels"
+    shutil.copytree(KERNEL_DIR, copy)
+    monkeypatch.setattr(cuda_source, "KERNEL_DIR", copy)
+    assert cuda_source.headers_digest() == digest
+    (copy / "chain.cuh").write_text((copy / "chain.cuh").read_text() + "\n// edited\n")
+    assert cuda_source.headers_digest() != digest

@@ -64,6 +64,13 @@ def test_observed_warps_per_sm_counts_blocks_by_sm():
     assert observed_warps_per_sm([0, 0, 2, 3], shape, 4) == (0, 16)
 
 
+def test_observed_warps_per_sm_with_sm_ids_that_skip_numbers():
+    """%smid need not be contiguous: ids 0, 2, 5, 7 on a 4-SM device are 4 busy SMs."""
+    shape = launch_shape(8, 4)
+    assert observed_warps_per_sm([0, 2, 5, 7], shape, 4) == (8, 8)
+    assert observed_warps_per_sm([0, 5, 5, 7], shape, 4) == (0, 16)
+
+
 # -- the host logic on a stand-in CuPy --------------------------------------------------------
 
 #: The stand-in device: a load takes LATENCY_NS; the memory system moves at most PEAK_GBPS.
