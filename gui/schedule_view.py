@@ -57,12 +57,14 @@ class ScheduleView(QWidget):
         """Show these Schedules; the clock steps through all their events together."""
         self._schedules = list(schedules)
         self._narrated = []
+        self.narration_box.label.setText("")
         self.assembly.set_schedules(self._schedules)
         self.timeline.set_schedules(self._schedules)
         if self._schedules:
             events = np.unique(np.concatenate([s.event_times for s in self._schedules]))
             self.clock.set_timeline(events, max(s.makespan for s in self._schedules))
         self._on_time(self.clock.time)
+        self.narration_box.reset()
 
     def set_theme(self, theme: Theme) -> None:
         self.assembly.set_theme(theme)
@@ -114,20 +116,27 @@ class _FixedLabelBox(QWidget):
         self._fit()
 
     def set_text(self, text: str) -> None:
+        """Show ``text``; the box grows for a longer text but does not shrink back, so the
+        views above it keep their size while the clock plays (see `reset`)."""
         if text != self.label.text():
             self.label.setText(text)
-            self._fit()
+            self._fit(shrink=False)
+
+    def reset(self) -> None:
+        """Fit the current text exactly (new Schedules)."""
+        self._fit()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        self._fit()
+        if event.oldSize().width() != event.size().width():
+            self._fit()
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if event.type() in (QEvent.Type.StyleChange, QEvent.Type.FontChange):
             self._fit()  # the stylesheet sets the label's font and padding
 
-    def _fit(self) -> None:
+    def _fit(self, shrink: bool = True) -> None:
         twin, label = self._twin, self.label
         if twin.objectName() != label.objectName():
             twin.setObjectName(label.objectName())  # the stylesheet's padding and font
@@ -139,6 +148,8 @@ class _FixedLabelBox(QWidget):
         twin.ensurePolished()
         width = max(1, self.width())
         height = max(1, twin.heightForWidth(width))
+        if not shrink:
+            height = max(height, self.height())
         if self.label.size() != QSize(width, height):
             self.label.setFixedSize(width, height)
         if self.height() != height:
