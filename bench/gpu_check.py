@@ -4,8 +4,7 @@ latency hiding), a short table last.
     python3 bench/gpu_check.py            # the device image's own python3: CuPy, numpy, pytest
 
 Needs neither uv nor the project installed (the repository root goes on sys.path) and no
-PySide6. Where tomli_w is missing (the device image lacks it; engine.scenario imports it to
-write TOML, which the check never does) a stand-in goes on the path, here and for pytest.
+PySide6: engine/ and gpu/ import with numpy alone (a test checks it).
 Finishes in well under 5 minutes on an H200. Writes everything it measured so far to
 $OUT/gpu_check.json when OUT is set, after every step, so a run cut short still reports.
 A step that fails is reported and the next one runs.
@@ -13,11 +12,8 @@ A step that fails is reported and the next one runs.
 
 from __future__ import annotations
 
-import atexit
-import importlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -29,33 +25,6 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-TOMLI_W_STAND_IN = '''"""Stand-in for tomli_w, written by bench/gpu_check.py where it is
-missing: the GPU check never writes TOML."""
-
-
-def dumps(obj, /, **options):
-    raise RuntimeError("tomli_w is not installed here: cannot write TOML")
-
-
-def dump(obj, fp, /, **options):
-    raise RuntimeError("tomli_w is not installed here: cannot write TOML")
-'''
-
-
-def stand_ins() -> str | None:
-    """A folder on sys.path with a tomli_w stand-in where tomli_w is missing, else None."""
-    try:
-        importlib.import_module("tomli_w")
-    except ImportError:
-        folder = tempfile.mkdtemp(prefix="pipelab-stand-ins-")
-        atexit.register(shutil.rmtree, folder, True)
-        Path(folder, "tomli_w.py").write_text(TOMLI_W_STAND_IN)
-        sys.path.append(folder)
-        return folder
-    return None
-
-
-STAND_INS = stand_ins()
 
 from gpu.detect import detect  # noqa: E402
 from gpu.experiments import run_to_end  # noqa: E402
@@ -82,10 +51,6 @@ def run_gpu_tests() -> dict[str, Any]:
         command += [f"--confcutdir={ROOT}", "-p", "no:cacheprovider", "-q", "-rs", "-m", "gpu"]
         command += [str(ROOT / "tests" / "gpu")]
         env = dict(os.environ)
-        if STAND_INS:
-            env["PYTHONPATH"] = os.pathsep.join(
-                p for p in (env.get("PYTHONPATH", ""), STAND_INS) if p
-            )
         try:
             done = subprocess.run(
                 command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=PYTEST_TIMEOUT
@@ -129,7 +94,6 @@ def main() -> int:
     found = detect()
     report["detection"] = {"backend": found.backend, "device": found.describe()}
     report["detection"]["reason"] = found.reason
-    report["tomli_w"] = "stand-in (not installed)" if STAND_INS else "installed"
     print(f"detection: {found.describe()}", flush=True)
     report["tests"] = step("gpu tests", run_gpu_tests, report)
     if found.backend != "cupy":

@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import tomli_w
 
 from engine.errors import PipeLabError
 from engine.schedule import STAGES, UNITS
@@ -191,6 +190,9 @@ class Scenario:
         return data
 
     def to_toml(self) -> str:
+        # Imported here: the GPU check runs engine/ on a machine with numpy alone.
+        import tomli_w
+
         return tomli_w.dumps(self.to_dict())
 
     def save(self, path: str | Path) -> None:

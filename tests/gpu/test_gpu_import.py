@@ -21,3 +21,26 @@ def test_importing_every_gpu_module_leaves_cupy_unloaded() -> None:
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_engine_and_gpu_need_only_numpy() -> None:
+    """The GPU check runs on a machine with CuPy, numpy and pytest only: engine/ and gpu/
+    (everything bench/gpu_check.py imports) must import with the project's other
+    dependencies absent."""
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in BLOCKED:\n"
+        "            raise ImportError(f'{name} is not on the device image')\n"
+        "BLOCKED = {'tomli_w', 'PySide6', 'pyqtgraph', 'simpy', 'hypothesis', 'PIL', 'cupy'}\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "import engine, engine.scenario, engine.scheduler, engine.warps, engine.writers\n"
+        "import gpu.detect, gpu.experiments, gpu.occupancy, gpu.report, gpu.streams\n"
+        "import gpu.tiles, gpu.cpu_backend\n"
+        "engine.scenario.load_preset('book')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
