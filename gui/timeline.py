@@ -70,6 +70,8 @@ class TimelineView(pg.PlotWidget):
         if ticks != self._ticks:  # new ticks redraw the axis and its grid: only on change
             self._ticks = ticks
             self.getPlotItem().getAxis("left").setTicks([ticks, []])
+        if self._time_label() != self.getPlotItem().getAxis("bottom").labelText:
+            self._set_time_label()
         self.reset_view()
         self._on_time(self._clock.time)
 
@@ -109,14 +111,20 @@ class TimelineView(pg.PlotWidget):
             axis.setPen(pg.mkPen(theme.muted))
             axis.setTextPen(pg.mkPen(theme.text))
             axis.setStyle(tickFont=font)
-        unit = self._groups[0].schedule.time_unit if self._groups else "s"
-        plot.setLabel("bottom", f"time ({unit})", color=theme.muted)
+        self._set_time_label()
         self.cursor.setPen(pg.mkPen(theme.cursor, width=2))
         self.cursor.setHoverPen(pg.mkPen(theme.cursor, width=4))
         self.cursor.label.setColor(theme.cursor)
         self.cursor.label.fill = pg.mkBrush(theme.background)
         self.bars.set_theme(theme)
         self.marks.set_theme(theme)
+
+    def _time_label(self) -> str:
+        unit = self._groups[0].schedule.time_unit if self._groups else "s"
+        return "cycle" if unit == "cycles" else f"time ({unit})"
+
+    def _set_time_label(self) -> None:
+        self.getPlotItem().setLabel("bottom", self._time_label(), color=self._theme.muted)
 
     # -- the clock -----------------------------------------------------------------------
 

@@ -86,4 +86,7 @@ def test_measured_rows_may_overlap(qtbot) -> None:
     assert view.bar_count == 3
     assert "op 2 · h2d" in view.describe_at(1.0, view.groups[0].first_row)
     assert view.getPlotItem().getAxis("left")._tickLevels[0][0][1] == "copy"
+    assert view.getPlotItem().getAxis("bottom").labelText == "time (ms)"
+    view.set_schedules([simulate(load_preset("book"))])
+    assert view.getPlotItem().getAxis("bottom").labelText == "time (s)"
     _ = Scenario
