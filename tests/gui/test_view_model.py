@@ -203,3 +203,31 @@ def test_slots_of_a_sequential_run_are_all_slot_zero_and_pipelined_reuse_them() 
     assert (slot_assignment(simulate(scenario, "sequential")) == 0).all()
     slots = slot_assignment(simulate(scenario, "pipelined"))
     assert sorted(set(slots.tolist())) == [0, 1]  # double buffering takes turns
+
+
+def test_measured_beside_the_model_reports_overlap_efficiency() -> None:
+    from dataclasses import replace
+
+    from engine.view_model import comparison
+
+    model = simulate(load_preset("book"))
+    measured = replace(model, source="measured", end=model.end * 1.25, label="hardware")
+    line = comparison([measured, model])
+    assert line is not None
+    assert line.label == "model ÷ measured" and line.value == "80%"
+    assert "Overlap efficiency" in line.how
+
+
+def test_the_stats_name_a_list_scheduling_anomaly() -> None:
+    from engine.scenario import Scenario
+    from engine.view_model import schedule_stats
+
+    scenario = Scenario([1.0, 0.0], [0.0, 2.0], [2.0, 3.0], buffers=2, workers=(2, 1, 1))
+    stats = schedule_stats(simulate(scenario, "pipelined"), scenario)
+    (anomaly,) = [line for line in stats.lines if line.label == "anomaly"]
+    assert anomaly.value == "fewer load workers is faster"
+    assert "with 1 load workers instead of 2" in anomaly.how
+    book = load_preset("book")
+    assert not [
+        line for line in schedule_stats(simulate(book), book).lines if line.label == "anomaly"
+    ]
