@@ -29,8 +29,9 @@ from engine.schedule import Schedule
 
 FloatArray = npt.NDArray[np.float64]
 
-#: Below this many ops a plain Python loop beats numpy's per-call overhead.
-_SMALL = 4096
+#: Below this many ops a plain Python loop beats numpy's per-call overhead. Its arithmetic
+#: is also exactly the reference's; the vectorized paths agree to rounding (a few ulps).
+_SMALL = 300
 #: Buffer counts from here on are scheduled a block of B ops at a time.
 _LARGE_BUFFERS = 48
 
@@ -175,9 +176,11 @@ def simulate_reference(scenario: Scenario, policy: str | None = None) -> Schedul
 def _one_worker(durations: FloatArray, buffers: int) -> tuple[FloatArray, FloatArray]:
     """Start times (n, 3) and slot grant times (n,) with one worker per unit."""
     n = len(durations)
-    if n <= _SMALL:
-        return _one_worker_loop(durations, buffers)
-    if buffers == 0 or buffers >= n or buffers >= _LARGE_BUFFERS:
+    if n < _SMALL:
+        return _one_worker_loop(durations, buffers)  # exact arithmetic, op by op
+    if buffers == 0 or buffers >= n:
+        return _one_worker_blocks(durations, 0)  # no slot ever waits: three scans
+    if buffers >= _LARGE_BUFFERS:
         return _one_worker_blocks(durations, buffers)
     return _one_worker_symbolic(durations, buffers)
 
@@ -207,7 +210,9 @@ def _one_worker_loop(durations: FloatArray, buffers: int) -> tuple[FloatArray, F
 def _scan(ready: FloatArray, previous_end: float, duration: FloatArray) -> FloatArray:
     """Starts of ``start_i = max(ready_i, start_{i-1} + d_{i-1})`` with the unit free from
     ``previous_end``, vectorized: start_i − S_{i−1} is a running maximum."""
-    before = np.cumsum(duration) - duration
+    before = np.empty_like(duration)  # exclusive prefix sums: S_{i-1}
+    before[0] = 0.0
+    np.cumsum(duration[:-1], out=before[1:])
     shifted = ready - before
     shifted[0] = max(shifted[0], previous_end)
     return np.maximum.accumulate(shifted) + before
@@ -249,7 +254,7 @@ def _one_worker_symbolic(
     recurrences for all chunks at once from their now-known entry states.
     """
     n = len(durations)
-    length = chunk or max(64, int(np.sqrt(n)))
+    length = chunk or max(16, int(np.sqrt(n)))
     chunks = -(-n // length)
     padded = np.zeros((chunks * length, 3))
     padded[:n] = durations

@@ -180,10 +180,13 @@ def typical_duration(schedule: Schedule) -> float:
 
 @lru_cache(maxsize=16)
 def slot_assignment(schedule: Schedule) -> IntArray:
-    """Per op, the shared-memory slot it holds (lowest free slot when granted).
+    """Per op, the shared-memory slot it holds.
 
     An op holds its slot from its grant (or first start) to the end of its last stage;
-    a slot freed at t can be granted at t. The number of slots used is ``max + 1``.
+    a slot freed at t can be granted at t. With B slots, op i takes the slot op i − B held
+    whenever that one is free in time (always so with one worker per unit: op i is granted
+    when op i − B has written); otherwise, and with unlimited slots, the lowest free slot.
+    The number of slots used is ``max + 1``.
     """
     first = schedule.grant if schedule.grant is not None else schedule.op_starts[:, 0]
     last = schedule.op_ends[:, -1]
@@ -191,6 +194,12 @@ def slot_assignment(schedule: Schedule) -> IntArray:
     slots = np.zeros(schedule.n_ops, dtype=np.int64)
     if (first[order][1:] >= np.maximum.accumulate(last[order])[:-1]).all():
         slots.flags.writeable = False  # no two holds overlap (sequential): all in slot 0
+        return slots
+    b = schedule.buffers
+    if 0 < b < schedule.n_ops and (first[b:] >= last[:-b]).all():
+        # Round robin is valid: each slot's holders follow one another without overlap.
+        slots = np.arange(schedule.n_ops, dtype=np.int64) % b
+        slots.flags.writeable = False
         return slots
     free: list[int] = []
     busy: list[tuple[float, int]] = []

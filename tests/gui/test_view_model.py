@@ -71,6 +71,33 @@ def test_slots_never_double_booked() -> None:
                 assert last[a] <= first[b] or last[b] <= first[a]
 
 
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.tuples(*(st.integers(0, 3) for _ in range(3))), min_size=1, max_size=12),
+    st.tuples(*(st.integers(1, 2) for _ in range(3))),
+    st.integers(0, 4),
+)
+def test_slot_assignment_is_valid_on_random_runs(rows, workers, buffers) -> None:
+    """Whichever rule applies (round robin or lowest free), no two ops holding at the same
+    time share a slot, and B slots are never exceeded."""
+    d = np.array(rows, dtype=float)
+    scenario = Scenario(d[:, 0], d[:, 1], d[:, 2], workers=workers, buffers=buffers)
+    schedule = simulate(scenario, "pipelined")
+    slots = slot_assignment(schedule)
+    if buffers:
+        assert slots.max() < buffers
+    first, last = schedule.grant, schedule.op_ends[:, -1]
+    for a in range(schedule.n_ops):
+        for b in range(a + 1, schedule.n_ops):
+            overlap = first[a] < last[b] and first[b] < last[a]
+            assert not (overlap and slots[a] == slots[b])
+
+
+def test_round_robin_slots_with_one_worker_per_unit() -> None:
+    schedule = simulate(Scenario.uniform_ops(7, buffers=3))
+    assert slot_assignment(schedule).tolist() == [0, 1, 2, 0, 1, 2, 0]
+
+
 def test_stats_explain_themselves() -> None:
     scenario = load_preset("book")
     seq, pipe = simulate(scenario, "sequential"), simulate(scenario, "pipelined")
