@@ -134,6 +134,19 @@ class PipelineResult:
     def stage_ms(self) -> tuple[float, float, float]:
         return mean_stage_times(self.sequential)
 
+    @property
+    def side_by_side_slowdown(self) -> tuple[float, float, float]:
+        """Per stage, mean time in the pipelined run ÷ mean time alone (sequential run).
+
+        The model assumes a stage takes as long side by side as alone. Above 1, the units
+        are not independent: shared cores, memory bus or copy engines slow each other down,
+        which is time the model cannot see.
+        """
+        alone = mean_stage_times(self.sequential)
+        together = mean_stage_times(self.pipelined)
+        ratios = [t / a if a > 0 else 1.0 for t, a in zip(together, alone, strict=True)]
+        return (ratios[0], ratios[1], ratios[2])
+
     def _per_chunk_gbps(self, milliseconds: float, factor: float) -> float:
         chunk_bytes = self.params.n_elements * 4 / self.params.chunks
         return factor * chunk_bytes / (milliseconds * 1e6) if milliseconds > 0 else 0.0

@@ -40,6 +40,11 @@ def pipeline_rows(result: PipelineResult) -> list[tuple[str, str]]:
             f"{_ms(compute)} per chunk, {result.compute_gbps:,.1f} GB/s (read + written)",
         ),
         ("write, mean", f"{_ms(write)} per chunk, {result.write_gbps:,.1f} GB/s"),
+        (
+            "side by side",
+            "stages took {:.2f}× / {:.2f}× / {:.2f}× (read / compute / write) as long as "
+            "alone".format(*result.side_by_side_slowdown),
+        ),
         ("checked", f"{result.checked_values:,} values against numpy: all correct"),
     ]
 

@@ -63,6 +63,13 @@ def test_model_prediction_uses_the_sequential_means() -> None:
     )
     assert figures["read_gbps"] > 0 and figures["compute_gbps"] > 0
     assert result.schedules == [result.pipelined, result.predicted]
+    # How much slower each stage ran side by side than alone: the measured means' ratio.
+    together = (result.pipelined.op_ends - result.pipelined.op_starts).mean(axis=0)
+    alone = np.array([read, compute, write])
+    assert result.side_by_side_slowdown == pytest.approx(tuple(together / alone))
+    from gpu.report import pipeline_rows
+
+    assert "as long as alone" in dict(pipeline_rows(result))["side by side"]
 
 
 def test_results_are_checked_against_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
