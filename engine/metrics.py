@@ -94,13 +94,14 @@ class Bottleneck:
     work_per_worker: float
     share: float  # work_per_worker / makespan: 1.0 means that unit never rests
     tied: tuple[str, ...] = ()  # every stage with that much work per worker (balanced if > 1)
+    unit_title: str = ""  # how people call the unit: "load unit", "copy-in", "SMs"
 
     @property
     def summary(self) -> str:
         """e.g. "read (load unit)", or "none: read = compute = write" when balanced."""
         if len(self.tied) > 1:
             return "none: " + " = ".join(self.tied) + " (balanced)"
-        return f"{self.stage} ({self.unit} unit)"
+        return f"{self.stage} ({self.unit_title or self.unit + ' unit'})"
 
 
 def bottleneck(schedule: Schedule) -> Bottleneck:
@@ -119,6 +120,7 @@ def bottleneck(schedule: Schedule) -> Bottleneck:
     return Bottleneck(
         stage=main_stage(unit),
         unit=schedule.unit_names[unit],
+        unit_title=schedule.unit_title(unit),
         work_per_worker=float(load[unit]),
         share=float(load[unit] / span) if span > 0 else 0.0,
         tied=tied,

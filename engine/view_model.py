@@ -498,7 +498,7 @@ def schedule_stats(schedule: Schedule, scenario: Scenario | None = None) -> Sche
             lines.append(
                 StatLine(
                     "bottleneck",
-                    f"{neck.stage} ({neck.unit} unit, {neck.share:.0%} busy)",
+                    f"{neck.stage} ({neck.unit_title}, {neck.share:.0%} busy)",
                     f"The unit with the most work per worker: {work} of {neck.stage} per "
                     f"worker = {neck.share:.0%} of the makespan. No schedule can finish "
                     "before that unit has done its work.",

@@ -305,7 +305,7 @@ class _LanePainter:
         self.p.setBrush(self.theme.colour("surface"))
         self.p.drawRoundedRect(rect, 8, 8)
         k = s.workers[unit]
-        title = f"{s.unit_names[unit]} unit" + (f" × {k}" if k > 1 else "")
+        title = s.unit_title(unit) + (f" × {k}" if k > 1 else "")
         self._text(
             QRectF(rect.left(), rect.top() + 4, rect.width(), 18),
             title,

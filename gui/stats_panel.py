@@ -117,6 +117,7 @@ class StatsPanel(QWidget):
         for row, (kind, _, _, content) in enumerate(rows):
             if kind == "title":
                 title = QLabel(f"<b>{content}</b>", body)
+                title.setWordWrap(True)  # measured runs have long names
                 grid.addWidget(title, row, 0, 1, 2)
                 self._widgets.append((title,))
             elif kind == "worker":

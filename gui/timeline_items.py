@@ -260,12 +260,19 @@ class MarksItem(pg.GraphicsObject):
             x = transform.map(QPointF(s.makespan, 0.0)).x()
             painter.setFont(bold)
             painter.setPen(self._theme.colour("text"))
-            painter.drawText(QPointF(max(left_edge, 0.0) + 6, top - 6), group.title)
+            title_x = max(left_edge, 0.0) + 6
+            painter.drawText(QPointF(title_x, top - 6), group.title)
+            title_end = title_x + QFontMetricsF(bold).horizontalAdvance(group.title)
             pen = QPen(self._theme.colour("text"), 1.5, Qt.PenStyle.DashLine)
             painter.setPen(pen)
             painter.drawLine(QPointF(x, top - 2), QPointF(x, bottom + 2))
             painter.setFont(font)
             label = f"makespan {format_time(s.makespan, s.time_unit)}"
             width = QFontMetricsF(font).horizontalAdvance(label)
-            painter.drawText(QPointF(x - width - 4, top - 6), label)
+            # Left of the dashed line, unless that would run into the group's title (a
+            # short run beside a long one): then right of the title.
+            label_x = x - width - 4
+            if label_x < title_end + 12:
+                label_x = max(x + 4, title_end + 12)
+            painter.drawText(QPointF(label_x, top - 6), label)
         painter.restore()
