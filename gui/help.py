@@ -19,4 +19,9 @@ red cursor to scrub; wheel to zoom, drag to pan; hover a bar for its times.</p>
 Ctrl+0 reset zoom.</p>
 <p><b>Try:</b> set Buffers to 1, then 2, then unlimited and watch the makespan in Stats;
 add a second load worker in the memory-bound preset.</p>
+<p><b>Warps</b> (second tab): the same idea inside one SM. While a warp waits for memory
+the SM issues another warp's instructions; with enough warps, W ≥ (C + L) / C, the issue
+unit never rests.</p>
+<p><b>GPU</b> (View menu): runs the pipeline for real, with CuPy on your GPU or with CPU
+threads without one, and draws the measured run beside the model's prediction.</p>
 """
