@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from types import ModuleType
 from typing import NoReturn
 
+from engine.atomic import write_atomic
 from engine.errors import PipeLabError
 
 
@@ -39,3 +41,28 @@ def build_parser(commands: dict[str, ModuleType]) -> Parser:
     for module in commands.values():
         module.add_parser(subparsers)
     return parser
+
+
+def add_output_arguments(parser: argparse.ArgumentParser, drawing: str) -> None:
+    """``--out FILE`` and ``--width COLUMNS`` for commands that print text."""
+    parser.add_argument(
+        "--out",
+        default=None,
+        metavar="FILE",
+        help="write to FILE (atomically) instead of standard output",
+    )
+    parser.add_argument(
+        "--width",
+        type=int,
+        default=None,
+        metavar="COLUMNS",
+        help=f"width of the {drawing} (default: the terminal's)",
+    )
+
+
+def emit(text: str, out: str | None) -> None:
+    """Print ``text``, or write it to ``out`` atomically (never a half-written file)."""
+    if out:
+        write_atomic(out, (text + "\n").encode("utf-8"))
+    else:
+        sys.stdout.write(text + "\n")

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import sys
 
-from cli.parser import HelpFormatter
+from cli.parser import HelpFormatter, add_output_arguments, emit
 from cli.scenario_args import add_scenario_arguments, scenario_from_args
 from cli.table import describe, policy_block, seconds
-from engine.atomic import write_atomic
 from engine.metrics import speedup
 from engine.scheduler import simulate
 from engine.writers import both_to_json, to_json, to_trace
@@ -37,19 +35,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="text Gantt and metrics, the JSON contract, or Chrome Trace "
         "Event JSON (opens in Perfetto)",
     )
-    parser.add_argument(
-        "--out",
-        default=None,
-        metavar="FILE",
-        help="write to FILE (atomically) instead of standard output",
-    )
-    parser.add_argument(
-        "--width",
-        type=int,
-        default=None,
-        metavar="COLUMNS",
-        help="width of the text Gantt (default: the terminal's)",
-    )
+    add_output_arguments(parser, "text Gantt")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -77,8 +63,5 @@ def run(args: argparse.Namespace) -> int:
             )
         text = "\n\n".join(blocks)
 
-    if args.out:
-        write_atomic(args.out, (text + "\n").encode("utf-8"))
-    else:
-        sys.stdout.write(text + "\n")
+    emit(text, args.out)
     return 0

@@ -6,13 +6,11 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import sys
 from typing import Any
 
 import numpy as np
 
-from cli.parser import HelpFormatter
-from engine.atomic import write_atomic
+from cli.parser import HelpFormatter, add_output_arguments, emit
 from engine.warps import (
     COMPUTE,
     ISSUE_UNIT,
@@ -78,19 +76,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="text timeline and metrics, or JSON (the contract's tasks and utilization, "
         "plus the model's value)",
     )
-    parser.add_argument(
-        "--out",
-        default=None,
-        metavar="FILE",
-        help="write to FILE (atomically) instead of standard output",
-    )
-    parser.add_argument(
-        "--width",
-        type=int,
-        default=None,
-        metavar="COLUMNS",
-        help="width of the text timeline (default: the terminal's)",
-    )
+    add_output_arguments(parser, "text timeline")
 
 
 def _number(value: float | None) -> float | int | None:
@@ -198,8 +184,5 @@ def run(args: argparse.Namespace) -> int:
     else:
         width = args.width or shutil.get_terminal_size((100, 24)).columns
         text = run_to_table(result, width)
-    if args.out:
-        write_atomic(args.out, (text + "\n").encode("utf-8"))
-    else:
-        sys.stdout.write(text + "\n")
+    emit(text, args.out)
     return 0

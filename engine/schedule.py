@@ -216,6 +216,14 @@ class Schedule:
         return order, bounds
 
     @cached_property
+    def row_starts(self) -> FloatArray:
+        """Task starts in `by_row` order (sorted within each row)."""
+        order, _ = self.by_row
+        starts = self.start[order]
+        starts.flags.writeable = False
+        return starts
+
+    @cached_property
     def row_reach(self) -> tuple[FloatArray, IntArray]:
         """In `by_row` order: the latest end so far within the row, and the task that has it.
 

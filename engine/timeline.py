@@ -69,22 +69,34 @@ class State:
         return {place: int(counts[place]) for place in Place}
 
 
-def state_at(schedule: Schedule, time: float) -> State:
-    """The state of every worker and op at ``time``.
+@dataclass(frozen=True, eq=False)
+class WorkersNow:
+    """Per timeline row at one instant: the task it runs
+    (-1 idle), that task's op and stage (-1 idle), the fraction done, and when an idle row
+    last finished (0 if never, NaN while busy)."""
 
-    A task is running on [start, end): at its end instant the worker is already free, the
-    op already in its next place. Zero-length tasks never show as running.
-    """
-    order, bounds = schedule.by_row
-    starts = schedule.start[order]
+    task: IntArray
+    op: IntArray
+    stage: IntArray
+    fraction: FloatArray
+    idle_since: FloatArray
+
+
+def workers_at(schedule: Schedule, time: float) -> WorkersNow:
+    """Every worker's task at ``time`` (or idle, and since when), in O(rows · log n).
+
+    A task runs on [start, end): at its end instant the worker is already free. The row is
+    busy if anything started so far reaches past ``time`` (measured rows may overlap)."""
+    _, bounds = schedule.by_row
+    starts = schedule.row_starts
     reach, reach_task = schedule.row_reach
     rows = schedule.n_workers
     task = np.full(rows, -1, dtype=np.int64)
     idle_since = np.zeros(rows)
     for row in range(rows):
         lo, hi = int(bounds[row]), int(bounds[row + 1])
-        # Last task of this row that has started by `time`; the row is busy if anything
-        # started so far reaches past `time` (measured rows may overlap themselves).
+        if lo == hi:
+            continue
         k = lo + int(np.searchsorted(starts[lo:hi], time, side="right")) - 1
         if k < lo:
             continue
@@ -94,14 +106,24 @@ def state_at(schedule: Schedule, time: float) -> State:
         else:
             idle_since[row] = reach[k]
     busy = task >= 0
-    worker_op = np.where(busy, schedule.op[np.maximum(task, 0)], -1)
-    worker_stage = np.where(busy, schedule.stage[np.maximum(task, 0)], -1)
+    safe = np.maximum(task, 0)
+    op = np.where(busy, schedule.op[safe], -1).astype(np.int64)
+    stage = np.where(busy, schedule.stage[safe], -1).astype(np.int64)
     fraction = np.zeros(rows)
     if busy.any():
         t = task[busy]
         span = schedule.end[t] - schedule.start[t]
         fraction[busy] = np.clip((time - schedule.start[t]) / np.where(span > 0, span, 1), 0, 1)
+    return WorkersNow(task, op, stage, fraction, idle_since)
 
+
+def state_at(schedule: Schedule, time: float) -> State:
+    """The state of every worker and op at ``time``.
+
+    A task is running on [start, end): at its end instant the worker is already free, the
+    op already in its next place. Zero-length tasks never show as running.
+    """
+    workers = workers_at(schedule, time)
     if schedule.is_pipeline:
         place = (schedule.op_starts <= time).sum(axis=1) + (schedule.op_ends <= time).sum(axis=1)
         place = place.astype(np.int64)
@@ -111,7 +133,16 @@ def state_at(schedule: Schedule, time: float) -> State:
     else:
         place = np.zeros(0, dtype=np.int64)
         holds = np.zeros(0, dtype=bool)
-    return State(time, task, worker_op, worker_stage, fraction, idle_since, place, holds)
+    return State(
+        time,
+        workers.task,
+        workers.op,
+        workers.stage,
+        workers.fraction,
+        workers.idle_since,
+        place,
+        holds,
+    )
 
 
 def _seconds(value: float, unit: str) -> str:

@@ -227,65 +227,12 @@ def slot_assignment(schedule: Schedule) -> IntArray:
 # exactly what `state_at` / `op_motion` give for the same ops (tests compare them).
 
 
-@dataclass(frozen=True, eq=False)
-class WorkersNow:
-    """Per timeline row at one instant, as in `engine.timeline.State`: the task it runs
-    (-1 idle), that task's op and stage (-1 idle), the fraction done, and when an idle row
-    last finished (0 if never, NaN while busy)."""
-
-    task: IntArray
-    op: IntArray
-    stage: IntArray
-    fraction: FloatArray
-    idle_since: FloatArray
-
-
-def workers_at(schedule: Schedule, time: float) -> WorkersNow:
-    """The workers' part of `engine.timeline.state_at` (same values), in O(rows · log n)."""
-    _, bounds = schedule.by_row
-    starts = _row_starts(schedule)
-    reach, reach_task = schedule.row_reach
-    rows = schedule.n_workers
-    task = np.full(rows, -1, dtype=np.int64)
-    idle_since = np.zeros(rows)
-    for row in range(rows):
-        lo, hi = int(bounds[row]), int(bounds[row + 1])
-        if lo == hi:
-            continue
-        k = lo + int(np.searchsorted(starts[lo:hi], time, side="right")) - 1
-        if k < lo:
-            continue
-        if reach[k] > time:
-            task[row] = reach_task[k]
-            idle_since[row] = np.nan
-        else:
-            idle_since[row] = reach[k]
-    busy = task >= 0
-    safe = np.maximum(task, 0)
-    op = np.where(busy, schedule.op[safe], -1).astype(np.int64)
-    stage = np.where(busy, schedule.stage[safe], -1).astype(np.int64)
-    fraction = np.zeros(rows)
-    if busy.any():
-        t = task[busy]
-        span = schedule.end[t] - schedule.start[t]
-        fraction[busy] = np.clip((time - schedule.start[t]) / np.where(span > 0, span, 1), 0, 1)
-    return WorkersNow(task, op, stage, fraction, idle_since)
-
-
 def idle_time(schedule: Schedule, since: float, time: float) -> float:
     """How long a worker idle since ``since`` has been idle at ``time``, counted within
     its own run: after the Schedule's makespan the count stops (another Schedule on the
     same clock may run longer)."""
     end = min(time, schedule.makespan) if len(schedule) else time
     return max(0.0, end - (since if np.isfinite(since) else 0.0))
-
-
-@lru_cache(maxsize=16)
-def _row_starts(schedule: Schedule) -> FloatArray:
-    order, _ = schedule.by_row
-    starts = schedule.start[order]
-    starts.flags.writeable = False
-    return starts
 
 
 @dataclass(frozen=True, eq=False)

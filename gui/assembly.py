@@ -2,9 +2,10 @@
 global memory → load → shared memory → compute → store → global memory, one lane per
 Schedule, all on the same clock.
 
-It only renders: where things are comes from `engine.view_model` — `workers_at` (the
-workers' part of `engine.timeline.state_at`), `ops_now` (op boxes and their glide, as
-`op_motion` gives them, for the ops in flight and on the shelves only) and `slot_holders`.
+It only renders: where things are comes from the engine — `engine.timeline.workers_at`
+(the workers' part of `state_at`), and `engine.view_model.ops_now` (op boxes and their
+glide, as `op_motion` gives them, for the ops in flight and on the shelves only) and
+`slot_holders`.
 
 A tick repaints only what moves: the cards, stations, titles and empty slots are drawn
 once into a pixmap (per size, theme and Schedules) and blitted; each frame draws the worker
@@ -22,6 +23,7 @@ from PySide6.QtGui import QColor, QFont, QPaintEngine, QPainter, QPaintEvent, QP
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from engine.schedule import Schedule
+from engine.timeline import workers_at
 from engine.view_model import (
     OpsNow,
     format_time,
@@ -30,7 +32,6 @@ from engine.view_model import (
     slot_assignment,
     slot_holders,
     typical_duration,
-    workers_at,
 )
 from gui.clock import Clock
 from gui.colours import LIGHT, OP_COLOURS, Theme, ink_on, op_colour

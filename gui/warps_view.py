@@ -52,22 +52,13 @@ from engine.warps import (
     warp_state_at,
 )
 from gui.clock import Clock
+from gui.colours import OP_COLOURS
 
 if TYPE_CHECKING:
     from gpu.occupancy import OccupancySweep
 
-#: One colour per warp (op), the project's palette (Tableau 10 without its grey).
-WARP_COLOURS: tuple[str, ...] = (
-    "#4E79A7",
-    "#F28E2B",
-    "#E15759",
-    "#76B7B2",
-    "#59A14F",
-    "#EDC948",
-    "#B07AA1",
-    "#FF9DA7",
-    "#9C755F",
-)
+#: One colour per warp (op): the project's op palette.
+WARP_COLOURS: tuple[str, ...] = OP_COLOURS
 MEMORY_COLOUR = "#b9c4d3"
 READY_FILL = "#fbe3c0"
 READY_HATCH = "#c8741a"

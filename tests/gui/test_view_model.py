@@ -11,7 +11,7 @@ from engine.metrics import idle_gaps
 from engine.scenario import Scenario, load_preset
 from engine.schedule import Schedule
 from engine.scheduler import simulate
-from engine.timeline import state_at
+from engine.timeline import state_at, workers_at
 from engine.view_model import (
     comparison,
     idle_intervals,
@@ -21,7 +21,6 @@ from engine.view_model import (
     slot_assignment,
     slot_holders,
     task_at,
-    workers_at,
 )
 
 
