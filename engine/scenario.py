@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import re
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
@@ -15,6 +14,7 @@ import numpy.typing as npt
 
 from engine.errors import PipeLabError
 from engine.schedule import STAGES, UNITS
+from engine.validation import duration, whole_number
 
 #: The most ops a scenario may have: 10^7 ops are 3·10^7 tasks, about 1.4 GB of columns.
 MAX_OPS = 10_000_000
@@ -26,29 +26,6 @@ PRESETS_DIR = Path(__file__).resolve().parent.parent / "assets" / "presets"
 
 _TOP_KEYS = {"name", "description", "policy", "buffers", "workers", "defaults", "ops"}
 _DEFAULT_KEYS = {"count", *STAGES}
-
-
-def _duration(value: Any, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise PipeLabError(f"{what} must be a number of seconds, not {value!r}")
-    number = float(value)
-    if math.isnan(number) or math.isinf(number):
-        raise PipeLabError(f"{what} must be a finite number, not {number}")
-    if number < 0:
-        raise PipeLabError(f"{what} must be 0 or more, not {number:g}")
-    return number
-
-
-def _whole(value: Any, what: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        else:
-            raise PipeLabError(f"{what} must be a whole number, not {value!r}")
-    number = int(value)
-    if number < low or number > high:
-        raise PipeLabError(f"{what} must be between {low} and {high:,}, not {number:,}")
-    return number
 
 
 def _durations(values: Any, what: str, n: int) -> npt.NDArray[np.float64]:
@@ -86,17 +63,17 @@ class Scenario:
 
     def __post_init__(self) -> None:
         n = len(np.asarray(self.read).reshape(-1))
-        _whole(n, "the number of ops", 1, MAX_OPS)
+        whole_number(n, "the number of ops", 1, MAX_OPS)
         for stage in STAGES:
             object.__setattr__(self, stage, _durations(getattr(self, stage), stage, n))
         if len(tuple(self.workers)) != len(UNITS):
             raise PipeLabError("workers need one count for each of load, compute, store")
         counts = tuple(
-            _whole(k, f"{unit} workers", 1, MAX_WORKERS)
+            whole_number(k, f"{unit} workers", 1, MAX_WORKERS)
             for unit, k in zip(UNITS, self.workers, strict=True)
         )
         object.__setattr__(self, "workers", counts)
-        object.__setattr__(self, "buffers", _whole(self.buffers, "buffers", 0, MAX_OPS))
+        object.__setattr__(self, "buffers", whole_number(self.buffers, "buffers", 0, MAX_OPS))
         if self.policy not in POLICIES:
             raise PipeLabError(f"policy must be sequential or pipelined, not {self.policy!r}")
         if self.uniform and not all(
@@ -114,8 +91,8 @@ class Scenario:
         **kwargs: Any,
     ) -> Scenario:
         """``count`` identical ops (the common case and the textbook's)."""
-        n = _whole(count, "the number of ops", 1, MAX_OPS)
-        values = [_duration(v, s) for v, s in zip((read, compute, write), STAGES, strict=True)]
+        n = whole_number(count, "the number of ops", 1, MAX_OPS)
+        values = [duration(v, s) for v, s in zip((read, compute, write), STAGES, strict=True)]
         r, c, w = (np.full(n, v) for v in values)
         return cls(r, c, w, uniform=True, **kwargs)
 
@@ -153,7 +130,7 @@ class Scenario:
         only_count = read is None and compute is None and write is None
         if ops is not None and only_count and not self.uniform:
             # Keep per-op durations, repeating the list to the new count.
-            n = _whole(ops, "the number of ops", 1, MAX_OPS)
+            n = whole_number(ops, "the number of ops", 1, MAX_OPS)
             reps = np.resize(np.arange(self.n_ops), n)
             arrays = {s: getattr(self, s)[reps] for s in STAGES}
             return replace(self, **arrays, uniform=False, **kwargs)
@@ -255,7 +232,9 @@ class Scenario:
             raise PipeLabError(f"{where('workers')}: [workers] must be a table")
         check_keys(workers_table, UNITS, " in [workers]")
         workers = tuple(
-            field(u, lambda u=u: _whole(workers_table.get(u, 1), f"{u} workers", 1, MAX_WORKERS))
+            field(
+                u, lambda u=u: whole_number(workers_table.get(u, 1), f"{u} workers", 1, MAX_WORKERS)
+            )
             for u in UNITS
         )
         common: dict[str, Any] = {
@@ -265,7 +244,7 @@ class Scenario:
             ),
             "policy": field("policy", lambda: _policy(data.get("policy", "pipelined"))),
             "buffers": field(
-                "buffers", lambda: _whole(data.get("buffers", 0), "buffers", 0, MAX_OPS)
+                "buffers", lambda: whole_number(data.get("buffers", 0), "buffers", 0, MAX_OPS)
             ),
             "workers": workers,
         }
@@ -274,12 +253,13 @@ class Scenario:
             raise PipeLabError(f"{where('defaults')}: [defaults] must be a table")
         check_keys(defaults, _DEFAULT_KEYS, " in [defaults]")
         base = {
-            s: field(s, lambda s=s: _duration(defaults.get(s, 1.0), f"{s} duration"))
-            for s in STAGES
+            s: field(s, lambda s=s: duration(defaults.get(s, 1.0), f"{s} duration")) for s in STAGES
         }
         ops = data.get("ops")
         if ops is None:
-            count = field("count", lambda: _whole(defaults.get("count", 3), "count", 1, MAX_OPS))
+            count = field(
+                "count", lambda: whole_number(defaults.get("count", 3), "count", 1, MAX_OPS)
+            )
             return cls.uniform_ops(count, **base, **common)
         if not isinstance(ops, Sequence) or isinstance(ops, str) or not ops:
             raise PipeLabError(f"{where('ops')}: [[ops]] must list at least one op")
@@ -287,7 +267,7 @@ class Scenario:
             raise PipeLabError(
                 f"{where('count')}: give either [defaults] count or a list of [[ops]], not both"
             )
-        _whole(len(ops), "the number of ops", 1, MAX_OPS)
+        whole_number(len(ops), "the number of ops", 1, MAX_OPS)
         columns: dict[str, list[float]] = {s: [] for s in STAGES}
         for index, op in enumerate(ops):
             if not isinstance(op, Mapping):
@@ -300,7 +280,7 @@ class Scenario:
                     )
             for s in STAGES:
                 columns[s].append(
-                    _duration(op.get(s, base[s]), f"op {index + 1} {s} duration")
+                    duration(op.get(s, base[s]), f"op {index + 1} {s} duration")
                     if s in op
                     else base[s]
                 )

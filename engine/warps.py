@@ -43,6 +43,7 @@ import numpy.typing as npt
 from engine.errors import PipeLabError
 from engine.schedule import Schedule
 from engine.timeline import state_at
+from engine.validation import whole_number
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -61,18 +62,6 @@ MAX_LATENCY = 1_000_000
 MAX_BURSTS = 1_000_000
 
 
-def _whole(value: Any, what: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        else:
-            raise PipeLabError(f"{what} must be a whole number of {_UNITS[what]}, not {value!r}")
-    number = int(value)
-    if number < low or number > high:
-        raise PipeLabError(f"{what} must be between {low} and {high:,}, not {number:,}")
-    return number
-
-
 _UNITS = {"warps": "warps", "compute": "cycles", "latency": "cycles", "cycles": "cycles"}
 
 
@@ -88,10 +77,18 @@ class WarpConfig:
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
-        set_(self, "warps", _whole(self.warps, "warps", 1, MAX_WARPS))
-        set_(self, "compute", _whole(self.compute, "compute", 1, MAX_COMPUTE))
-        set_(self, "latency", _whole(self.latency, "latency", 0, MAX_LATENCY))
-        set_(self, "cycles", _whole(self.cycles, "cycles", 1, MAX_CYCLES))
+        set_(self, "warps", whole_number(self.warps, "warps", 1, MAX_WARPS, _UNITS["warps"]))
+        set_(
+            self,
+            "compute",
+            whole_number(self.compute, "compute", 1, MAX_COMPUTE, _UNITS["compute"]),
+        )
+        set_(
+            self,
+            "latency",
+            whole_number(self.latency, "latency", 0, MAX_LATENCY, _UNITS["latency"]),
+        )
+        set_(self, "cycles", whole_number(self.cycles, "cycles", 1, MAX_CYCLES, _UNITS["cycles"]))
         if self.max_bursts > MAX_BURSTS:
             raise PipeLabError(
                 f"{self.cycles:,} cycles of {self.compute}-cycle bursts is up to "
