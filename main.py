@@ -33,6 +33,13 @@ def main(argv: list[str] | None = None) -> int:
     except PipeLabError as error:
         print(f"pipelab: {error}", file=sys.stderr)
         return 2
+    except MemoryError:  # e.g. 10^7 ops as JSON: say so in a line, not a traceback
+        print(
+            "pipelab: out of memory: try a smaller run (fewer ops or cycles, less data, "
+            "or --format table)",
+            file=sys.stderr,
+        )
+        return 2
     except BrokenPipeError:  # `… | head` closed the pipe: not an error worth a traceback
         return 0
     except KeyboardInterrupt:

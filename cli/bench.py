@@ -9,7 +9,7 @@ import shutil
 import sys
 from typing import Any
 
-from cli.parser import HelpFormatter
+from cli.parser import HelpFormatter, columns
 from cli.table import text_gantt
 from engine.errors import PipeLabError
 from engine.writers import schedule_to_dict
@@ -92,7 +92,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     parser.add_argument(
         "--width",
-        type=int,
+        type=columns,
         default=None,
         metavar="COLUMNS",
         help="width of the text Gantts (default: the terminal's)",

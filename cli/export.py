@@ -8,6 +8,7 @@ checked; a bad suffix or folder fails in a line without starting Qt at all.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from pathlib import Path
@@ -65,6 +66,8 @@ def check_suffix(path: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     suffix = check_suffix(args.out)
+    if not math.isfinite(args.time):
+        raise PipeLabError(f"--time must be a finite number, not {args.time}")
     folder = Path(args.out).parent
     if str(folder) and not folder.is_dir():
         raise PipeLabError(f"{args.out}: folder {folder} does not exist")

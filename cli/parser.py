@@ -53,11 +53,26 @@ def add_output_arguments(parser: argparse.ArgumentParser, drawing: str) -> None:
     )
     parser.add_argument(
         "--width",
-        type=int,
+        type=columns,
         default=None,
         metavar="COLUMNS",
-        help=f"width of the {drawing} (default: the terminal's)",
+        help=f"width of the {drawing}, 1 to {MAX_COLUMNS:,} (default: the terminal's)",
     )
+
+
+#: Widest text drawing a command makes (a wider one only costs memory: rows × columns).
+MAX_COLUMNS = 10_000
+
+
+def columns(text: str) -> int:
+    """``--width``: a whole number of columns in [1, MAX_COLUMNS] (argparse type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
+    if not 1 <= value <= MAX_COLUMNS:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_COLUMNS:,}, not {value}")
+    return value
 
 
 def emit(text: str, out: str | None) -> None:

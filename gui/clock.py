@@ -144,8 +144,12 @@ class Clock(QObject):
         self._set_time(self._end)
 
     def seek(self, time: float) -> None:
-        """Scrub to ``time`` (clamped); playback, if on, goes on from there."""
-        self._set_time(min(max(float(time), 0.0), self._end))
+        """Scrub to ``time`` (clamped); playback, if on, goes on from there. NaN is not a
+        time: it is ignored (it would otherwise pass both clamps and reach every view)."""
+        value = float(time)
+        if value != value:
+            return
+        self._set_time(min(max(value, 0.0), self._end))
 
     def set_speed(self, speed: float) -> None:
         speed = float(min(max(speed, SPEEDS[0]), SPEEDS[-1]))

@@ -106,7 +106,13 @@ class ScenarioPanel(QWidget):
         self._shown: dict[str, Any] = {}
 
     def _emit(self, field: str, value: Any) -> None:
-        if self._shown.get(field) != value:
+        shown = self._shown.get(field)
+        box = self.durations.get(field)
+        if box is not None and shown is not None:
+            # The box rounds to its decimals (0.125 shows as 0.13): leaving it untouched
+            # must not turn the scenario's own value into the rounded one.
+            shown = _displayed(box, shown)
+        if shown != value:
             self.edited.emit(field, value)
 
     def _on_preset(self, index: int) -> None:
@@ -153,6 +159,11 @@ class ScenarioPanel(QWidget):
         """Show (or, with "", hide) the inline message under the form."""
         self.message.setText(text)
         self.message.setVisible(bool(text))
+
+
+def _displayed(box: QDoubleSpinBox, value: float) -> float:
+    """The value ``box`` shows for ``value``: clamped to its range, rounded to its decimals."""
+    return box.valueFromText(box.textFromValue(min(max(value, box.minimum()), box.maximum())))
 
 
 def _set_value(box: QSpinBox | QDoubleSpinBox, value: float) -> None:

@@ -65,3 +65,11 @@ def test_bad_target_is_one_line_exit_2(tmp_path: Path, out: str, words: str) -> 
 def test_bad_scenario_flag_is_one_line_exit_2(tmp_path: Path) -> None:
     result = run("--ops", "0", "--out", str(tmp_path / "t.png"))
     assert result.returncode == 2 and result.stderr.count("\n") == 1
+
+
+def test_a_nan_time_is_one_line_exit_2_and_writes_nothing(tmp_path: Path) -> None:
+    png = tmp_path / "t.png"
+    result = run("--out", str(png), "--assembly", "--time", "nan")
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and "--time must be a finite number" in result.stderr
+    assert list(tmp_path.iterdir()) == []

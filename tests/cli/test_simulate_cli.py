@@ -113,6 +113,11 @@ BAD = [
     (["simulate", "--out", "/nonexistent-dir/out.json"], "does not exist"),
     (["simulate", "--bogus"], "unrecognized arguments: --bogus"),
     (["frobnicate"], "invalid choice: 'frobnicate'"),
+    (["simulate", "--width", "0"], "--width: must be between 1 and 10,000, not 0"),
+    (["simulate", "--width", "-5"], "--width: must be between 1 and 10,000"),
+    (["simulate", "--width", "100000000"], "--width: must be between 1 and 10,000"),
+    (["warps", "--width", "-3"], "--width: must be between 1 and 10,000"),
+    (["bench", "--width", "wide"], "--width: must be a whole number, not 'wide'"),
 ]
 
 
@@ -157,3 +162,28 @@ def test_failed_write_leaves_no_partial_file(tmp_path: Path) -> None:
     assert len(result.stderr.splitlines()) == 1 and "cannot write" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
     assert [p.name for p in target.iterdir()] == ["keep"]
+
+
+def test_out_of_memory_is_one_line_exit_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run too big for memory (10^7 ops as JSON needs tens of GB) is a line, not a
+    traceback."""
+    import importlib.util
+
+    from cli import simulate
+
+    # The repository's main.py itself (an installed copy of it may sit in site-packages).
+    spec = importlib.util.spec_from_file_location("pipelab_main", ROOT / "main.py")
+    assert spec is not None and spec.loader is not None
+    main = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(main)
+
+    def exhausted(args: object) -> int:
+        raise MemoryError
+
+    monkeypatch.setattr(simulate, "run", exhausted)
+    assert main.main(["simulate", "--format", "json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("pipelab: out of memory") and captured.err.count("\n") == 1

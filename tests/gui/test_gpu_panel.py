@@ -152,3 +152,11 @@ def test_occupancy_sweep_result_goes_out(qtbot, monkeypatch) -> None:
     assert caught.args[0].knee == 12.5
     assert "knee ≈ 12.5" in widget.status_label.text()
     widget.shutdown()
+
+
+def test_a_speedup_below_one_reads_as_slower() -> None:
+    from gui.gpu_panel import speedup_words
+
+    assert speedup_words(1.8) == "pipelined 1.80× faster than sequential"
+    assert speedup_words(0.5) == "pipelined 2.00× slower than sequential (speedup 0.50×)"
+    assert "faster" not in speedup_words(0.16)
