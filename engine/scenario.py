@@ -21,6 +21,9 @@ MAX_OPS = 10_000_000
 #: The most workers a unit may have, and the most buffer slots (beyond is "unlimited").
 MAX_WORKERS = 1024
 POLICIES = ("sequential", "pipelined")
+#: Largest scenario file read: 10^5 explicit [[ops]] take about 5 MB of TOML; far beyond
+#: this, parsing would take minutes (use [defaults] count for many ops).
+MAX_FILE_BYTES = 64 * 2**20
 
 PRESETS_DIR = Path(__file__).resolve().parent.parent / "assets" / "presets"
 
@@ -191,6 +194,14 @@ class Scenario:
     def load(cls, path: str | Path) -> Scenario:
         path = Path(path)
         try:
+            if path.exists() and not path.is_dir() and not path.is_file():
+                # /dev/zero, a pipe: reading would never end (or never stop growing)
+                raise PipeLabError(f"{path}: not a regular file, so not a scenario file")
+            if path.is_file() and path.stat().st_size > MAX_FILE_BYTES:
+                raise PipeLabError(
+                    f"{path}: {path.stat().st_size:,} bytes is too big for a scenario file "
+                    f"(at most {MAX_FILE_BYTES:,})"
+                )
             raw = path.read_bytes()
         except FileNotFoundError:
             raise PipeLabError(f"{path}: no such scenario file") from None

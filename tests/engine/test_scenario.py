@@ -130,6 +130,27 @@ def test_missing_and_unreadable_files(tmp_path: Path) -> None:
         Scenario.load(binary)
 
 
+def test_devices_pipes_and_huge_files_are_refused_before_reading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/dev/zero would be read until the machine runs out of memory; a FIFO would block."""
+    import os
+
+    import engine.scenario
+
+    with pytest.raises(PipeLabError, match="not a regular file"):
+        Scenario.load("/dev/zero")
+    fifo = tmp_path / "pipe.toml"
+    os.mkfifo(fifo)
+    with pytest.raises(PipeLabError, match="not a regular file"):
+        Scenario.load(fifo)
+    big = tmp_path / "big.toml"
+    big.write_text('name = "x"\n' + "# padding\n" * 20)
+    monkeypatch.setattr(engine.scenario, "MAX_FILE_BYTES", 100)
+    with pytest.raises(PipeLabError, match="too big for a scenario file"):
+        Scenario.load(big)
+
+
 @pytest.mark.parametrize("value", [-1.0, math.nan, math.inf, -math.inf])
 def test_constructor_rejects_bad_durations(value: float) -> None:
     with pytest.raises(PipeLabError):
