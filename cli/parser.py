@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from types import ModuleType
-from typing import NoReturn
+from typing import Any, NoReturn
 
-from engine.atomic import write_atomic
+from engine.atomic import write_text_atomic
 from engine.errors import PipeLabError
 
 
@@ -77,7 +78,12 @@ def columns(text: str) -> int:
 
 def emit(text: str, out: str | None) -> None:
     """Print ``text``, or write it to ``out`` atomically (never a half-written file)."""
+    emit_stream(lambda write: write(text + "\n"), out)
+
+
+def emit_stream(produce: Callable[[Callable[[str], Any]], None], out: str | None) -> None:
+    """Hand ``produce`` a ``write`` for standard output, or for ``out`` (atomically)."""
     if out:
-        write_atomic(out, (text + "\n").encode("utf-8"))
+        write_text_atomic(out, produce)
     else:
-        sys.stdout.write(text + "\n")
+        produce(sys.stdout.write)

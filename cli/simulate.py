@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import shutil
 
-from cli.parser import HelpFormatter, add_output_arguments, emit
+from cli.parser import HelpFormatter, add_output_arguments, emit, emit_stream
 from cli.scenario_args import add_scenario_arguments, scenario_from_args
 from cli.table import describe, policy_block, seconds
 from engine.metrics import speedup
+from engine.schedule import Schedule
 from engine.scheduler import simulate
-from engine.writers import both_to_json, to_json, to_trace
+from engine.writers import Write, write_both_json, write_json, write_trace
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -44,13 +45,9 @@ def run(args: argparse.Namespace) -> int:
     policies = ["sequential", "pipelined"] if policy == "both" else [policy]
     schedules = {p: simulate(scenario, p) for p in policies}
 
-    if args.format == "json":
-        if policy == "both":
-            text = both_to_json(schedules["sequential"], schedules["pipelined"])
-        else:
-            text = to_json(schedules[policy])
-    elif args.format == "trace":
-        text = to_trace(list(schedules.values()))
+    if args.format != "table":  # JSON and traces stream: 10^6 ops would not fit in memory
+        emit_stream(lambda write: _write_machine_format(write, args.format, schedules), args.out)
+        return 0
     else:
         width = args.width or shutil.get_terminal_size((100, 24)).columns
         blocks = [describe(scenario)]
@@ -65,3 +62,14 @@ def run(args: argparse.Namespace) -> int:
 
     emit(text, args.out)
     return 0
+
+
+def _write_machine_format(write: Write, format: str, schedules: dict[str, Schedule]) -> None:
+    if format == "trace":
+        write_trace(write, list(schedules.values()))
+    elif len(schedules) == 2:
+        write_both_json(write, schedules["sequential"], schedules["pipelined"])
+    else:
+        (schedule,) = schedules.values()
+        write_json(write, schedule)
+    write("\n")

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from engine.errors import PipeLabError
 
@@ -45,3 +46,16 @@ def write_atomic(path: str | Path, data: bytes | Callable[[BinaryIO], None]) -> 
         with contextlib.suppress(OSError):
             os.unlink(temp_name)
         raise
+
+
+def write_text_atomic(path: str | Path, produce: Callable[[Callable[[str], Any]], None]) -> None:
+    """Atomically write the UTF-8 text that ``produce`` hands, piece by piece, to the
+    ``write`` function it is given (large outputs never sit in memory whole)."""
+
+    def to_stream(stream: BinaryIO) -> None:
+        text = io.TextIOWrapper(stream, encoding="utf-8", newline="\n")
+        produce(text.write)
+        text.flush()
+        text.detach()  # the caller still owns (and closes) the binary stream
+
+    write_atomic(path, to_stream)

@@ -1,47 +1,47 @@
-"""Writers of Schedules: the contract's JSON and Chrome Trace Event JSON (Perfetto)."""
+"""Writers of Schedules: the contract's JSON and Chrome Trace Event JSON (Perfetto).
+
+Both stream: tasks are formatted a chunk at a time straight from the numpy columns and
+handed to a ``write`` function (``sys.stdout.write``, a file's, a StringIO's), so 10^6 ops
+(3·10^6 tasks) take seconds and bounded memory rather than one Python dict per task.
+"""
 
 from __future__ import annotations
 
+import io
 import json
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from engine.metrics import speedup, utilization_by_unit
 from engine.schedule import Schedule
 
+Write = Callable[[str], Any]
+
 _TIME_TO_MICROSECONDS = {"s": 1e6, "ms": 1e3, "us": 1.0, "µs": 1.0, "ns": 1e-3, "cycles": 1.0}
+#: Tasks formatted per chunk.
+CHUNK = 65_536
+#: Times keep 12 significant digits: binary noise (1201.8000000000227) stays out of files.
+_TASK = '{"op": %d, "stage": %s, "unit": %s, "worker": %d, "start": %.12g, "end": %.12g}'
+_EVENT = (
+    '{"name": "op %d %s", "cat": %s, "ph": "X", "ts": %.12g, "dur": %.12g, "pid": %d, '
+    '"tid": %d, "args": {"op": %d, "stage": %s, "unit": %s, "worker": %d}}'
+)
 
 
 def _number(value: float) -> float | int:
-    """Whole numbers as ints (5 rather than 5.0); others rounded to 12 significant digits so
-    binary noise (1201.8000000000227) doesn't reach the file."""
+    """Whole numbers as ints (5 rather than 5.0); others rounded to 12 significant digits."""
     rounded = float(f"{value:.12g}")
     return int(rounded) if rounded.is_integer() and abs(rounded) < 2**53 else rounded
 
 
-def schedule_to_dict(schedule: Schedule, baseline: Schedule | None = None) -> dict[str, Any]:
-    """The contract's JSON object for one Schedule (``speedup`` against ``baseline``)."""
-    tasks = [
-        {
-            "op": int(op),
-            "stage": schedule.stage_names[stage],
-            "unit": schedule.unit_names[unit],
-            "worker": int(worker),
-            "start": _number(start),
-            "end": _number(end),
-        }
-        for op, stage, unit, worker, start, end in zip(
-            schedule.op.tolist(),
-            schedule.stage.tolist(),
-            schedule.unit.tolist(),
-            schedule.worker.tolist(),
-            schedule.start.tolist(),
-            schedule.end.tolist(),
-            strict=True,
-        )
-    ]
-    data: dict[str, Any] = {
+def _summary(
+    schedule: Schedule, baseline: Schedule | None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The contract's fields before "tasks", and those after it."""
+    head: dict[str, Any] = {
         "policy": schedule.policy,
         "source": schedule.source,
         "time_unit": schedule.time_unit,
@@ -49,97 +49,144 @@ def schedule_to_dict(schedule: Schedule, baseline: Schedule | None = None) -> di
         "ops": schedule.n_ops,
         "buffers": schedule.buffers,
         "workers": dict(zip(schedule.unit_names, schedule.workers, strict=True)),
-        "tasks": tasks,
+    }
+    tail: dict[str, Any] = {
         "utilization": {k: _number(v) for k, v in utilization_by_unit(schedule).items()},
     }
     if baseline is not None:
-        data["speedup"] = _number(speedup(baseline, schedule))
+        tail["speedup"] = _number(speedup(baseline, schedule))
+    return head, tail
+
+
+def _task_chunks(
+    schedule: Schedule, order: npt.NDArray[np.int64] | None = None
+) -> Iterator[list[tuple[int, int, int, int, float, float]]]:
+    for lo in range(0, len(schedule), CHUNK):
+        index = slice(lo, lo + CHUNK) if order is None else order[lo : lo + CHUNK]
+        yield list(
+            zip(
+                schedule.op[index].tolist(),
+                schedule.stage[index].tolist(),
+                schedule.unit[index].tolist(),
+                schedule.worker[index].tolist(),
+                schedule.start[index].tolist(),
+                schedule.end[index].tolist(),
+                strict=True,
+            )
+        )
+
+
+def _object_body(fields: dict[str, Any], indent: str) -> str:
+    """``fields`` as the inside of a JSON object (no braces), one key per line."""
+    return ",\n".join(f"{indent}{json.dumps(k)}: {json.dumps(v)}" for k, v in fields.items())
+
+
+def write_json(
+    write: Write, schedule: Schedule, baseline: Schedule | None = None, indent: str = ""
+) -> None:
+    """The contract's JSON object for one Schedule (``speedup`` against ``baseline``)."""
+    head, tail = _summary(schedule, baseline)
+    inner = indent + " "
+    write("{\n" + _object_body(head, inner) + f',\n{inner}"tasks": [')
+    stages = [json.dumps(name) for name in schedule.stage_names]
+    units = [json.dumps(name) for name in schedule.unit_names]
+    line = f"\n{inner} "
+    first = True
+    for chunk in _task_chunks(schedule):
+        text = ("," + line).join(
+            _TASK % (op, stages[stage], units[unit], worker, start, end)
+            for op, stage, unit, worker, start, end in chunk
+        )
+        write(("" if first else ",") + line + text)
+        first = False
+    write(f"\n{inner}],\n" + _object_body(tail, inner) + f"\n{indent}}}")
+
+
+def write_both_json(write: Write, sequential: Schedule, pipelined: Schedule) -> None:
+    """``{"sequential": {...}, "pipelined": {...}, "speedup"}`` for ``--policy both``."""
+    write('{\n "sequential": ')
+    write_json(write, sequential, indent=" ")
+    write(',\n "pipelined": ')
+    write_json(write, pipelined, baseline=sequential, indent=" ")
+    write(f',\n "speedup": {json.dumps(_number(speedup(sequential, pipelined)))}\n}}')
+
+
+def _metadata(schedules: list[Schedule]) -> list[dict[str, Any]]:
+    """Process and thread names (and sort hints) as ``ph: "M"`` events."""
+    events: list[dict[str, Any]] = []
+    for pid, schedule in enumerate(schedules, start=1):
+        title = schedule.label or schedule.policy
+        events += [
+            {"name": "process_name", "ph": "M", "pid": pid, "tid": 0,
+             "args": {"name": f"{title} ({schedule.source})"}},
+            {"name": "process_sort_index", "ph": "M", "pid": pid, "tid": 0,
+             "args": {"sort_index": pid}},
+        ]  # fmt: skip
+        for row in range(schedule.n_workers):
+            events += [
+                {"name": "thread_name", "ph": "M", "pid": pid, "tid": row + 1,
+                 "args": {"name": schedule.row_label(row)}},
+                {"name": "thread_sort_index", "ph": "M", "pid": pid, "tid": row + 1,
+                 "args": {"sort_index": row}},
+            ]  # fmt: skip
+    return events
+
+
+def write_trace(write: Write, schedules: list[Schedule]) -> None:
+    """Chrome Trace Event JSON (object form) that opens in Perfetto and chrome://tracing:
+    one process per Schedule, one thread (tid) per worker so that no two events on a track
+    overlap, names as metadata events, times in µs. Event names number ops from 1 for
+    people ("op 1 read"); ``args.op`` is the contract's 0-based index."""
+    write('{"displayTimeUnit": "ms", "traceEvents": [\n')
+    write(",\n".join(json.dumps(event) for event in _metadata(schedules)))
+    for pid, schedule in enumerate(schedules, start=1):
+        scale = _TIME_TO_MICROSECONDS.get(schedule.time_unit, 1.0)
+        stages = [json.dumps(name) for name in schedule.stage_names]
+        plain = list(schedule.stage_names)
+        units = [json.dumps(name) for name in schedule.unit_names]
+        offsets = schedule.worker_offsets.tolist()
+        order = np.lexsort((schedule.row, schedule.start))
+        for chunk in _task_chunks(schedule, order):
+            text = ",\n".join(
+                _EVENT
+                % (
+                    op + 1,
+                    plain[stage],
+                    stages[stage],
+                    start * scale,
+                    (end - start) * scale,
+                    pid,
+                    offsets[unit] + worker + 1,
+                    op,
+                    stages[stage],
+                    units[unit],
+                    worker,
+                )
+                for op, stage, unit, worker, start, end in chunk
+            )
+            write(",\n" + text)
+    write("\n]}\n")
+
+
+def _collect(produce: Callable[[Write], None]) -> str:
+    buffer = io.StringIO()
+    produce(buffer.write)
+    return buffer.getvalue()
+
+
+def schedule_to_dict(schedule: Schedule, baseline: Schedule | None = None) -> dict[str, Any]:
+    """The contract's JSON object as a dict (for callers that add fields of their own)."""
+    data: dict[str, Any] = json.loads(to_json(schedule, baseline))
     return data
 
 
 def to_json(schedule: Schedule, baseline: Schedule | None = None) -> str:
-    return json.dumps(schedule_to_dict(schedule, baseline), indent=1)
+    return _collect(lambda write: write_json(write, schedule, baseline))
 
 
 def both_to_json(sequential: Schedule, pipelined: Schedule) -> str:
-    """``{"sequential": {...}, "pipelined": {...}, "speedup"}`` for ``--policy both``."""
-    data = {
-        "sequential": schedule_to_dict(sequential),
-        "pipelined": schedule_to_dict(pipelined, baseline=sequential),
-        "speedup": _number(speedup(sequential, pipelined)),
-    }
-    return json.dumps(data, indent=1)
-
-
-def trace_events(schedules: list[Schedule]) -> list[dict[str, Any]]:
-    """Chrome Trace Event objects: one process per Schedule, one thread (tid) per worker so
-    that no two events on a track overlap, names as metadata events, times in µs."""
-    events: list[dict[str, Any]] = []
-    for pid, schedule in enumerate(schedules, start=1):
-        scale = _TIME_TO_MICROSECONDS.get(schedule.time_unit, 1.0)
-        title = schedule.label or schedule.policy
-        events.append(
-            {
-                "name": "process_name",
-                "ph": "M",
-                "pid": pid,
-                "tid": 0,
-                "args": {"name": f"{title} ({schedule.source})"},
-            }
-        )
-        events.append(
-            {
-                "name": "process_sort_index",
-                "ph": "M",
-                "pid": pid,
-                "tid": 0,
-                "args": {"sort_index": pid},
-            }
-        )
-        for row in range(schedule.n_workers):
-            events.append(
-                {
-                    "name": "thread_name",
-                    "ph": "M",
-                    "pid": pid,
-                    "tid": row + 1,
-                    "args": {"name": schedule.row_label(row)},
-                }
-            )
-            events.append(
-                {
-                    "name": "thread_sort_index",
-                    "ph": "M",
-                    "pid": pid,
-                    "tid": row + 1,
-                    "args": {"sort_index": row},
-                }
-            )
-        order = np.lexsort((schedule.row, schedule.start))
-        for task in order.tolist():
-            op = int(schedule.op[task])
-            stage = schedule.stage_names[schedule.stage[task]]
-            start = float(schedule.start[task])
-            events.append(
-                {
-                    "name": f"op {op + 1} {stage}",
-                    "cat": stage,
-                    "ph": "X",
-                    "ts": round(start * scale, 3),
-                    "dur": round((float(schedule.end[task]) - start) * scale, 3),
-                    "pid": pid,
-                    "tid": int(schedule.row[task]) + 1,
-                    "args": {
-                        "op": op,
-                        "stage": stage,
-                        "unit": schedule.unit_names[schedule.unit[task]],
-                        "worker": int(schedule.worker[task]),
-                    },
-                }
-            )
-    return events
+    return _collect(lambda write: write_both_json(write, sequential, pipelined))
 
 
 def to_trace(schedules: list[Schedule]) -> str:
-    """Chrome Trace Event JSON (object form) that opens in Perfetto and chrome://tracing."""
-    return json.dumps({"traceEvents": trace_events(schedules), "displayTimeUnit": "ms"})
+    return _collect(lambda write: write_trace(write, schedules))
