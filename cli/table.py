@@ -15,34 +15,40 @@ IDLE = "·"
 
 
 def seconds(value: float, unit: str = "s") -> str:
-    """A time for people: 5 s, 1.5 s, 1201.8 s (12 significant digits at most)."""
-    return f"{float(f'{value:.12g}'):.6g} {unit}"
+    """A time for people: 5 s, 1.5 s, 1201.8 s, 1,000,002 s (6 significant digits, and
+    every digit of large whole values rather than 1e+06)."""
+    clean = float(f"{value:.12g}")
+    if abs(clean) >= 1e6:
+        return f"{clean:,.0f} {unit}"
+    return f"{clean:.6g} {unit}"
 
 
 def _row_cells(schedule: Schedule, row: int, width: int, scale: float) -> str:
-    cells = [IDLE] * width
-    owner = np.full(width, -1)
+    """One row of the text Gantt: each task's cells carry its op number where the task has
+    them to itself ("[ 12 ]", or "3=" when tight), "█" where ops share cells or a label
+    would not fit unambiguously, and IDLE elsewhere. Vectorized: 10^6 tasks stay quick."""
     order, bounds = schedule.by_row
-    for task in order[bounds[row] : bounds[row + 1]].tolist():
-        start, end = float(schedule.start[task]), float(schedule.end[task])
-        if end <= start:
-            continue
-        lo = min(width - 1, round(start * scale))
-        hi = max(lo + 1, min(width, round(end * scale)))
-        label = str(int(schedule.op[task]) + 1)
-        taken = owner[lo:hi] >= 0
-        owner[lo:hi] = task
-        if taken.any():
-            cells[lo:hi] = ["█"] * (hi - lo)  # several ops share these cells
-            continue
-        span = hi - lo
+    tasks = order[bounds[row] : bounds[row + 1]]
+    start, end = schedule.start[tasks], schedule.end[tasks]
+    real = end > start
+    tasks, start, end = tasks[real], start[real], end[real]
+    lo = np.minimum(width - 1, np.rint(start * scale)).astype(np.int64)
+    hi = np.maximum(lo + 1, np.minimum(width, np.rint(end * scale))).astype(np.int64)
+    change = np.zeros(width + 1, dtype=np.int64)
+    np.add.at(change, lo, 1)
+    np.add.at(change, hi, -1)
+    cover = np.cumsum(change)[:width]
+    cells = [IDLE if c == 0 else "█" for c in cover.tolist()]
+    shared = np.concatenate([[0], np.cumsum(cover > 1)])
+    alone = shared[hi] - shared[lo] == 0  # no cell of the task is shared: at most `width`
+    for op, a, b in zip(
+        schedule.op[tasks[alone]].tolist(), lo[alone].tolist(), hi[alone].tolist(), strict=True
+    ):
+        label, span = str(op + 1), b - a
         if span >= len(label) + 2:
-            text = "[" + label.center(span - 2) + "]"
-        elif span >= len(label):
-            text = label.center(span, "=")
-        else:
-            text = "█" * span
-        cells[lo:hi] = list(text)
+            cells[a:b] = "[" + label.center(span - 2) + "]"
+        elif span == len(label) + 1:
+            cells[a:b] = label + "="  # never two labels touching ("1112" for 11 and 12)
     return "".join(cells)
 
 
