@@ -267,6 +267,11 @@ class Scenario:
             s: field(s, lambda s=s: duration(defaults.get(s, 1.0), f"{s} duration")) for s in STAGES
         }
         ops = data.get("ops")
+        if ops is None and "defaults" not in data:
+            raise PipeLabError(
+                f"{source}: no ops: give a [defaults] table (count, read, compute, write) "
+                "or a list of [[ops]]"
+            )
         if ops is None:
             count = field(
                 "count", lambda: whole_number(defaults.get("count", 3), "count", 1, MAX_OPS)
@@ -280,7 +285,7 @@ class Scenario:
             )
         whole_number(len(ops), "the number of ops", 1, MAX_OPS)
         columns: dict[str, list[float]] = {s: [] for s in STAGES}
-        for index, op in enumerate(ops):
+        for index, op in enumerate(ops):  # typos first: they explain missing values
             if not isinstance(op, Mapping):
                 raise PipeLabError(f"{where('ops')}: op {index + 1} must be a table")
             for key in op:
@@ -289,12 +294,19 @@ class Scenario:
                         f"{source}, line {_line_of(text, key, nth_table=('ops', index)) or '?'}: "
                         f"unknown key {key!r} in op {index + 1} (expected read, compute, write)"
                     )
+        for index, op in enumerate(ops):
             for s in STAGES:
-                columns[s].append(
-                    duration(op.get(s, base[s]), f"op {index + 1} {s} duration")
-                    if s in op
-                    else base[s]
-                )
+                if s in op:
+                    value = duration(op[s], f"op {index + 1} {s} duration")
+                elif s in defaults:
+                    value = base[s]  # the [defaults] table gives the stage for every op
+                else:
+                    line = _line_of(text, "ops", nth_table=("ops", index))
+                    raise PipeLabError(
+                        f"{source}, line {line or '?'}: op {index + 1} has no {s} time "
+                        f"(give it, or a {s} in [defaults])"
+                    )
+                columns[s].append(value)
         r, c, w = (np.array(columns[s], dtype=np.float64) for s in STAGES)
         return cls(r, c, w, **common)
 

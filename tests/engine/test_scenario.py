@@ -108,6 +108,9 @@ BAD_FILES = [
     ("policy = 'eager'\n", "line 1: policy must be sequential or pipelined"),
     ("name = \n", "not valid TOML"),
     ("ops = []\n", "\\[\\[ops\\]\\] must list at least one op"),
+    ("", "no ops: give a \\[defaults\\] table"),
+    ("name = 'only a name'\n", "no ops"),
+    ("[[ops]]\nread = 1.0\ncompute = 1.0\n", "line 1: op 1 has no write time"),
 ]
 
 
