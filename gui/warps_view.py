@@ -19,7 +19,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPoint, QRectF, QSize, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QHideEvent, QPainter, QPdfWriter, QShowEvent
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QHideEvent,
+    QImage,
+    QPainter,
+    QPdfWriter,
+    QShowEvent,
+)
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -604,9 +613,21 @@ class WarpsView(QWidget):
         write_atomic(target, data)
 
     def _png_bytes(self, width: int | None) -> bytes:
-        image = self.grab().toImage()
-        if width is not None and width > 0 and width != image.width():
-            image = image.scaledToWidth(width, Qt.TransformationMode.SmoothTransformation)
+        # Rendered at the requested width (a device pixel ratio), not a screenshot scaled up:
+        # text and lines stay crisp at any size.
+        ratio = width / self.width() if width and self.width() > 0 else 1.0
+        image = QImage(
+            max(1, round(self.width() * ratio)),
+            max(1, round(self.height() * ratio)),
+            QImage.Format.Format_ARGB32_Premultiplied,
+        )
+        image.setDevicePixelRatio(ratio)
+        image.fill(self.palette().color(self.backgroundRole()))
+        painter = QPainter(image)
+        try:
+            self.render(painter, QPoint())
+        finally:
+            painter.end()
         buffer = QBuffer()
         buffer.open(QIODevice.OpenModeFlag.WriteOnly)
         if not image.save(buffer, "PNG"):
