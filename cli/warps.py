@@ -147,8 +147,9 @@ def _percent(value: float | None) -> str:
 def run_to_table(run: WarpRun, width: int) -> str:
     config = run.config
     lines = [
-        f"one SM, {config.warps} warps: {config.compute} cycles of compute per burst, "
-        f"memory latency {config.latency} cycles, {config.cycles:,} cycles simulated",
+        f"One SM, {_plural(config.warps, 'warp')}: {_plural(config.compute, 'cycle')} of "
+        f"compute per burst, memory latency {_plural(config.latency, 'cycle')}, "
+        f"{_plural(config.cycles, 'cycle')} simulated",
     ]
     if config.warps <= _GANTT_WARPS:
         lines.append(text_lanes(run, width))
@@ -186,3 +187,7 @@ def run(args: argparse.Namespace) -> int:
         text = run_to_table(result, width)
     emit(text, args.out)
     return 0
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
