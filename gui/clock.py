@@ -61,7 +61,9 @@ class Clock(QObject):
 
         Keeps the current time, clamped to the new range.
         """
-        times = np.unique(np.concatenate([[0.0], np.asarray(events, dtype=np.float64)]))
+        times = np.asarray(events, dtype=np.float64).reshape(-1)
+        if not (len(times) and times[0] == 0.0 and (np.diff(times) > 0).all()):
+            times = np.unique(np.concatenate([[0.0], times]))  # else: already as needed
         self._events = times
         self._end = float(times[-1] if end is None else max(end, times[-1]))
         # Short runs (the textbook's seconds) play in real time; long or tiny ones

@@ -42,8 +42,11 @@ if TYPE_CHECKING:
     from gui.gpu_panel import GpuPanel
     from gui.warps_view import WarpsView
 
-#: The app refuses scenarios beyond this many ops (the command line takes any size).
-GUI_MAX_OPS = 1_000_000
+#: The app refuses scenarios beyond this many ops (the command line takes any size): at
+#: 200,000 ops (1.2 million tasks over both policies) an edit takes about a second here.
+GUI_MAX_OPS = 200_000
+#: From this many ops an edit shows the busy cursor while it simulates and redraws.
+BUSY_CURSOR_OPS = 20_000
 EXPORT_FILTERS = (
     "PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf);;"
     "Animated GIF (*.gif);;Chrome trace JSON (*.json)"
@@ -172,6 +175,15 @@ class MainWindow(QMainWindow):
     def apply_scenario(self, scenario: Scenario, preset: str = "") -> bool:
         """Simulate ``scenario`` for the current view and show it; on bad input show the
         message, keep everything as it was and return False."""
+        if scenario.n_ops <= BUSY_CURSOR_OPS:
+            return self._apply_scenario(scenario, preset)
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)  # big runs take a moment
+        try:
+            return self._apply_scenario(scenario, preset)
+        finally:
+            QApplication.restoreOverrideCursor()
+
+    def _apply_scenario(self, scenario: Scenario, preset: str) -> bool:
         try:
             if scenario.n_ops > GUI_MAX_OPS:
                 raise PipeLabError(

@@ -61,7 +61,7 @@ class ScheduleView(QWidget):
         self.assembly.set_schedules(self._schedules)
         self.timeline.set_schedules(self._schedules)
         if self._schedules:
-            events = np.unique(np.concatenate([s.event_times for s in self._schedules]))
+            events = _sorted_union([s.event_times for s in self._schedules])
             self.clock.set_timeline(events, max(s.makespan for s in self._schedules))
         self._on_time(self.clock.time)
         self.narration_box.reset()
@@ -154,3 +154,12 @@ class _FixedLabelBox(QWidget):
             self.label.setFixedSize(width, height)
         if self.height() != height:
             self.setFixedHeight(height)
+
+
+def _sorted_union(arrays: list[np.ndarray]) -> np.ndarray:
+    """The sorted, unique union of sorted arrays (a stable sort merges sorted runs in
+    linear time, where np.unique would sort from scratch)."""
+    if len(arrays) == 1:
+        return arrays[0]
+    merged = np.sort(np.concatenate(arrays), kind="stable")
+    return merged[np.concatenate([[True], np.diff(merged) > 0])]
