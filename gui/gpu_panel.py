@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
+    QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -101,6 +102,7 @@ class GpuPanel(QWidget):
     run_finished = Signal(object)  # the PipelineResult
     run_failed = Signal(str)
     occupancy_ready = Signal(object)  # a gpu.occupancy.OccupancySweep, for the Warps view
+    tiles_ready = Signal(object)  # a gpu.tiles.TileResult (experiment 2)
 
     def __init__(self, detection: Detection | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -135,6 +137,13 @@ class GpuPanel(QWidget):
             "drawn on the Warps tab beside the model's curve (needs a CUDA device)"
         )
         self.occupancy_button.setEnabled(self.detection.backend == "cupy")
+        self.tiles_button = QPushButton("Kernel sweep")
+        self.tiles_button.setToolTip(
+            "Experiment 2: a tiled kernel reading global → shared memory, synchronous vs "
+            "cp.async-pipelined with 2 and 3 stages, over an intensity sweep, against a "
+            "device-to-device copy (needs a CUDA device, sm_80 or newer)"
+        )
+        self.tiles_button.setEnabled(self._tiles_possible())
         self.progress = QProgressBar()
         self.progress.setRange(0, STEPS)
         self.status_label = QLabel("")
@@ -152,14 +161,11 @@ class GpuPanel(QWidget):
         form.addRow("streams / buffers", self.streams_box)
         form.addRow("intensity", self.intensity_box)
         form.addRow("repeats", self.repeats_box)
-        buttons = QHBoxLayout()
-        for button in (
-            self.run_button,
-            self.cancel_button,
-            self.animate_button,
-            self.occupancy_button,
-        ):
-            buttons.addWidget(button)
+        buttons = QGridLayout()  # experiment 1 on the first row, the CUDA-only ones below
+        for column, button in enumerate((self.run_button, self.cancel_button, self.animate_button)):
+            buttons.addWidget(button, 0, column)
+        buttons.addWidget(self.occupancy_button, 1, 0)
+        buttons.addWidget(self.tiles_button, 1, 1)
         # Parameters and controls on the left, results on the right: the panel docks below
         # the timeline and should not take its height.
         left = QVBoxLayout()
@@ -180,6 +186,7 @@ class GpuPanel(QWidget):
         self.cancel_button.clicked.connect(self.cancel_run)
         self.animate_button.clicked.connect(self._animate)
         self.occupancy_button.clicked.connect(self.start_occupancy_sweep)
+        self.tiles_button.clicked.connect(self.start_tile_sweep)
 
     # -- running ---------------------------------------------------------------------------
 
@@ -219,6 +226,21 @@ class GpuPanel(QWidget):
             self._on_occupancy,
             "occupancy sweep running…",
         )
+
+    def start_tile_sweep(self) -> None:
+        """Experiment 2 on the CUDA device: the results fill the table (see gpu.tiles)."""
+        self._stop_thread()
+        from gpu.tiles import TileParams, run_tiles
+
+        self._launch(
+            lambda cancel: run_tiles(TileParams(), cancel),
+            self._on_tiles,
+            "kernel sweep running…",
+        )
+
+    def _tiles_possible(self) -> bool:
+        found = self.detection
+        return found.backend == "cupy" and not found.async_copy_reason
 
     def _launch(
         self, factory: Callable[[threading.Event], Any], on_success: Any, message: str
@@ -291,6 +313,19 @@ class GpuPanel(QWidget):
         )
         self.occupancy_ready.emit(sweep)
 
+    def _on_tiles(self, result: Any) -> None:
+        if not self._current():
+            return
+        self._finish_thread()
+        from gpu.report import tile_rows
+
+        self.progress.setValue(STEPS)
+        rows = tile_rows(result)
+        best = dict(rows).get("best pipelined", "no pipelined variant ran")
+        self.status_label.setText(f"kernel sweep done: {best}")
+        self._fill_table(rows)
+        self.tiles_ready.emit(result)
+
     def _on_failure(self, message: str) -> None:
         if not self._current():
             return
@@ -319,6 +354,7 @@ class GpuPanel(QWidget):
         self.run_button.setEnabled(not running)
         self.cancel_button.setEnabled(running)
         self.occupancy_button.setEnabled(not running and self.detection.backend == "cupy")
+        self.tiles_button.setEnabled(not running and self._tiles_possible())
         for box in (
             self.backend_box,
             self.size_box,

@@ -160,3 +160,38 @@ def test_a_speedup_below_one_reads_as_slower() -> None:
     assert speedup_words(1.8) == "pipelined 1.80× faster than sequential"
     assert speedup_words(0.5) == "pipelined 2.00× slower than sequential (speedup 0.50×)"
     assert "faster" not in speedup_words(0.16)
+
+
+def test_kernel_sweep_needs_cp_async(qtbot) -> None:
+    old = DeviceInfo(0, "Tesla V100", (7, 0), 16 * 2**30, 80)
+    widget = GpuPanel(Detection("cupy", old, "", "cp.async needs sm_80 or newer"))
+    qtbot.addWidget(widget)
+    assert not widget.tiles_button.isEnabled() and widget.occupancy_button.isEnabled()
+
+
+def test_kernel_sweep_fills_the_table(qtbot, monkeypatch) -> None:
+    """Experiment 2 runs on the worker thread and its rows fill the table (a stand-in
+    result here: the real sweep needs a GPU and is tested with the gpu marker)."""
+    import gpu.report
+    import gpu.tiles
+
+    def fake_run_tiles(params=None, cancel=None):
+        yield gpu.tiles.Progress(0.5, "half")
+        return "result"
+
+    monkeypatch.setattr(gpu.tiles, "run_tiles", fake_run_tiles)
+    monkeypatch.setattr(
+        gpu.report,
+        "tile_rows",
+        lambda result: [("device", "H200"), ("best pipelined", "3-stage at intensity 8: 91%")],
+    )
+    device = DeviceInfo(0, "NVIDIA H200", (9, 0), 141 * 2**30, 132)
+    widget = GpuPanel(Detection("cupy", device))
+    qtbot.addWidget(widget)
+    assert widget.tiles_button.isEnabled()
+    with qtbot.waitSignal(widget.tiles_ready, timeout=10_000) as caught:
+        widget.tiles_button.click()
+    assert caught.args[0] == "result"
+    assert dict(widget.table_rows())["best pipelined"].startswith("3-stage")
+    assert "91%" in widget.status_label.text()
+    widget.shutdown()
