@@ -63,3 +63,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "tests/gui/" in item.nodeid.replace("\\", "/"):
             item.add_marker(pytest.mark.qt_log_ignore(OFFSCREEN_ONLY))
+
+
+@pytest.fixture
+def window(qtbot: object) -> Iterator[object]:
+    """The main window on the book example, shown at 1400×900 (settings isolated above)."""
+    from gui.main_window import MainWindow
+
+    win = MainWindow()
+    qtbot.addWidget(win)  # type: ignore[attr-defined]
+    win.resize(1400, 900)
+    win.show()
+    qtbot.waitExposed(win)  # type: ignore[attr-defined]
+    yield win
+    win.clock.pause()
+    if win.gpu_panel is not None:
+        win.gpu_panel.shutdown()

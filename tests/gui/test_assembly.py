@@ -18,16 +18,6 @@ from gui.export import export
 from gui.main_window import MainWindow
 
 
-@pytest.fixture
-def window(qtbot):
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.resize(1400, 900)
-    win.show()
-    qtbot.waitExposed(win)
-    return win
-
-
 def painted_texts(win: MainWindow, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every text the assembly line draws in one repaint."""
     texts: list[str] = []

@@ -21,16 +21,6 @@ class FakeWall:
         return self.now
 
 
-@pytest.fixture
-def window(qtbot):
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.resize(1400, 900)
-    win.show()
-    qtbot.waitExposed(win)
-    return win
-
-
 def snapshot(win: MainWindow) -> tuple:
     """What the views show: clock time, narration, readout, cursor, assembly-line pixels."""
     image = win.view.assembly.grab().toImage()

@@ -12,18 +12,6 @@ from gpu.detect import Detection
 from gui.main_window import PIPELINE_TAB, WARPS_TAB, MainWindow
 
 
-@pytest.fixture
-def window(qtbot) -> MainWindow:
-    win = MainWindow(preset="book")
-    qtbot.addWidget(win)
-    win.resize(1400, 900)
-    win.show()
-    yield win
-    win.clock.pause()
-    if win.gpu_panel is not None:
-        win.gpu_panel.shutdown()
-
-
 def test_warps_tab_is_built_on_demand_and_takes_the_clock(window: MainWindow) -> None:
     assert window.warps_view is None  # start-up does not pay for it
     warps = window.show_warps()
