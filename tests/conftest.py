@@ -7,8 +7,15 @@ import threading
 import time
 
 import pytest
+from hypothesis import settings
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+# CI runs the property tests deterministically (the same examples every run), so a landing
+# never depends on luck; at a desk they explore new examples each run.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 @pytest.fixture(autouse=True)

@@ -88,7 +88,7 @@ def _check_invariants(scenario: Scenario, schedule: Schedule) -> None:
             assert _slots_in_use(schedule, t) <= buffers
         for op in range(1, schedule.n_ops):
             if grant[op] > grant[op - 1] + EPS:
-                before = grant[op] - 1e-7 * max(1.0, grant[op])
+                before = np.nextafter(grant[op], -np.inf)  # the instant just before
                 assert _slots_in_use(schedule, before) >= buffers, f"op {op} granted late"
     else:
         assert (grant == 0).all()
