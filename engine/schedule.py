@@ -109,6 +109,31 @@ class Schedule:
         if self.grant is not None and len(self.grant) != self.n_ops:
             raise PipeLabError("schedule grant times need one entry per op")
 
+    @classmethod
+    def from_stage_matrices(
+        cls,
+        starts: npt.ArrayLike,
+        ends: npt.ArrayLike,
+        worker: npt.ArrayLike | None = None,
+        **meta: Any,
+    ) -> Schedule:
+        """A pipeline Schedule from (n_ops, 3) matrices of stage starts and ends (and the
+        worker of each stage; 0 by default): tasks op-major, stage i on unit i."""
+        start_matrix = np.asarray(starts, dtype=np.float64)
+        n = start_matrix.shape[0]
+        stage = np.tile(np.arange(3, dtype=np.int64), n)
+        workers = np.zeros(3 * n, dtype=np.int64) if worker is None else worker
+        return cls(
+            op=np.repeat(np.arange(n, dtype=np.int64), 3),
+            stage=stage,
+            unit=stage,
+            worker=np.asarray(workers, dtype=np.int64).reshape(-1),
+            start=start_matrix.reshape(-1),
+            end=np.asarray(ends, dtype=np.float64).reshape(-1),
+            n_ops=n,
+            **meta,
+        )
+
     # -- size and shape -------------------------------------------------------------
 
     def __len__(self) -> int:

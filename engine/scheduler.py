@@ -61,17 +61,11 @@ def _to_schedule(
     workers: npt.NDArray[np.int64],
     grant: FloatArray,
 ) -> Schedule:
-    n = scenario.n_ops
-    stage = np.tile(np.arange(3, dtype=np.int64), n)
-    return Schedule(
-        op=np.repeat(np.arange(n, dtype=np.int64), 3),
-        stage=stage,
-        unit=stage,
-        worker=workers.reshape(-1),
-        start=starts.reshape(-1),
-        end=(starts + scenario.durations).reshape(-1),
+    return Schedule.from_stage_matrices(
+        starts,
+        starts + scenario.durations,
+        workers,
         workers=scenario.workers,
-        n_ops=n,
         policy=policy,
         source="simulated",
         buffers=buffers,

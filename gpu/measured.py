@@ -44,18 +44,11 @@ def measured_schedule(
     """
     starts = np.asarray(starts, dtype=np.float64)
     ends = np.asarray(ends, dtype=np.float64)
-    n = starts.shape[0]
-    origin = float(starts.min()) if n else 0.0
-    stage = np.tile(np.arange(3, dtype=np.int64), n)
-    return Schedule(
-        op=np.repeat(np.arange(n, dtype=np.int64), 3),
-        stage=stage,
-        unit=stage,
-        worker=np.zeros(3 * n, dtype=np.int64),
-        start=(starts - origin).reshape(-1),
-        end=(np.maximum(ends, starts) - origin).reshape(-1),
+    origin = float(starts.min()) if starts.shape[0] else 0.0
+    return Schedule.from_stage_matrices(
+        starts - origin,
+        np.maximum(ends, starts) - origin,
         workers=(1, 1, 1),
-        n_ops=n,
         policy=policy,
         source="measured",
         time_unit=TIME_UNIT,
