@@ -1,50 +1,16 @@
-"""PipeLab's command line: `uv run main.py` opens the app; subcommands run headless.
+"""`uv run main.py [command] …` in a checkout: the same as the installed ``pipelab``.
 
-    uv run main.py                      # the app, on the book example
-    uv run main.py simulate --preset book --policy both
-    uv run main.py export --preset book --out timeline.png
-    uv run main.py bench --backend cpu
-    uv run main.py warps --warps 8 --latency 40 --compute 10
-
-Any bad argument or file: one line on stderr naming the problem, exit status 2.
+The command line lives in cli/main.py (the console script needs no file outside the
+packages); this file only calls it.
 """
 
 from __future__ import annotations
 
 import sys
 
-from cli import bench, export, simulate, warps
-from cli.parser import build_parser
-from engine.errors import PipeLabError
+from cli.main import COMMANDS, main
 
-COMMANDS = {"simulate": simulate, "export": export, "bench": bench, "warps": warps}
-
-
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    try:
-        parser = build_parser(COMMANDS)
-        args = parser.parse_args(argv)
-        if args.command is None:
-            from gui.app import run_app  # imported only here: the CLI stays Qt-free
-
-            return run_app(scenario_path=args.scenario, preset=args.preset)
-        return int(COMMANDS[args.command].run(args))
-    except PipeLabError as error:
-        print(f"pipelab: {error}", file=sys.stderr)
-        return 2
-    except MemoryError:  # e.g. 10^7 ops as JSON: say so in a line, not a traceback
-        print(
-            "pipelab: out of memory: try a smaller run (fewer ops or cycles, less data, "
-            "or --format table)",
-            file=sys.stderr,
-        )
-        return 2
-    except BrokenPipeError:  # `… | head` closed the pipe: not an error worth a traceback
-        return 0
-    except KeyboardInterrupt:
-        return 130
-
+__all__ = ["COMMANDS", "main"]
 
 if __name__ == "__main__":
     sys.exit(main())

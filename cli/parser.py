@@ -10,6 +10,7 @@ from typing import Any, NoReturn
 
 from engine.atomic import write_text_atomic
 from engine.errors import PipeLabError
+from engine.resources import version
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -26,7 +27,9 @@ class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors raise PipeLabError (one line, exit 2 in main)."""
 
     def error(self, message: str) -> NoReturn:
-        raise PipeLabError(f"{self.prog.split()[-1]}: {message}")
+        # main() prefixes "pipelab: "; a subcommand adds its own name ("simulate: …").
+        command = self.prog.split()[1:]
+        raise PipeLabError(f"{command[-1]}: {message}" if command else message)
 
 
 def build_parser(commands: dict[str, ModuleType]) -> Parser:
@@ -35,6 +38,12 @@ def build_parser(commands: dict[str, ModuleType]) -> Parser:
         description="PipeLab makes GPU pipelining visible and measurable. "
         "With no command it opens the app.",
         formatter_class=HelpFormatter,
+    )
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"pipelab {version()}",
+        help="print PipeLab's version and exit",
     )
     parser.add_argument("--preset", default=None, help="open the app on this preset")
     parser.add_argument("--scenario", default=None, help="open the app on this scenario file")

@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.errors import PipeLabError
+from engine.resources import resource
 from engine.schedule import STAGES, UNITS
 from engine.validation import duration, whole_number
 
@@ -25,7 +26,8 @@ POLICIES = ("sequential", "pipelined")
 #: this, parsing would take minutes (use [defaults] count for many ops).
 MAX_FILE_BYTES = 64 * 2**20
 
-PRESETS_DIR = Path(__file__).resolve().parent.parent / "assets" / "presets"
+#: The shipped presets (engine/presets/*.toml, package data).
+PRESETS_DIR = resource("engine", "presets")
 
 _TOP_KEYS = {"name", "description", "policy", "buffers", "workers", "defaults", "ops"}
 _DEFAULT_KEYS = {"count", *STAGES}
@@ -352,7 +354,7 @@ def _line_of(text: str, key: str, nth_table: tuple[str, int] | None = None) -> i
 
 
 def preset_names() -> list[str]:
-    """Names of the presets shipped in assets/presets (file stems), book example first."""
+    """Names of the presets shipped in engine/presets (file stems), book example first."""
     names = sorted(p.stem for p in PRESETS_DIR.glob("*.toml"))
     if "book" in names:
         names.remove("book")

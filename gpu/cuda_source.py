@@ -20,9 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.resources import resource
 from gpu.errors import GpuError
 
-KERNEL_DIR = Path(__file__).resolve().parent / "kernels"
+KERNEL_DIR = resource("gpu", "kernels")
 PIPELINE_HEADER = "cuda_pipeline.h"
 #: Lines of the compiler's log an error message quotes.
 LOG_LINES = 6

@@ -1,5 +1,6 @@
-"""The About text: versions of Qt, PySide6, pyqtgraph, numpy, and CuPy only if installed
-(read from package metadata: CuPy is never imported for this)."""
+"""The About text: PipeLab's version and licence, then the versions of Python, Qt, PySide6,
+pyqtgraph, numpy, and CuPy only if installed (read from package metadata: CuPy is never
+imported for this)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import numpy
 import pyqtgraph
 import PySide6
 from PySide6.QtCore import qVersion
+
+from engine.resources import version
 
 CUPY_PACKAGES = ("cupy-cuda12x", "cupy-cuda13x", "cupy-cuda11x", "cupy")
 
@@ -41,7 +44,7 @@ def versions() -> dict[str, str]:
 def about_text() -> str:
     rows = "".join(f"<tr><td>{k}</td><td>&nbsp;{v}</td></tr>" for k, v in versions().items())
     return (
-        "<h3>PipeLab</h3><p>Makes GPU pipelining visible and measurable: a scheduling "
-        "engine, an animated assembly line, and real pipelined kernels.</p>"
-        f"<table>{rows}</table>"
+        f"<h3>PipeLab {version()}</h3><p>Makes GPU pipelining visible and measurable: a "
+        "scheduling engine, an animated assembly line, and real pipelined kernels.</p>"
+        f"<table>{rows}</table><p>MIT License</p>"
     )

@@ -6,11 +6,14 @@ PDF writers) and anything GPU-related load when first used.
 
 from __future__ import annotations
 
+import os
 import sys
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from engine.errors import PipeLabError
+from engine.resources import version
 from engine.scenario import Scenario, load_preset
 from gui.settings import APPLICATION, ORGANIZATION, settings
 
@@ -23,6 +26,7 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)
     app.setApplicationDisplayName("PipeLab")
+    app.setApplicationVersion(version())
     return app
 
 
@@ -55,9 +59,32 @@ def make_window(scenario_path: str | None = None, preset: str | None = None):
     return MainWindow(scenario=scenario, preset=name) if not name else MainWindow(preset=name)
 
 
+#: Set to a number of milliseconds, the app quits by itself that long after it started:
+#: the install test starts the installed app offscreen this way (and smoke checks may too).
+QUIT_AFTER_VARIABLE = "PIPELAB_QUIT_AFTER_MS"
+
+
+def quit_after_ms() -> int | None:
+    """The ``PIPELAB_QUIT_AFTER_MS`` setting, or None when unset (PipeLabError if not ≥ 0)."""
+    text = os.environ.get(QUIT_AFTER_VARIABLE, "").strip()
+    if not text:
+        return None
+    try:
+        ms = int(text)
+    except ValueError:
+        ms = -1
+    if ms < 0:
+        raise PipeLabError(f"{QUIT_AFTER_VARIABLE} must be a whole number of ms, not {text!r}")
+    return ms
+
+
 def run_app(scenario_path: str | None = None, preset: str | None = None) -> int:
     """Open PipeLab on the book example (or the given preset / scenario file) and run it."""
+    quit_after = quit_after_ms()
     app = make_app()
     window = make_window(scenario_path, preset)
     window.show()
+    if quit_after is not None:
+        QTimer.singleShot(quit_after, window.close)  # closing saves state as a user's would
+        QTimer.singleShot(quit_after, app.quit)
     return int(app.exec())

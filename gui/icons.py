@@ -1,15 +1,16 @@
-"""SVG icons from assets/icons, rendered once per size and tinted to any colour (cached)."""
+"""SVG icons from gui/assets/icons, rendered once per size and tinted to any colour (cached)."""
 
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QRectF, Qt
 from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 
-ICONS_DIR = Path(__file__).resolve().parent.parent / "assets" / "icons"
+from engine.resources import resource
+
+ICONS_DIR = resource("gui", "assets", "icons")
 
 
 @lru_cache(maxsize=32)

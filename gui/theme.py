@@ -4,15 +4,15 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
+from engine.resources import resource
 from gui.colours import DARK, LIGHT, THEMES, Theme
 
-STYLESHEET = Path(__file__).resolve().parent.parent / "assets" / "style.qss"
+STYLESHEET = resource("gui", "assets", "style.qss")
 CHOICES = ("system", "light", "dark")
 
 

@@ -54,3 +54,30 @@ def test_mypy_strict_on_engine_and_gpu() -> None:
     """engine/ and gpu/ type-check under mypy --strict (configured in pyproject)."""
     result = _run(_tool("mypy"))
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+PACKAGES = ("engine", "gpu", "gui", "cli")
+
+
+def test_packages_find_their_files_through_the_one_accessor() -> None:
+    """No module computes a path from its own location: an installed wheel has no source
+    tree around it. Presets, icons, the stylesheet and the kernels go through
+    engine.resources.resource (importlib.resources)."""
+    offenders = [
+        str(path.relative_to(ROOT))
+        for package in PACKAGES
+        for path in sorted((ROOT / package).rglob("*.py"))
+        if "__file__" in path.read_text(encoding="utf-8")
+    ]
+    assert not offenders, offenders
+
+
+def test_changelog_has_a_section_for_the_version() -> None:
+    """Releasing means naming the version in CHANGELOG.md; the licence is the MIT text."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert f"\n## {project['version']} " in changelog
+    assert project["license"] == "MIT" and project["license-files"] == ["LICENSE"]
+    assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License\n")

@@ -1,0 +1,36 @@
+"""What PipeLab's installed distribution carries: its data files and its version.
+
+Every package keeps its own files beside its modules (engine/presets, gui/assets,
+gpu/kernels) and ships them as package data; `resource` is the one way any code finds them,
+through importlib.resources, so a source checkout and an installed wheel behave alike and no
+path is ever computed from the source tree's layout.
+"""
+
+from __future__ import annotations
+
+from importlib import metadata, resources
+from pathlib import Path
+
+from engine.errors import PipeLabError
+
+DISTRIBUTION = "pipelab"
+
+
+def resource(package: str, *parts: str) -> Path:
+    """The file or folder ``parts`` shipped inside PipeLab's package ``package``.
+
+    A Path, not just a Traversable: Qt, NVRTC's ``-I`` and `Scenario.load` take paths, and
+    wheels always install as plain files (PipeLab never runs from a zip archive).
+    """
+    root = resources.files(package)
+    if not isinstance(root, Path):
+        raise PipeLabError(f"package {package!r} is not installed as files on disk ({root})")
+    return root.joinpath(*parts)
+
+
+def version() -> str:
+    """PipeLab's version as installed (pyproject's ``version``), e.g. "0.1.0"."""
+    try:
+        return metadata.version(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed: run `uv sync`)"
