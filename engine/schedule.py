@@ -178,9 +178,10 @@ class Schedule:
             name += f" {row - int(self.worker_offsets[unit]) + 1}"
         return name
 
-    @property
+    @cached_property
     def makespan(self) -> float:
-        """Time from 0 to the last task's end (0 for an empty schedule)."""
+        """Time from 0 to the last task's end (0 for an empty schedule). Cached: the GUI
+        asks on every tick, and the columns never change."""
         return float(self.end.max()) if len(self) else 0.0
 
     @property

@@ -6,6 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine import fast_scheduler
 from engine.metrics import lower_bound, utilization_by_unit, utilization_by_worker
 from engine.scenario import Scenario
 from engine.schedule import Schedule
@@ -123,14 +124,48 @@ def test_sequential_never_beats_pipelined(scenario: Scenario) -> None:
     assert simulate(scenario, "pipelined").makespan <= sequential + 1e-9 * max(1.0, sequential)
 
 
-@settings(max_examples=300, deadline=None)
-@given(scenarios(max_workers=1))
-def test_fast_path_equals_reference(scenario: Scenario) -> None:
+@st.composite
+def long_scenarios(draw: st.DrawFn) -> Scenario:
+    """300-900 ops: long enough for every rounding difference the old vectorized one-worker
+    paths had, with ties and zero-length stages (grid) or without (continuous)."""
+    n = draw(st.integers(300, 900))
+    workers = draw(st.tuples(*(st.integers(1, 3) for _ in range(3))))
+    buffers = draw(st.one_of(st.sampled_from([0, 1, 2, 3, 48]), st.integers(0, n + 5)))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    kind = draw(st.sampled_from(["continuous", "grid", "identical"]))
+    if kind == "continuous":
+        low = draw(st.sampled_from([0.0, 0.5]))
+        d = rng.uniform(low, low + 1.0, (n, 3))
+    elif kind == "grid":
+        d = rng.choice([0.0, 0.25, 0.5, 1.0, 1.5, 3.0], (n, 3))
+    else:
+        d = np.tile(draw(st.tuples(duration, duration, duration)), (n, 1))
+    return Scenario(d[:, 0], d[:, 1], d[:, 2], workers=workers, buffers=buffers)
+
+
+def _identical(got: Schedule, expected: Schedule) -> bool:
+    assert got.grant is not None and expected.grant is not None
+    return all(
+        np.array_equal(a, b)
+        for a, b in [
+            (got.start, expected.start),
+            (got.end, expected.end),
+            (got.worker, expected.worker),
+            (got.grant, expected.grant),
+        ]
+    )
+
+
+@settings(max_examples=120, deadline=None)
+@given(long_scenarios())
+def test_simulate_equals_reference_bit_for_bit(scenario: Scenario) -> None:
+    """Both builds of `simulate` (compiled where built, and pure Python) are the reference."""
+    builds = ["python"] + (["compiled"] if fast_scheduler.compiled is not None else [])
     for policy in ("sequential", "pipelined"):
-        fast, reference = simulate(scenario, policy), simulate_reference(scenario, policy)
-        np.testing.assert_allclose(fast.op_starts, reference.op_starts, atol=1e-9)
-        assert fast.grant is not None and reference.grant is not None
-        np.testing.assert_allclose(fast.grant, reference.grant, atol=1e-9)
+        reference = simulate_reference(scenario, policy)
+        for name in builds:
+            with fast_scheduler.using(name):
+                assert _identical(simulate(scenario, policy), reference), (name, policy)
 
 
 @settings(max_examples=200, deadline=None)

@@ -1,0 +1,313 @@
+/* The scheduler's event loop, compiled: engine/fast_scheduler.py holds the same algorithm in
+ * Python (the fallback when this module is not built) and explains it. Both reproduce
+ * engine.scheduler.simulate_reference bit for bit: the only arithmetic is `end = now + d`,
+ * done in double precision exactly where the reference does it, and every choice (which
+ * ready stage, which idle worker, which completion first) follows the reference's order.
+ *
+ * Simulated time only moves forward, so each unit's ready stages arrive in (time, op) order
+ * except for ties at the current instant: the ready queues are arrays kept sorted by
+ * insertion from the tail (almost always a plain append). Heaps are left only for the
+ * running tasks and each unit's idle workers: O(N log k) for N ops and k workers.
+ *
+ * Plain CPython C API and the buffer protocol (no numpy headers); the GIL is released while
+ * simulating.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    double end;
+    Py_ssize_t op;
+    int stage;
+    int worker;
+} Task;
+
+/* The reference's running-task order: (end, op, stage). */
+static int task_before(const Task *a, const Task *b) {
+    if (a->end != b->end) return a->end < b->end;
+    if (a->op != b->op) return a->op < b->op;
+    return a->stage < b->stage;
+}
+
+static void running_push(Task *heap, Py_ssize_t *size, Task task) {
+    Py_ssize_t i = (*size)++;
+    while (i > 0) {
+        Py_ssize_t parent = (i - 1) / 2;
+        if (!task_before(&task, &heap[parent])) break;
+        heap[i] = heap[parent];
+        i = parent;
+    }
+    heap[i] = task;
+}
+
+static Task running_pop(Task *heap, Py_ssize_t *size) {
+    Task top = heap[0];
+    Task last = heap[--(*size)];
+    Py_ssize_t i = 0, n = *size;
+    for (;;) {
+        Py_ssize_t child = 2 * i + 1;
+        if (child >= n) break;
+        if (child + 1 < n && task_before(&heap[child + 1], &heap[child])) child++;
+        if (!task_before(&heap[child], &last)) break;
+        heap[i] = heap[child];
+        i = child;
+    }
+    if (n > 0) heap[i] = last;
+    return top;
+}
+
+/* A unit's idle workers: a min-heap of worker indices (the lowest idle worker goes first). */
+typedef struct {
+    int *items;
+    int size;
+} Idle;
+
+static void idle_push(Idle *idle, int worker) {
+    int i = idle->size++;
+    while (i > 0) {
+        int parent = (i - 1) / 2;
+        if (idle->items[parent] <= worker) break;
+        idle->items[i] = idle->items[parent];
+        i = parent;
+    }
+    idle->items[i] = worker;
+}
+
+static int idle_pop(Idle *idle) {
+    int top = idle->items[0];
+    int last = idle->items[--idle->size];
+    int i = 0, n = idle->size;
+    for (;;) {
+        int child = 2 * i + 1;
+        if (child >= n) break;
+        if (child + 1 < n && idle->items[child + 1] < idle->items[child]) child++;
+        if (idle->items[child] >= last) break;
+        idle->items[i] = idle->items[child];
+        i = child;
+    }
+    if (n > 0) idle->items[i] = last;
+    return top;
+}
+
+/* Ready stages of one unit in (time, op) order. Every op enters once, so n entries suffice. */
+typedef struct {
+    double *time;
+    Py_ssize_t *op;
+    Py_ssize_t head, tail;
+} Ready;
+
+static void ready_insert(Ready *q, double now, Py_ssize_t op) {
+    /* Entries already queued are ready at or before `now`; only those ready at `now` with a
+     * higher op go after the new one. */
+    Py_ssize_t i = q->tail++;
+    while (i > q->head && q->time[i - 1] == now && q->op[i - 1] > op) {
+        q->time[i] = q->time[i - 1];
+        q->op[i] = q->op[i - 1];
+        i--;
+    }
+    q->time[i] = now;
+    q->op[i] = op;
+}
+
+typedef struct {
+    const double *durations; /* [op * 3 + stage] */
+    Py_ssize_t n, buffers;
+    double *starts;          /* out: [op * 3 + stage] */
+    int64_t *workers;        /* out: [op * 3 + stage] */
+    double *grant;           /* out: [op] */
+    Ready ready[3];          /* ready[0] unused: reads are ops read_head .. next_op - 1 */
+    Idle idle[3];
+    Task *running;
+    Py_ssize_t n_running, next_op, read_head, in_use;
+} Sim;
+
+static int grant_slots(Sim *s, double now) {
+    int granted = 0;
+    while (s->next_op < s->n && (s->buffers == 0 || s->in_use < s->buffers)) {
+        s->grant[s->next_op++] = now;
+        s->in_use++;
+        granted = 1;
+    }
+    return granted;
+}
+
+/* Units are served in stage order; a zero-length stage completes on the spot, readying the
+ * next stage at `now`, and a zero-length write frees its slot: then go round again. */
+static void dispatch(Sim *s, double now) {
+    int again = 1;
+    while (again) {
+        again = 0;
+        for (int stage = 0; stage < 3; stage++) {
+            Idle *idle = &s->idle[stage];
+            Ready *q = &s->ready[stage];
+            for (;;) {
+                Py_ssize_t op;
+                if (idle->size == 0) break;
+                if (stage == 0) {
+                    if (s->read_head == s->next_op) break;
+                    op = s->read_head++;
+                } else {
+                    if (q->head == q->tail) break;
+                    op = q->op[q->head++];
+                }
+                int worker = idle_pop(idle);
+                Py_ssize_t task = 3 * op + stage;
+                s->starts[task] = now;
+                s->workers[task] = worker;
+                double end = now + s->durations[task];
+                if (end > now) { /* (a denormal duration added to `now` is zero too) */
+                    Task t = {end, op, stage, worker};
+                    running_push(s->running, &s->n_running, t);
+                    continue;
+                }
+                idle_push(idle, worker);
+                if (stage < 2) {
+                    ready_insert(&s->ready[stage + 1], now, op);
+                } else {
+                    s->in_use--;
+                    if (grant_slots(s, now)) again = 1;
+                }
+            }
+        }
+    }
+}
+
+static void simulate(Sim *s) {
+    grant_slots(s, 0.0);
+    dispatch(s, 0.0);
+    while (s->n_running > 0) {
+        double now = s->running[0].end;
+        while (s->n_running > 0 && s->running[0].end <= now) {
+            Task t = running_pop(s->running, &s->n_running);
+            idle_push(&s->idle[t.stage], t.worker);
+            if (t.stage < 2) {
+                ready_insert(&s->ready[t.stage + 1], now, t.op);
+            } else {
+                s->in_use--;
+            }
+        }
+        grant_slots(s, now);
+        dispatch(s, now);
+    }
+}
+
+/* Allocates the working memory and simulates; -1 when memory runs out. No Python calls. */
+static int run(Sim *s, const long k[3]) {
+    int status = -1;
+    Py_ssize_t slots = (s->n > 0 ? s->n : 1);
+    memset(s->ready, 0, sizeof s->ready);
+    memset(s->idle, 0, sizeof s->idle);
+    s->running = malloc(sizeof(Task) * (size_t)(k[0] + k[1] + k[2]));
+    if (s->running == NULL) goto done;
+    for (int u = 0; u < 3; u++) {
+        s->idle[u].items = malloc(sizeof(int) * (size_t)k[u]);
+        if (s->idle[u].items == NULL) goto done;
+        for (int w = 0; w < (int)k[u]; w++) s->idle[u].items[w] = w; /* sorted: a heap */
+        s->idle[u].size = (int)k[u];
+    }
+    for (int u = 1; u < 3; u++) {
+        s->ready[u].time = malloc(sizeof(double) * (size_t)slots);
+        s->ready[u].op = malloc(sizeof(Py_ssize_t) * (size_t)slots);
+        if (s->ready[u].time == NULL || s->ready[u].op == NULL) goto done;
+    }
+    s->n_running = s->next_op = s->read_head = s->in_use = 0;
+    simulate(s);
+    status = 0;
+done:
+    free(s->running);
+    for (int u = 0; u < 3; u++) {
+        free(s->idle[u].items);
+        free(s->ready[u].time);
+        free(s->ready[u].op);
+    }
+    return status;
+}
+
+/* Whether a buffer holds native 8-byte items of one of the struct codes in `codes`. */
+static int holds(const Py_buffer *view, const char *codes) {
+    const char *format = view->format ? view->format : "B";
+    if (*format == '@' || *format == '=') format++;
+    return view->itemsize == 8 && format[0] != '\0' && format[1] == '\0' &&
+           strchr(codes, format[0]) != NULL;
+}
+
+static PyObject *schedule(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *objects[4];
+    long k[3];
+    Py_ssize_t buffers;
+    if (!PyArg_ParseTuple(args, "O(lll)nOOO:schedule", &objects[0], &k[0], &k[1], &k[2],
+                          &buffers, &objects[1], &objects[2], &objects[3]))
+        return NULL;
+    for (int u = 0; u < 3; u++) {
+        if (k[u] < 1 || k[u] > INT_MAX / 4) {
+            PyErr_SetString(PyExc_ValueError, "every unit needs 1 to 2^29 workers");
+            return NULL;
+        }
+    }
+    if (buffers < 0) {
+        PyErr_SetString(PyExc_ValueError, "buffers must be 0 (unlimited) or more");
+        return NULL;
+    }
+    static const char *what[4] = {"durations", "starts", "workers", "grant"};
+    static const char *codes[4] = {"d", "d", "lq", "d"};
+    Py_buffer views[4];
+    int got = 0, status;
+    Py_ssize_t n;
+    Sim sim;
+    PyObject *result = NULL;
+    for (; got < 4; got++) {
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (got ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(objects[got], &views[got], flags) < 0) goto done;
+        if (!holds(&views[got], codes[got])) {
+            PyErr_Format(PyExc_TypeError, "%s must hold %s", what[got],
+                         got == 2 ? "64-bit integers" : "64-bit floats");
+            got++;
+            goto done;
+        }
+    }
+    n = views[0].len / 24;
+    if (views[0].len != 24 * n || views[1].len != 24 * n || views[2].len != 24 * n ||
+        views[3].len != 8 * n) {
+        PyErr_SetString(PyExc_ValueError,
+                        "durations, starts and workers need 3 entries per op, grant one");
+        goto done;
+    }
+    sim.durations = views[0].buf;
+    sim.n = n;
+    sim.buffers = buffers;
+    sim.starts = views[1].buf;
+    sim.workers = views[2].buf;
+    sim.grant = views[3].buf;
+    Py_BEGIN_ALLOW_THREADS
+    status = run(&sim, k);
+    Py_END_ALLOW_THREADS
+    if (status < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    while (got-- > 0) PyBuffer_Release(&views[got]);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"schedule", schedule, METH_VARARGS,
+     "schedule(durations, (k_load, k_compute, k_store), buffers, starts, workers, grant)\n"
+     "--\n\n"
+     "Simulate the pipeline; fills starts, workers (op-major, 3 per op) and grant (per op)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_fastsched",
+    "The scheduler's event loop, compiled (see engine/fast_scheduler.py).", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__fastsched(void) { return PyModule_Create(&module); }
