@@ -81,8 +81,8 @@ class StageCosts:
         runs = params.warmup + params.repeats
         raise RunTooLong(
             f"this run would take {duration_words(estimate)} ({self.how}: one chunk reads in "
-            f"{self.read_ms:.3g} ms, computes {intensity:,} multiply-adds per element in "
-            f"{self.compute_ms(intensity):.3g} ms, writes in {self.write_ms:.3g} ms; "
+            f"{_brief(self.read_ms)}, computes {intensity:,} multiply-adds per element in "
+            f"{_brief(self.compute_ms(intensity))}, writes in {_brief(self.write_ms)}; "
             f"{runs} runs of each policy × {params.chunks} chunks), over the limit of "
             f"{duration_words(limit, about=False)}: use a lower intensity, a smaller size or "
             "fewer repeats",
@@ -99,3 +99,10 @@ def duration_words(seconds: float, about: bool = True) -> str:
     else:
         text = f"{seconds:,.0f} s"
     return f"about {text}" if about else text
+
+
+def _brief(milliseconds: float) -> str:
+    """'0.299 ms', '184 ms', or the duration in words from 10 s up."""
+    if milliseconds >= 10_000:
+        return duration_words(milliseconds / 1e3, about=False)
+    return f"{milliseconds:.3g} ms"

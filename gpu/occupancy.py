@@ -364,6 +364,7 @@ def sweep_occupancy(
             sink = cupy.zeros(max(s.threads for s in shapes), dtype=cupy.uint32)
             block_sm = cupy.zeros(max(s.blocks for s in shapes), dtype=cupy.uint32)
         points = []
+        position = 0  # where the next launch starts reading: never where L2 still holds
         for index, (shape, shape_steps) in enumerate(plan):
             if cancel is not None and cancel.is_set():
                 raise Cancelled()
@@ -372,12 +373,20 @@ def sweep_occupancy(
                 cupy, kernel, shape.threads_per_block, shape.blocks_per_sm, limits
             )
             launch = _Launcher(
-                kernel, shape, shape_steps, elements, dynamic, (data, sink, block_sm), timer.stream
+                kernel,
+                shape,
+                shape_steps,
+                elements,
+                dynamic,
+                (data, sink, block_sm),
+                timer.stream,
+                start=position,
             )
             if index == 0:
                 yield Progress(0.0, "warming up (~100 ms of back-to-back launches)")
                 timer.warm_up(launch)
             timing = timer.measure(launch, repeats)
+            position = launch.start
             with timer.stream:
                 placed = cupy.asnumpy(block_sm[: shape.blocks])
             held = observed_warps_per_sm(placed, shape, sms)

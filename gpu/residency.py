@@ -88,7 +88,8 @@ def capping_shared_bytes(limits: SharedMemory, blocks_per_sm: int, static_bytes:
 
 
 def resident_blocks(cupy: Any, kernel: Any, threads: int, dynamic_bytes: int) -> int:
-    """Blocks of ``threads`` one SM holds at once (``cuOccupancyMaxActiveBlocksPerMultiprocessor``)."""
+    """Blocks of ``threads`` one SM holds at once, with ``dynamic_bytes`` of dynamic shared
+    memory each (``cuOccupancyMaxActiveBlocksPerMultiprocessor``)."""
     return int(
         cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(
             kernel.kernel.ptr, threads, dynamic_bytes

@@ -111,6 +111,10 @@ class _Sweep:
             self.check_at = cupy.asarray(self.indices)
         self.timer.stream.synchronize()
 
+    def close(self) -> None:
+        """Drop the device arrays, so the memory pool can hand their blocks back."""
+        self.source = self.target = self.check_at = None
+
     def measure(self, action: Callable[[], object]) -> Timing:
         p = self.params
         return self.timer.measure(action, p.repeats, p.warmup, p.min_launches, p.min_window_ms)
@@ -282,7 +286,8 @@ def run_tiles(
             raise out_of_memory(2 * ITEM * params.n_elements, "GPU") from None
         raise
     finally:
-        sweep = None
+        if sweep is not None:
+            sweep.close()
         release(cupy)
 
 

@@ -121,6 +121,8 @@ BLOCKS_PER_SM = 32
 L2_BYTES = 50 * 1024 * 1024
 #: Every kernel the fake made, by the pointer the occupancy API receives.
 _KERNELS: dict[int, FakeKernel] = {}
+#: (kernel name, grid, block, dynamic shared memory) of every launch of the fake made last.
+_LAUNCHES: list[tuple[str, tuple[int, ...], tuple[int, ...], int]] = []
 
 
 class FakeKernel:
@@ -150,6 +152,7 @@ class FakeKernel:
     ) -> None:
         self.launches.append((grid, block))
         self.shared_mem.append(shared_mem)
+        _LAUNCHES.append((self.name, tuple(grid), tuple(block), shared_mem))
         _log(f"kernel {self.name}")
         assert all(g >= 1 for g in grid) and block == (256,)
         assert shared_mem <= self.max_dynamic_shared_size_bytes, "too much dynamic shared memory"
@@ -220,7 +223,9 @@ def make_fake_cupy(
     cupy.CompileException = CompileException
     cupy.freed = []
     _DEVICE_OPS.clear()
+    _LAUNCHES.clear()
     cupy.device_ops = _DEVICE_OPS
+    cupy.launches = _LAUNCHES
 
     def get_device_count() -> int:
         if isinstance(device_count, Exception):
