@@ -189,7 +189,7 @@ def stand_in(monkeypatch):
 
 
 def test_sweep_measures_bandwidth_per_step_and_fits_the_knee(stand_in):
-    kernel, freed = stand_in()
+    _kernel, freed = stand_in()
     sweep = sweep_occupancy(warps=(1, 2, 4, 8, 16, 32, 64), repeats=2, array_bytes=1 << 20)
     progress = []
     while True:
