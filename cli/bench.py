@@ -39,12 +39,12 @@ class StderrProgress:
     def __init__(
         self,
         stream: TextIO | None = None,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] | None = None,
         width: int | None = None,
     ) -> None:
         self.stream = stream if stream is not None else sys.stderr
-        self.clock = clock
-        self.started = clock()
+        self.clock = clock or time.monotonic
+        self.started = self.clock()
         self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
         self.width = width or shutil.get_terminal_size((100, 24)).columns
         self.shown = False
