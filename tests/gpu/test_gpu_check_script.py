@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -280,3 +281,14 @@ def test_the_gpu_tests_run_without_qt_or_hypothesis(tmp_path) -> None:
     assert not tests["counts"].get("error"), tests
     assert all("no working CUDA device" in line for line in tests["skipped"])
     assert module.tests_verdict(tests).startswith("every GPU test was skipped")
+
+
+def test_the_readme_gives_the_command_and_the_steps_fit_its_timeout() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"timeout (\d+) python3 -u bench/gpu_check\.py", readme)
+    assert found, "the README must give the exact command with a total timeout"
+    module = load_script()
+    timeouts = module.TIMEOUTS
+    worst = sum(timeouts.values()) + (len(module.STREAM_COUNTS) - 1) * timeouts["experiment 1"]
+    assert worst + module.GRACE_S < int(found.group(1))
+    assert f"timeout {found.group(1)} python3 -u bench/gpu_check.py" in SCRIPT.read_text()
