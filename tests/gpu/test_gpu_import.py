@@ -15,7 +15,7 @@ def test_importing_every_gpu_module_leaves_cupy_unloaded() -> None:
         "import gpu, gpu.detect, gpu.cpu_backend, gpu.streams, gpu.tiles, gpu.experiments\n"
         "import gpu.cuda_source, gpu.measured, gpu.arith, gpu.params, gpu.gpu_memory\n"
         "import gpu.timing, gpu.residency, gpu.saturation, gpu.calibration, gpu.tile_result\n"
-        "import gpu.occupancy, gpu.report\n"
+        "import gpu.occupancy, gpu.occupancy_result, gpu.report\n"
         "bad = [m for m in ('cupy', 'cupyx', 'PySide6', 'pyqtgraph') if m in sys.modules]\n"
         "assert not bad, bad\n"
     )
