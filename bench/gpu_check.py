@@ -1,24 +1,37 @@
-"""The device check: gpu tests, both experiments at full size and the occupancy sweep (warp
-latency hiding), a short table last.
+"""The device check: the GPU tests, both experiments at full size and the occupancy sweep
+(warp latency hiding), a short summary last.
 
-    python3 bench/gpu_check.py            # the device image's own python3: CuPy, numpy, pytest
+    timeout 840 python3 -u bench/gpu_check.py     # the device image's python3: CuPy, numpy, pytest
 
-Needs neither uv nor the project installed (the repository root goes on sys.path) and no
-PySide6: engine/ and gpu/ import with numpy alone (a test checks it).
-Finishes in well under 5 minutes on an H200. Writes everything it measured so far to
-$OUT/gpu_check.json when OUT is set, after every step, so a run cut short still reports.
-A step that fails is reported and the next one runs.
+Needs neither uv nor the project installed (the repository root goes on sys.path), and no
+PySide6 or hypothesis: engine/ and gpu/ import with numpy alone, and the GPU tests run with
+a bare pytest config that loads only tests/gpu's conftest (tests check both).
+
+It cannot pass by accident. Exit status:
+- 0: a CUDA device worked through CuPy, every step ran and at least one GPU test passed;
+- 1: a step failed or timed out, a GPU test failed, or every GPU test was skipped;
+- 3: no CUDA device through CuPy (nothing measured; the reason is printed and saved).
+
+Every step has its own timeout (`TIMEOUTS`); a step past it is cancelled (the experiments
+stop between chunks or sweep steps), and when it does not stop the remaining device steps
+are skipped. What was measured is written to $OUT/gpu_check.json (./gpu_check.json when OUT
+is unset) immediately after every step, whatever the step's outcome, so a run killed at any
+point still reports. Output is flushed line by line.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,12 +42,27 @@ sys.path.insert(0, str(ROOT))
 from gpu.detect import detect  # noqa: E402
 from gpu.experiments import run_to_end  # noqa: E402
 from gpu.occupancy import sweep_occupancy  # noqa: E402
-from gpu.params import MIB, PipelineParams  # noqa: E402
+from gpu.params import MIB, PipelineParams, Progress  # noqa: E402
 from gpu.report import pipeline_rows, tile_rows  # noqa: E402
 from gpu.streams import copy_bandwidth, run_cupy_pipeline  # noqa: E402
-from gpu.tiles import SYNC, VARIANTS, TileParams, run_tiles  # noqa: E402
+from gpu.tiles import TileParams, run_tiles  # noqa: E402
 
-PYTEST_TIMEOUT = 150
+#: Experiment 1's data size and the copies' (256 MiB); tests make it smaller.
+SIZE = 256 * MIB
+STREAM_COUNTS = (3, 2, 4)
+#: Seconds each step may take (the README's total `timeout 840` leaves room for all).
+TIMEOUTS = {
+    "gpu tests": 180.0,
+    "copy bandwidth": 45.0,
+    "experiment 1": 60.0,
+    "experiment 2": 180.0,
+    "occupancy sweep": 120.0,
+}
+#: After a timeout, how long a cancelled step may take to stop before the rest is skipped.
+GRACE_S = 15.0
+#: A running step prints its progress at most this often.
+PROGRESS_EVERY_S = 5.0
+NO_DEVICE = 3
 INI = """[pytest]
 markers =
     gpu: needs a working CUDA device through CuPy
@@ -42,168 +70,322 @@ markers =
 """
 
 
-def run_gpu_tests() -> dict[str, Any]:
-    """tests/gpu's device tests, with a bare config (the project's needs pytest-qt)."""
+def say(*parts: object, sep: str = " ") -> None:
+    print(*parts, sep=sep, flush=True)
+
+
+def tile_params() -> TileParams:
+    return TileParams()
+
+
+def run_gpu_tests(extra_env: dict[str, str] | None = None) -> dict[str, Any]:
+    """tests/gpu's device tests in a subprocess: a bare config and only tests/gpu's conftest
+    (the project's need pytest-qt and hypothesis, which the device image lacks), no plugins
+    loaded from entry points."""
     with tempfile.TemporaryDirectory() as folder:
         ini = Path(folder) / "pytest.ini"
         ini.write_text(INI)
         command = [sys.executable, "-m", "pytest", "-c", str(ini), f"--rootdir={ROOT}"]
-        command += [f"--confcutdir={ROOT}", "-p", "no:cacheprovider", "-q", "-rs", "-m", "gpu"]
-        command += [str(ROOT / "tests" / "gpu")]
-        env = dict(os.environ)
+        command += [f"--confcutdir={ROOT / 'tests' / 'gpu'}", "-p", "no:cacheprovider"]
+        command += ["-q", "-rs", "-m", "gpu", str(ROOT / "tests" / "gpu")]
+        env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", **(extra_env or {}))
         try:
             done = subprocess.run(
-                command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=PYTEST_TIMEOUT
+                command,
+                cwd=ROOT,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=TIMEOUTS["gpu tests"] - 10,
             )
         except subprocess.TimeoutExpired:
-            return {"rc": "timeout", "summary": f"pytest ran past {PYTEST_TIMEOUT} s"}
+            raise TimeoutError(f"pytest ran past {TIMEOUTS['gpu tests'] - 10:.0f} s") from None
+    say(done.stdout[-6000:], done.stderr[-2000:], sep="\n")
     lines = [line for line in done.stdout.strip().splitlines() if line.strip()]
-    print(done.stdout[-4000:], done.stderr[-2000:], sep="\n", flush=True)
-    return {"rc": done.returncode, "summary": lines[-1] if lines else done.stderr[-300:]}
+    summary = lines[-1] if lines else done.stderr.strip()[-300:]
+    counts = test_counts(summary)
+    skipped = [line for line in lines if line.startswith("SKIPPED")]
+    return {"rc": done.returncode, "summary": summary, "counts": counts, "skipped": skipped}
 
 
-def step(name: str, action: Any, report: dict[str, Any]) -> Any:
-    started = time.perf_counter()
-    print(f"== {name}", flush=True)
-    try:
-        value = action()
-    except Exception as error:
-        traceback.print_exc()
-        report.setdefault("errors", []).append(f"{name}: {type(error).__name__}: {error}")
-        save(report)
-        return None
-    report[f"{name}_seconds"] = round(time.perf_counter() - started, 2)
-    save(report)
-    return value
+def test_counts(summary: str) -> dict[str, int]:
+    """{'passed': 3, 'skipped': 1, …} from pytest's last line."""
+    found = re.findall(r"(\d+) (passed|failed|skipped|errors?|deselected|xfailed|xpassed)", summary)
+    return {("error" if kind == "errors" else kind): int(n) for n, kind in found}
+
+
+def tests_verdict(tests: dict[str, Any] | None) -> str:
+    """Why the GPU tests step fails the check ("" when it doesn't)."""
+    if not tests:
+        return "the GPU tests did not run"
+    counts = tests.get("counts", {})
+    if counts.get("failed") or counts.get("error") or tests.get("rc") not in (0,):
+        return f"GPU tests failed: {tests.get('summary')}"
+    if not counts.get("passed"):
+        return f"every GPU test was skipped or none ran: {tests.get('summary')}"
+    return ""
 
 
 def save(report: dict[str, Any]) -> None:
-    """Write what was measured so far to $OUT/gpu_check.json (when OUT is set)."""
-    out = os.environ.get("OUT")
-    if not out:
-        return
+    """Write what was measured so far to $OUT/gpu_check.json (./gpu_check.json without OUT),
+    through a temporary file, so a kill mid-write leaves the last good copy."""
+    target = Path(os.environ.get("OUT") or ".") / "gpu_check.json"
     try:
-        Path(out, "gpu_check.json").write_text(json.dumps(report, indent=1, default=str))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(".json.part")
+        partial.write_text(json.dumps(report, indent=1, default=str))
+        partial.replace(target)
     except OSError as error:
-        print(f"could not write gpu_check.json: {error}", flush=True)
+        say(f"could not write {target}: {error}")
+
+
+class Checker:
+    """Runs the steps, each on a worker thread with its own timeout, saving after each."""
+
+    def __init__(self, report: dict[str, Any]) -> None:
+        self.report = report
+        self.abandoned: str | None = None
+
+    def step(
+        self,
+        name: str,
+        key: str,
+        action: Callable[[threading.Event], Any],
+        figures: Callable[[Any], Any] = lambda value: value,
+        timeout: float | None = None,
+    ) -> Any:
+        """Run ``action(cancel)``; store ``figures(value)`` under ``key``; save; return the
+        value (None when it failed, timed out, or was skipped)."""
+        limit = timeout if timeout is not None else TIMEOUTS[name.split(",")[0]]
+        steps = self.report.setdefault("steps", {})
+        if self.abandoned is not None:
+            steps[key] = {"status": "skipped", "why": f"{self.abandoned} did not stop"}
+            say(f"== {name}: skipped ({self.abandoned} timed out and did not stop)")
+            save(self.report)
+            return None
+        say(f"== {name} (timeout {limit:.0f} s)")
+        cancel = threading.Event()
+        box: dict[str, Any] = {}
+
+        def work() -> None:
+            try:
+                box["value"] = action(cancel)
+            except BaseException as error:  # reported on the main thread
+                box["error"] = error
+                box["trace"] = traceback.format_exc()
+
+        started = time.perf_counter()
+        worker = threading.Thread(target=work, name=f"gpu-check {key}", daemon=True)
+        worker.start()
+        worker.join(limit)
+        seconds = round(time.perf_counter() - started, 2)
+        if worker.is_alive():
+            cancel.set()
+            worker.join(GRACE_S)
+            stopped = not worker.is_alive()
+            if not stopped:
+                self.abandoned = name
+            message = f"{name}: timed out after {limit:.0f} s" + (
+                " (cancelled)" if stopped else " and did not stop: the remaining steps are skipped"
+            )
+            steps[key] = {"status": "timeout", "seconds": seconds}
+            self.report.setdefault("errors", []).append(message)
+            say(f"ERROR {message}")
+            save(self.report)
+            return None
+        if "error" in box:
+            error = box["error"]
+            say(box["trace"].rstrip())
+            steps[key] = {"status": "error", "seconds": seconds}
+            self.report.setdefault("errors", []).append(f"{name}: {type(error).__name__}: {error}")
+            save(self.report)
+            return None
+        value = box["value"]
+        try:
+            self.report[key] = figures(value)
+        except Exception as error:  # figures of a good run must not hide the run
+            self.report.setdefault("errors", []).append(f"{name}: figures: {error!r}")
+        steps[key] = {"status": "ok", "seconds": seconds}
+        save(self.report)
+        return value
+
+
+def progress_printer() -> Callable[[Progress], None]:
+    last = [time.perf_counter()]
+
+    def show(progress: Progress) -> None:
+        now = time.perf_counter()
+        if now - last[0] >= PROGRESS_EVERY_S:
+            last[0] = now
+            say(f"   … {progress.fraction:4.0%} {progress.message}")
+
+    return show
 
 
 def main() -> int:
     started = time.perf_counter()
-    report: dict[str, Any] = {}
+    report: dict[str, Any] = {"command": "python3 -u bench/gpu_check.py"}
     found = detect()
-    report["detection"] = {"backend": found.backend, "device": found.describe()}
-    report["detection"]["reason"] = found.reason
-    print(f"detection: {found.describe()}", flush=True)
-    report["tests"] = step("gpu tests", run_gpu_tests, report)
-    if found.backend != "cupy":
-        print(f"no CUDA device: {found.reason}")
-        return finish(report, started)
-
-    copies = step("copy bandwidth", lambda: copy_bandwidth(256 * MIB), report)
-    report["copies"] = copies
-    streams: dict[int, Any] = {}
-    for count in (3, 2, 4):
-        params = PipelineParams(size_bytes=256 * MIB, chunks=16, streams=count, repeats=5)
-        result = step(f"experiment 1, {count} streams", lambda p=params: _run(p), report)
-        if result is not None:
-            streams[count] = result
-            report[f"experiment1_streams{count}"] = result.figures()
-            if count == 3:
-                for label, value in pipeline_rows(result):
-                    print(f"  {label:<24}{value}")
-                for note in result.notes:
-                    print(f"  note: {note}")
-    tiles = step("experiment 2", lambda: run_to_end(run_tiles(TileParams())), report)
-    if tiles is not None:
-        report["experiment2"] = tiles.figures()
-        for label, value in tile_rows(tiles):
-            print(f"  {label:<24}{value}")
-    occupancy = step("occupancy sweep", lambda: run_to_end(sweep_occupancy()), report)
-    if occupancy is not None:
-        report["occupancy"] = occupancy.figures()
-        print(occupancy.table())
-    step(
-        "summary",
-        lambda: print_summary(found.describe(), copies, streams, tiles, occupancy, report),
-        report,
-    )
-    return finish(report, started)
-
-
-def _run(params: PipelineParams) -> Any:
-    return run_to_end(run_cupy_pipeline(params))
-
-
-def print_summary(
-    device: str,
-    copies: Any,
-    streams: dict[int, Any],
-    tiles: Any,
-    occupancy: Any,
-    report: dict[str, Any],
-) -> None:
-    print("\n==== summary ====")
-    print(f"device            {device}")
-    print(f"gpu tests         {(report.get('tests') or {}).get('summary', 'not run')}")
-    if copies:
-        print(
-            f"copies (256 MiB)  H2D {copies['h2d_gbps']:.1f} GB/s, D2H {copies['d2h_gbps']:.1f} "
-            f"GB/s, D2D {copies['d2d_gbps']:.0f} GB/s (read + written)"
-        )
-    for count, result in sorted(streams.items()):
-        print(
-            f"exp1 {count} streams    seq {result.sequential.makespan:.2f} ms, pipe "
-            f"{result.pipelined.makespan:.2f} ms, model {result.predicted.makespan:.2f} ms, "
-            f"speedup {result.speedup:.2f}x (model {result.predicted_speedup:.2f}x), "
-            f"efficiency {result.overlap_efficiency:.0%} (goal >= 90%), intensity "
-            f"{result.intensity}"
-        )
-    if 3 in streams and copies:
-        result = streams[3]
-        share = result.read_gbps / copies["h2d_gbps"]
-        print(
-            f"exp1 H2D          chunk copy-in {result.read_gbps:.1f} GB/s = {share:.0%} of the "
-            f"best H2D (goal >= 80%); kernel {result.compute_gbps:.0f} GB/s"
-        )
-    if tiles is not None:
-        balanced = max(
-            tiles.rows,
-            key=lambda row: max(
-                (row.variant_ms[SYNC] / row.variant_ms[v] for v in tiles.variants), default=1
-            ),
-        )
-        parts = ", ".join(
-            f"{v} {tiles.gbps(balanced.variant_ms[v]):.0f} GB/s "
-            f"({tiles.fraction_of_copy(balanced, v):.0%})"
-            for v in tiles.variants
-        )
-        print(
-            f"exp2 balanced     intensity {balanced.intensity} (where cp.async gains most): "
-            f"copy {tiles.gbps(balanced.copy_ms):.0f} GB/s; {parts} (goal: best pipelined >= 85%)"
-        )
-        for row in tiles.rows:
-            cells = " ".join(f"{v}={row.copy_ms / row.variant_ms[v]:.2f}" for v in tiles.variants)
-            print(f"exp2 i={row.intensity:<5}     share of copy bandwidth: {cells}")
-        print(f"exp2 variants     {', '.join(f'{k}: {VARIANTS[k]}' for k in tiles.variants)}")
-    if occupancy is not None:
-        print(
-            f"occupancy         peak {occupancy.peak_gbps:.0f} GB/s (bytes read); "
-            f"{occupancy.gbps_per_warp:.1f} GB/s per warp/SM at the first step; fitted knee "
-            f"W = {occupancy.knee:.1f} warps/SM"
-        )
-
-
-def finish(report: dict[str, Any], started: float) -> int:
-    report["total_seconds"] = round(time.perf_counter() - started, 1)
-    print(f"total             {report['total_seconds']} s")
+    report["detection"] = {
+        "backend": found.backend,
+        "device": found.describe(),
+        "reason": found.reason,
+        "async_copy_reason": found.async_copy_reason,
+    }
+    say(f"detection: {found.describe()}")
     save(report)
-    tests = report.get("tests") or {}
+    if found.backend != "cupy" or found.device is None:
+        report["errors"] = [f"no CUDA device through CuPy: {found.reason}; nothing was measured"]
+        return finish(report, started, NO_DEVICE)
+    checker = Checker(report)
+    checker.step("gpu tests", "tests", lambda cancel: run_gpu_tests())
+    checker.step("copy bandwidth", "copies", lambda cancel: copy_bandwidth(SIZE))
+    intensity: int | None = None
+    for count in STREAM_COUNTS:
+        params = PipelineParams(size_bytes=SIZE, chunks=16, streams=count, repeats=5)
+        params = replace(params, intensity=intensity)
+        result = checker.step(
+            f"experiment 1, {count} streams",
+            f"experiment1_streams{count}",
+            lambda cancel, p=params: run_to_end(run_cupy_pipeline(p, cancel), progress_printer()),
+            figures=lambda r: r.figures(),
+        )
+        if result is None:
+            continue
+        if intensity is None:
+            intensity = result.intensity
+            report["experiment1_intensity"] = {
+                "intensity": intensity,
+                "calibrated_on_streams": count,
+                "rule": "calibrated once (kernel ≈ copy) on this run; every other stream "
+                "count runs the same kernel at this intensity",
+            }
+            save(report)
+        if count == STREAM_COUNTS[0]:
+            for label, value in pipeline_rows(result):
+                say(f"  {label:<24}{value}")
+            for note in result.notes:
+                say(f"  note: {note}")
+    tiles = checker.step(
+        "experiment 2",
+        "experiment2",
+        lambda cancel: run_to_end(run_tiles(tile_params(), cancel), progress_printer()),
+        figures=lambda r: r.figures(),
+    )
+    if tiles is not None:
+        for label, value in tile_rows(tiles):
+            say(f"  {label:<24}{value}")
+        for note in tiles.notes:
+            say(f"  note: {note}")
+    occupancy = checker.step(
+        "occupancy sweep",
+        "occupancy",
+        lambda cancel: run_to_end(sweep_occupancy(cancel=cancel), progress_printer()),
+        figures=lambda r: r.figures(),
+    )
+    if occupancy is not None:
+        say(occupancy.table())
+    try:
+        print_summary(report)
+    except Exception as error:  # the summary must never hide the figures already saved
+        report.setdefault("errors", []).append(f"summary: {error!r}")
+    verdict = tests_verdict(report.get("tests"))
+    if verdict:
+        report.setdefault("errors", []).append(verdict)
+    failed = bool(report.get("errors"))
+    return finish(report, started, 1 if failed else 0, abandoned=checker.abandoned)
+
+
+def print_summary(report: dict[str, Any]) -> None:
+    """The summary, from the saved figures (what the JSON holds is what is printed)."""
+    say("\n==== summary ====")
+    say(f"device            {report['detection']['device']}")
+    say(f"gpu tests         {(report.get('tests') or {}).get('summary', 'not run')}")
+    copies = report.get("copies")
+    if copies:
+        say(
+            f"copies ({SIZE // MIB} MiB)  H2D {copies['h2d_gbps']:.1f} GB/s, D2H "
+            f"{copies['d2h_gbps']:.1f} GB/s, D2D {copies['d2d_gbps']:.0f} GB/s (read + "
+            "written); N launches per event pair"
+        )
+    fixed = report.get("experiment1_intensity")
+    if fixed:
+        say(
+            f"exp1 intensity    {fixed['intensity']}, calibrated once on the "
+            f"{fixed['calibrated_on_streams']}-stream run; the same kernel for every stream count"
+        )
+    for count in sorted(STREAM_COUNTS):
+        e1 = report.get(f"experiment1_streams{count}")
+        if not e1:
+            continue
+        seq, pipe = e1["sequential_spread"], e1["pipelined_spread"]
+        say(
+            f"exp1 {count} streams    seq {seq['median']:.2f} ms [{seq['min']:.2f}-"
+            f"{seq['max']:.2f}], pipe {pipe['median']:.2f} ms [{pipe['min']:.2f}-"
+            f"{pipe['max']:.2f}], model {e1['predicted_makespan']:.2f} ms, speedup "
+            f"{e1['speedup']:.2f}x (model {e1['predicted_speedup']:.2f}x), efficiency "
+            f"{e1['overlap_efficiency']:.0%} (goal >= 90%)"
+        )
+        say(f"  why             {e1['efficiency_explanation']['text']}")
+    e1 = report.get(f"experiment1_streams{STREAM_COUNTS[0]}")
+    if e1 and copies:
+        share = e1["read_gbps"] / copies["h2d_gbps"]
+        say(
+            f"exp1 H2D          chunk copy-in {e1['read_gbps']:.1f} GB/s = {share:.0%} of the "
+            f"best H2D (goal >= 80%); kernel {e1['compute_gbps']:.0f} GB/s"
+        )
+    e2 = report.get("experiment2")
+    if e2:
+        say(
+            f"exp2 launch       empty kernel {e2['launch_overhead_ms'] * 1e3:.2f} µs per launch "
+            "(timed like the kernels; included in their figures)"
+        )
+        head = e2.get("headline")
+        if head:
+            say(f"exp2 HEADLINE     {head['text']} (goal: cp.async >= 85% of copy, above sync)")
+        main_head = e2.get("main_pass_headline")
+        if main_head and len(e2["passes"]) > 1:
+            say(f"exp2 full occ.    {main_head['text']}")
+        for sweep in e2["passes"]:
+            for row in sweep["rows"]:
+                cells = " ".join(
+                    f"{v}={row['copy_ms'] / row[f'{v}_ms']:.2f}" for v in e2["variants"]
+                )
+                mark = " *" if row["intensity"] == sweep["balanced_intensity"] else ""
+                say(
+                    f"exp2 {sweep['blocks_per_sm']}/SM i={row['intensity']:<5}"
+                    f"share of copy bandwidth: {cells}{mark}"
+                )
+        say("exp2              * = the balanced row of that pass")
+    occupancy = report.get("occupancy")
+    if occupancy:
+        fit = occupancy["fit"]
+        say(
+            f"occupancy         fit peak {fit['peak_gbps']:.0f} GB/s, knee W = "
+            f"{fit['knee_warps_per_sm']:.1f}, RMS residual {fit['rms_residual_gbps']:.1f} GB/s "
+            f"({fit['relative_residual']:.1%}); L2 {occupancy['l2_bytes'] / 2**20:.0f} MiB"
+        )
+        say(f"occupancy         {occupancy['verdict']}")
+
+
+def finish(report: dict[str, Any], started: float, code: int, abandoned: str | None = None) -> int:
+    report["total_seconds"] = round(time.perf_counter() - started, 1)
+    report["exit_status"] = code
+    say(f"total             {report['total_seconds']} s")
     for error in report.get("errors", []):
-        print(f"ERROR             {error}")
-    failed = tests.get("rc") not in (0, 5) or bool(report.get("errors"))
-    return 1 if failed else 0
+        say(f"ERROR             {error}")
+    word = {0: "PASSED", NO_DEVICE: "NO DEVICE"}.get(code, "FAILED")
+    say(f"gpu check         {word} (exit status {code})")
+    save(report)
+    if abandoned is not None:
+        report["abandoned"] = abandoned
+        save(report)
+    return code
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    status = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # A step that never stopped may hold a thread inside CUDA: leave without joining it.
+    os._exit(status)

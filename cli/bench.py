@@ -7,20 +7,67 @@ import argparse
 import json
 import shutil
 import sys
-from typing import Any
+import time
+from collections.abc import Callable
+from typing import Any, TextIO
 
 from cli.parser import HelpFormatter, columns
 from cli.table import text_gantt
 from engine.errors import PipeLabError
 from engine.writers import schedule_to_dict
+from gpu.calibration import RunTooLong
 from gpu.detect import BACKENDS, Detection, resolve_backend
 from gpu.experiments import default_params, pipeline_experiment, run_to_end
 from gpu.measured import PipelineResult
-from gpu.params import MIB
+from gpu.params import MIB, Progress
 from gpu.report import pipeline_rows, tile_rows
 from gpu.tiles import TileParams, TileResult, intensities_from_text, run_tiles
 
 EXPERIMENTS = ("streams", "tiles", "both")
+#: Experiment 1 is refused up front when its calibrated estimate is longer than this.
+DEFAULT_TIME_LIMIT_S = 180.0
+#: Progress appears on a terminal's stderr only for work that has run this long.
+PROGRESS_AFTER_S = 2.0
+#: ... and is redrawn at most this often.
+PROGRESS_EVERY_S = 0.1
+
+
+class StderrProgress:
+    """One self-overwriting progress line on stderr, for work longer than `PROGRESS_AFTER_S`,
+    only when stderr is a terminal (never in pipes, files or tests' captured output)."""
+
+    def __init__(
+        self,
+        stream: TextIO | None = None,
+        clock: Callable[[], float] | None = None,
+        width: int | None = None,
+    ) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.clock = clock or time.monotonic
+        self.started = self.clock()
+        self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.width = width or shutil.get_terminal_size((100, 24)).columns
+        self.shown = False
+        self._last = -float("inf")
+
+    def __call__(self, progress: Progress) -> None:
+        if not self.enabled:
+            return
+        now = self.clock()
+        if now - self.started < PROGRESS_AFTER_S or now - self._last < PROGRESS_EVERY_S:
+            return
+        self._last = now
+        line = f"{progress.fraction:4.0%} {progress.message}"[: max(10, self.width - 1)]
+        self.stream.write(f"\r{line}\x1b[K")
+        self.stream.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        """Clear the line (so the results start on a clean one)."""
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.shown = False
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -85,6 +132,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="experiment 2's sweep, comma-separated (default 0,8,16,32,64,128,512)",
     )
     parser.add_argument(
+        "--time-limit",
+        type=float,
+        default=DEFAULT_TIME_LIMIT_S,
+        metavar="SECONDS",
+        help="refuse experiment 1 when a short calibration estimates it longer than this "
+        f"(default {DEFAULT_TIME_LIMIT_S:g})",
+    )
+    parser.add_argument(
         "--format",
         choices=("table", "json"),
         default="table",
@@ -115,8 +170,12 @@ def run(args: argparse.Namespace) -> int:
             intensity=_intensity(args.intensity),
             repeats=args.repeats,
             warmup=args.warmup,
+            time_limit_s=_time_limit(args.time_limit),
         )
-        results["streams"] = run_to_end(pipeline_experiment(backend, params))
+        try:
+            results["streams"] = _with_progress(pipeline_experiment(backend, params))
+        except RunTooLong as error:
+            raise PipeLabError(f"{error}, or raise --time-limit") from None
     if args.experiment in ("tiles", "both"):
         changes: dict[str, Any] = {}
         if size is not None:
@@ -127,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
             changes["repeats"] = args.repeats
         if args.warmup is not None:
             changes["warmup"] = args.warmup
-        results["tiles"] = run_to_end(run_tiles(TileParams(**changes)))
+        results["tiles"] = _with_progress(run_tiles(TileParams(**changes)))
     if args.format == "json":
         text = json.dumps(_as_json(results, detection), indent=1)
     else:
@@ -135,6 +194,21 @@ def run(args: argparse.Namespace) -> int:
         text = _as_table(results, detection, width)
     sys.stdout.write(text + "\n")
     return 0
+
+
+def _with_progress(experiment: Any) -> Any:
+    """Run an experiment generator to its result, with progress on a terminal's stderr."""
+    progress = StderrProgress()
+    try:
+        return run_to_end(experiment, progress)
+    finally:
+        progress.close()
+
+
+def _time_limit(seconds: float) -> float:
+    if not seconds > 0 or seconds != seconds or seconds == float("inf"):
+        raise PipeLabError(f"--time-limit must be a number of seconds above 0, not {seconds:g}")
+    return seconds
 
 
 def _size_bytes(mib: float | None) -> int | None:

@@ -23,6 +23,7 @@ import numpy.typing as npt
 
 from engine.schedule import Schedule
 from gpu import arith
+from gpu.calibration import StageCosts
 from gpu.errors import Cancelled, GpuError
 from gpu.measured import CPU_UNITS, PipelineResult, measured_schedule, median_run, predict
 from gpu.params import MIB, PipelineParams, Progress
@@ -81,9 +82,14 @@ def run_cpu_pipeline(
         ) from None
     _check_cancel(cancel)
     intensity = params.intensity
-    if intensity is None:
-        yield Progress(0.0, "calibrating intensity (compute ≈ copy)")
-        intensity = calibrate(data)
+    how = f"intensity {intensity} as given"
+    if intensity is None or params.time_limit_s is not None:
+        yield Progress(0.0, "calibrating: one chunk's copy and compute")
+        costs = calibrate_costs(data)
+        if intensity is None:
+            intensity = costs.balanced_intensity()
+            how = f"intensity {intensity} calibrated on this run (compute ≈ copy)"
+        costs.check_time_limit(params, intensity)
     indices = arith.sample_indices(data.bounds)
     want = arith.expected(data.source[indices], intensity)
     runs = params.warmup + params.repeats
@@ -120,12 +126,18 @@ def run_cpu_pipeline(
         pipelined=median_run(timed["pipelined"]),
         predicted=predict(sequential, params.streams),
         checked_values=len(indices),
-        notes=("times from time.perf_counter_ns; GB/s = 10^9 bytes/s",),
+        notes=(how, "times from time.perf_counter_ns; GB/s = 10^9 bytes/s"),
+        sequential_makespans=tuple(r.makespan for r in timed["sequential"]),
+        pipelined_makespans=tuple(r.makespan for r in timed["pipelined"]),
     )
 
 
-def calibrate(data: _Data) -> int:
-    """Intensity that makes one chunk's compute take about as long as its copy."""
+#: Compute passes timed to calibrate: the difference is the cost of one pass.
+CALIBRATION_INTENSITIES = (1, 5)
+
+
+def calibrate_costs(data: _Data) -> StageCosts:
+    """One chunk's copy and its compute at two intensities (best of three each)."""
     lo, hi = int(data.bounds[0]), int(data.bounds[1])
     chunk, buffer, scratch = data.source[lo:hi], data.staging[0][: hi - lo], data.scratch[0]
 
@@ -135,11 +147,22 @@ def calibrate(data: _Data) -> int:
             t0 = time.perf_counter()
             action()
             times.append(time.perf_counter() - t0)
-        return min(times)
+        return min(times) * 1e3
 
     copy = best(lambda: np.copyto(buffer, chunk))
-    one_pass = best(lambda: arith.chain_numpy(buffer, 1, scratch))
-    return max(1, round(copy / max(one_pass, 1e-9)))
+    low, high = CALIBRATION_INTENSITIES
+    t_low = best(lambda: arith.chain_numpy(buffer, low, scratch))
+    t_high = best(lambda: arith.chain_numpy(buffer, high, scratch))
+    if not t_high > t_low:  # a busy machine can blur a small difference: one pass instead
+        t_high = t_low * high / low
+    return StageCosts.from_two_intensities(
+        copy, copy, (low, t_low), (high, t_high), "calibrated with time.perf_counter"
+    )
+
+
+def calibrate(data: _Data) -> int:
+    """Intensity that makes one chunk's compute take about as long as its copy."""
+    return calibrate_costs(data).balanced_intensity()
 
 
 def _allocate(params: PipelineParams) -> _Data:

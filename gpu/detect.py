@@ -6,6 +6,7 @@ engine, the CLI and the app start without it, and a machine without it says why.
 
 from __future__ import annotations
 
+import ctypes
 import importlib
 from dataclasses import dataclass
 from typing import Any
@@ -15,7 +16,48 @@ from gpu.errors import GpuError
 BACKENDS = ("auto", "cupy", "cpu")
 #: cp.async (experiment 2's pipelined kernels) needs compute capability 8.0 (Ampere).
 ASYNC_COPY_CC = (8, 0)
-INSTALL_HINT = "install the gpu extra: uv sync --extra gpu"
+#: The project's extra for each CUDA major version (pyproject.toml), and its CuPy wheel.
+EXTRAS = {12: ("gpu", "cupy-cuda12x"), 13: ("gpu-cuda13", "cupy-cuda13x")}
+INSTALL_HINT = (
+    "install the gpu extra for your CUDA driver: uv sync --extra gpu for CUDA 12, "
+    "uv sync --extra gpu-cuda13 for CUDA 13"
+)
+
+
+def driver_cuda_version() -> tuple[int, int] | None:
+    """The CUDA version the NVIDIA driver supports (``cuDriverGetVersion`` from libcuda),
+    or None where no driver loads. Needs no CuPy."""
+    for name in ("libcuda.so.1", "libcuda.so", "nvcuda.dll"):
+        try:
+            library = ctypes.CDLL(name)
+        except OSError:
+            continue
+        version = ctypes.c_int(0)
+        try:
+            if library.cuDriverGetVersion(ctypes.byref(version)) != 0 or version.value <= 0:
+                return None
+        except AttributeError:
+            return None
+        return version.value // 1000, version.value % 1000 // 10
+    return None
+
+
+def install_hint(driver: tuple[int, int] | None) -> str:
+    """Which extra to install: the one for the driver's CUDA line where a driver is found
+    (CUDA 13 drivers also run CUDA 12 wheels, but not the other way round)."""
+    if driver is None:
+        return INSTALL_HINT
+    major = driver[0]
+    if major >= 13:
+        extra, wheel = EXTRAS[13]
+    elif major == 12:
+        extra, wheel = EXTRAS[12]
+    else:
+        return f"the NVIDIA driver supports CUDA {driver[0]}.{driver[1]}: CuPy needs 12 or newer"
+    return (
+        f"the driver supports CUDA {major}.{driver[1]}: install {wheel} with "
+        f"uv sync --extra {extra}"
+    )
 
 
 def import_cupy() -> Any:
@@ -23,7 +65,7 @@ def import_cupy() -> Any:
     try:
         return importlib.import_module("cupy")
     except ImportError:
-        raise GpuError(f"CuPy is not installed ({INSTALL_HINT})") from None
+        raise GpuError(f"CuPy is not installed ({install_hint(driver_cuda_version())})") from None
     except Exception as error:  # a broken install: CUDA libraries that don't load, …
         raise GpuError(f"CuPy is installed but fails to load: {_first_line(error)}") from None
 
@@ -117,6 +159,9 @@ def cuda_failure_reason(error: BaseException) -> str:
     text = _first_line(error)
     lowered = text.lower()
     if "insufficientdriver" in lowered or "driver" in lowered or "libcuda" in lowered:
+        driver = driver_cuda_version()
+        if driver is not None and "insufficient" in lowered:
+            return f"no usable NVIDIA driver ({text}); {install_hint(driver)}"
         return f"no usable NVIDIA driver ({text})"
     if "nodevice" in lowered or "no cuda-capable device" in lowered:
         return f"no CUDA device found ({text})"

@@ -64,6 +64,53 @@ def median_run(schedules: list[Schedule]) -> Schedule:
     return schedules[order[(len(order) - 1) // 2]]
 
 
+@dataclass(frozen=True)
+class Spread:
+    """Makespans of the timed runs: fewest, the representative (median) run's, most (ms)."""
+
+    minimum: float
+    median: float
+    maximum: float
+    runs: int
+
+    @classmethod
+    def of(cls, makespans: tuple[float, ...] | list[float]) -> Spread:
+        """``median`` is the lower middle value for an even count: the run `median_run`
+        keeps, so the drawn Schedule and the figure agree."""
+        ordered = sorted(float(m) for m in makespans)
+        return cls(ordered[0], ordered[(len(ordered) - 1) // 2], ordered[-1], len(ordered))
+
+    @property
+    def relative_range(self) -> float:
+        """(max − min) / median: how much identical runs differ."""
+        return (self.maximum - self.minimum) / self.median if self.median > 0 else 0.0
+
+    def figures(self) -> dict[str, float | int]:
+        return {
+            "min": self.minimum,
+            "median": self.median,
+            "max": self.maximum,
+            "runs": self.runs,
+        }
+
+
+def self_overlap(schedule: Schedule) -> tuple[float, float, float]:
+    """Per unit, time during which two chunks' stages ran at once (sum of durations minus
+    the length of their union): work a one-worker-per-unit model cannot overlap."""
+    overlaps = []
+    for stage in range(3):
+        starts = schedule.op_starts[:, stage]
+        ends = schedule.op_ends[:, stage]
+        order = np.argsort(starts, kind="stable")
+        union, reach = 0.0, -np.inf
+        for start, end in zip(starts[order].tolist(), ends[order].tolist(), strict=True):
+            if end > reach:
+                union += end - max(start, reach)
+                reach = end
+        overlaps.append(max(0.0, float((ends - starts).sum()) - union))
+    return overlaps[0], overlaps[1], overlaps[2]
+
+
 def mean_stage_times(schedule: Schedule) -> tuple[float, float, float]:
     """Mean duration of read, compute and write over the run's chunks."""
     durations = schedule.op_ends - schedule.op_starts
@@ -74,9 +121,15 @@ def mean_stage_times(schedule: Schedule) -> tuple[float, float, float]:
 def predict(sequential: Schedule, buffers: int) -> Schedule:
     """The engine's pipelined schedule for the same chunks: the sequential run's mean stage
     times, one worker per unit, ``buffers`` slots (streams in flight)."""
-    read, compute, write = mean_stage_times(sequential)
+    return model_of(sequential, buffers, "the sequential run's")
+
+
+def model_of(run: Schedule, buffers: int, whose: str) -> Schedule:
+    """The engine's pipelined schedule from ``run``'s mean stage times (``whose`` names
+    the run in the label)."""
+    read, compute, write = mean_stage_times(run)
     scenario = Scenario.uniform_ops(
-        sequential.n_ops,
+        run.n_ops,
         read=read,
         compute=compute,
         write=write,
@@ -85,9 +138,9 @@ def predict(sequential: Schedule, buffers: int) -> Schedule:
         name="model of the measured run",
     )
     return simulate(scenario, "pipelined").with_meta(
-        unit_names=sequential.unit_names,
-        time_unit=sequential.time_unit,
-        label="model: pipelined, from the sequential run's mean stage times",
+        unit_names=run.unit_names,
+        time_unit=run.time_unit,
+        label=f"model: pipelined, from {whose} mean stage times",
     )
 
 
@@ -108,6 +161,23 @@ class PipelineResult:
     predicted: Schedule
     checked_values: int
     notes: tuple[str, ...] = field(default=())
+    sequential_makespans: tuple[float, ...] = field(default=())
+    pipelined_makespans: tuple[float, ...] = field(default=())
+
+    @property
+    def sequential_spread(self) -> Spread:
+        """Makespans of every timed sequential run (the drawn one is the median)."""
+        return Spread.of(self.sequential_makespans or (self.sequential.makespan,))
+
+    @property
+    def pipelined_spread(self) -> Spread:
+        return Spread.of(self.pipelined_makespans or (self.pipelined.makespan,))
+
+    @property
+    def timeline_schedules(self) -> list[Schedule]:
+        """[measured sequential, measured pipelined, predicted]: the median runs and the
+        model, for a view that draws all three."""
+        return [self.sequential, self.pipelined, self.predicted]
 
     @property
     def speedup(self) -> float:
@@ -139,6 +209,67 @@ class PipelineResult:
         together = mean_stage_times(self.pipelined)
         ratios = [t / a if a > 0 else 1.0 for t, a in zip(together, alone, strict=True)]
         return (ratios[0], ratios[1], ratios[2])
+
+    @property
+    def predicted_side_by_side(self) -> Schedule:
+        """The model fed the stage times measured side by side (the pipelined run's own
+        means) instead of alone: what the model says once the units' interference is known."""
+        return model_of(self.pipelined, self.params.streams, "the pipelined run's")
+
+    def efficiency_explanation(self) -> dict[str, Any]:
+        """Why the overlap efficiency is what it is, above 100% especially: stage times
+        alone vs side by side, the model re-run with the side-by-side times, and stages of
+        two chunks that the hardware ran at once (which a one-worker model cannot)."""
+        alone = mean_stage_times(self.sequential)
+        together = mean_stage_times(self.pipelined)
+        ratios = self.side_by_side_slowdown
+        side = self.predicted_side_by_side.makespan
+        overlap = self_overlap(self.pipelined)
+        efficiency = self.overlap_efficiency
+        reasons: list[str] = []
+        faster = [
+            f"{name} {ratio:.2f}×"
+            for name, ratio in zip(("read", "compute", "write"), ratios, strict=True)
+            if ratio < 0.98
+        ]
+        if faster:
+            reasons.append(
+                "stages ran faster side by side than alone (" + ", ".join(faster) + "): "
+                "the model, fed the times alone, expects too much"
+            )
+        concurrent = [
+            f"{unit} {ms:.3g} ms"
+            for unit, ms in zip(self.pipelined.unit_names, overlap, strict=True)
+            if ms > 0.01 * self.pipelined.makespan
+        ]
+        if concurrent:
+            reasons.append(
+                "two chunks' stages ran at once on one unit (" + ", ".join(concurrent) + "), "
+                "which a one-worker-per-unit model cannot do"
+            )
+        if efficiency > 1.02:
+            head = f"the pipelined run beat the model by {efficiency - 1:.0%}"
+            text = head + (": " + "; ".join(reasons) if reasons else ": run-to-run spread")
+        elif efficiency < 0.98:
+            text = f"the pipelined run fell {1 - efficiency:.0%} short of the model"
+            slower = [r for r in ratios if r > 1.02]
+            if slower:
+                text += ": stages slowed each other down side by side"
+        else:
+            text = "the pipelined run matches the model within 2%"
+        text += (
+            f" (model with side-by-side stage times: {side:.3g} ms, "
+            f"{side / self.pipelined.makespan:.0%} of the measured)"
+        )
+        return {
+            "stage_ms_alone": list(alone),
+            "stage_ms_side_by_side": list(together),
+            "side_by_side_ratio": list(ratios),
+            "predicted_from_side_by_side_makespan": side,
+            "efficiency_from_side_by_side": side / self.pipelined.makespan,
+            "concurrent_stage_ms": list(overlap),
+            "text": text,
+        }
 
     def _per_chunk_gbps(self, milliseconds: float, factor: float) -> float:
         chunk_bytes = self.params.n_elements * 4 / self.params.chunks
@@ -180,6 +311,9 @@ class PipelineResult:
             "read_gbps": self.read_gbps,
             "compute_gbps": self.compute_gbps,
             "write_gbps": self.write_gbps,
+            "sequential_spread": self.sequential_spread.figures(),
+            "pipelined_spread": self.pipelined_spread.figures(),
+            "efficiency_explanation": self.efficiency_explanation(),
             "checked_values": self.checked_values,
             "notes": list(self.notes),
         }

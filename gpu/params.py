@@ -45,6 +45,9 @@ class PipelineParams:
         Timed runs per policy; the run with the median makespan is reported.
     warmup
         Untimed runs per policy first.
+    time_limit_s
+        Refuse (`gpu.calibration.RunTooLong`) a run whose calibrated estimate is longer;
+        None = no limit (the app, which can cancel).
     """
 
     size_bytes: int
@@ -54,6 +57,7 @@ class PipelineParams:
     repeats: int = 5
     warmup: int = 1
     seed: int = 0
+    time_limit_s: float | None = None
 
     def __post_init__(self) -> None:
         _whole(self.size_bytes, "size in bytes", ITEM, 1 << 40)
@@ -63,6 +67,8 @@ class PipelineParams:
             _whole(self.intensity, "intensity", 0, MAX_INTENSITY)
         _whole(self.repeats, "repeats", 1, MAX_REPEATS)
         _whole(self.warmup, "warm-up runs", 0, MAX_REPEATS)
+        if self.time_limit_s is not None and not self.time_limit_s > 0:
+            raise GpuError(f"the time limit must be above 0 seconds, not {self.time_limit_s}")
         if self.n_elements < self.chunks:
             raise GpuError(
                 f"{self.chunks} chunks need at least {self.chunks * ITEM} bytes of data, "

@@ -2,17 +2,29 @@
 
 from __future__ import annotations
 
-from gpu.measured import PipelineResult
+from gpu.measured import PipelineResult, Spread
 from gpu.params import MIB
-from gpu.tiles import VARIANTS, TileResult
+from gpu.tile_result import SYNC, VARIANTS, TileResult, balanced_row
+
+#: The label of the row that carries experiment 2's claim (the panel shows it too).
+HEADLINE = "headline"
 
 
 def _ms(value: float) -> str:
     return f"{value:.3f} ms" if value < 100 else f"{value:,.1f} ms"
 
 
+def spread_text(spread: Spread) -> str:
+    """'min 40.1 ms, median 43.6 ms, max 68.8 ms over 5 runs (±32%)'."""
+    return (
+        f"min {_ms(spread.minimum)}, median {_ms(spread.median)}, max {_ms(spread.maximum)} "
+        f"over {spread.runs} run{'s' if spread.runs != 1 else ''} "
+        f"(range {spread.relative_range:.0%} of the median)"
+    )
+
+
 def pipeline_rows(result: PipelineResult) -> list[tuple[str, str]]:
-    """(label, value) pairs: measured vs model, speedups, stage means and bandwidths."""
+    """(label, value) pairs: measured vs model, spread, speedups, stage means, bandwidths."""
     params = result.params
     read, compute, write = result.stage_ms
     slots = "stream" if result.backend == "cupy" else "staging buffer"
@@ -26,7 +38,9 @@ def pipeline_rows(result: PipelineResult) -> list[tuple[str, str]]:
         ("intensity", f"{result.intensity} multiply-adds per element"),
         ("runs", f"median of {params.repeats} (after {params.warmup} warm-up)"),
         ("sequential (measured)", _ms(result.sequential.makespan)),
+        ("sequential spread", spread_text(result.sequential_spread)),
         ("pipelined (measured)", _ms(result.pipelined.makespan)),
+        ("pipelined spread", spread_text(result.pipelined_spread)),
         ("pipelined (model)", _ms(result.predicted.makespan)),
         ("speedup (measured)", f"{result.speedup:.2f}×"),
         ("speedup (model)", f"{result.predicted_speedup:.2f}×"),
@@ -34,6 +48,7 @@ def pipeline_rows(result: PipelineResult) -> list[tuple[str, str]]:
             "overlap efficiency",
             f"{result.overlap_efficiency:.0%} (model makespan / measured makespan)",
         ),
+        ("why", str(result.efficiency_explanation()["text"])),
         ("read, mean", f"{_ms(read)} per chunk, {result.read_gbps:,.1f} GB/s"),
         (
             "compute, mean",
@@ -50,32 +65,46 @@ def pipeline_rows(result: PipelineResult) -> list[tuple[str, str]]:
 
 
 def tile_rows(result: TileResult) -> list[tuple[str, str]]:
-    """One line per intensity: copy and every variant's GB/s and share of the copy's."""
+    """Per pass, one line per intensity (copy and every variant's GB/s and share of the
+    copy's), then the headline: which pass and row carry the claim, and what it says."""
     rows = [
         ("device", result.device),
         (
             "data",
             f"{result.bytes_moved / 2 / MIB:,.4g} MiB in, the same out; GB/s count bytes "
-            "read + written",
+            "read + written; per launch: N back-to-back launches per event pair ÷ N",
+        ),
+        (
+            "launch overhead",
+            f"{result.launch_overhead_ms * 1e3:,.2f} µs per launch (an empty kernel on the "
+            "same grid, timed the same way; the figures below include it)",
         ),
     ]
-    for row in result.rows:
-        parts = [f"copy {result.gbps(row.copy_ms):,.0f} GB/s"]
-        for variant in result.variants:
-            parts.append(
-                f"{VARIANTS[variant]} {result.gbps(row.variant_ms[variant]):,.0f} GB/s "
-                f"({result.fraction_of_copy(row, variant):.0%})"
-            )
-        rows.append((f"intensity {row.intensity}", "; ".join(parts)))
-    best = result.best_pipelined()
-    if best is not None:
-        row, variant, fraction = best
+    for sweep in result.all_passes:
+        balanced = balanced_row(sweep.rows) if sweep.rows else None
         rows.append(
             (
-                "best pipelined",
-                f"{VARIANTS[variant]} at intensity {row.intensity}: {fraction:.0%} of copy "
-                f"bandwidth ({row.variant_ms['sync'] / row.variant_ms[variant]:.2f}× sync)",
+                f"{sweep.blocks_per_sm} block(s)/SM",
+                f"grid of {sweep.grid_blocks:,} blocks; {sweep.residency}",
             )
         )
+        for row in sweep.rows:
+            parts = [f"copy {result.gbps(row.copy_ms):,.0f} GB/s"]
+            for variant in result.variants:
+                parts.append(
+                    f"{VARIANTS[variant]} {result.gbps(row.variant_ms[variant]):,.0f} GB/s "
+                    f"({result.fraction_of_copy(row, variant):.0%})"
+                )
+            mark = " (balanced)" if row is balanced else ""
+            rows.append((f"  intensity {row.intensity}{mark}", "; ".join(parts)))
+    found = result.headline()
+    if found is not None:
+        rows.append((HEADLINE, found.text()))
+        main = result.main_headline()
+        if main is not None and result.low_occupancy is not None:
+            hidden = ": other blocks on the SM already hide the latency" if main.gain < 1.1 else ""
+            rows.append(("at full occupancy", main.text() + hidden))
+    elif result.variants == (SYNC,):
+        rows.append((HEADLINE, "no cp.async variant ran: nothing to compare"))
     rows.append(("checked", f"{result.checked_values:,} values per variant: all correct"))
     return rows

@@ -24,12 +24,14 @@ import numpy.typing as npt
 
 from engine.schedule import Schedule
 from gpu import arith
+from gpu.calibration import StageCosts
 from gpu.cuda_source import load_module
 from gpu.detect import device_info, import_cupy
-from gpu.errors import Cancelled, GpuError
+from gpu.errors import Cancelled
 from gpu.gpu_memory import is_out_of_memory, out_of_memory, release
 from gpu.measured import GPU_UNITS, PipelineResult, measured_schedule, median_run, predict
-from gpu.params import MAX_INTENSITY, MIB, PipelineParams, Progress
+from gpu.params import MIB, PipelineParams, Progress
+from gpu.timing import EventTimer, elapsed_from
 
 DEFAULT_SIZE = 256 * MIB
 THREADS = 256
@@ -105,8 +107,7 @@ class _Run:
 
     def times(self) -> tuple[FloatArray, FloatArray]:
         """(chunks, 3) starts and ends in ms from the start event."""
-        elapsed = self.cupy.cuda.get_elapsed_time
-        marks = np.array([[elapsed(self.start, e) for e in row] for row in self.events])
+        marks = elapsed_from(self.cupy, self.start, self.events)
         return marks[:, 0:3], marks[:, 1:4]
 
 
@@ -143,9 +144,14 @@ def run_cupy_pipeline(
                 raise out_of_memory(params.size_bytes, "GPU or pinned host") from None
             raise
         intensity = params.intensity
-        if intensity is None:
-            yield Progress(0.0, "calibrating intensity (kernel ≈ copy)")
-            intensity = calibrate(run, kernel)
+        how = f"intensity {intensity} as given"
+        if intensity is None or params.time_limit_s is not None:
+            yield Progress(0.0, "calibrating: one chunk's copies and kernel, CUDA events")
+            costs = calibrate_costs(run, kernel)
+            if intensity is None:
+                intensity = costs.balanced_intensity()
+                how = f"intensity {intensity} calibrated on this run (kernel ≈ copy)"
+            costs.check_time_limit(params, intensity)
         indices = arith.sample_indices(run.bounds)
         want = arith.expected(run.host_in[indices], intensity)
         result = yield from _measure(run, kernel, intensity, indices, want, cancel)
@@ -154,6 +160,7 @@ def run_cupy_pipeline(
         engines = int(props.get("asyncEngineCount", 0))
         notes = (
             loaded.note,
+            how,
             f"copy engines (asyncEngineCount): {engines}",
             "pipelined stage starts: the later of stream-ready and the previous chunk's "
             "same stage ending (events can't see an engine's queue); ends as measured",
@@ -169,6 +176,8 @@ def run_cupy_pipeline(
             predicted=predict(sequential, params.streams),
             checked_values=len(indices),
             notes=notes,
+            sequential_makespans=tuple(r.makespan for r in result["sequential"]),
+            pipelined_makespans=tuple(r.makespan for r in result["pipelined"]),
         )
     except Exception as error:
         if is_out_of_memory(error):
@@ -225,25 +234,18 @@ def _measure(
     return timed
 
 
-def calibrate(run: _Run, kernel: Any) -> int:
-    """Intensity at which one chunk's kernel takes about as long as its copies (mean of
-    copy-in and copy-out), from kernel times at two intensities (best of three)."""
-    cupy = run.cupy
-    stream, buffer = run.streams[0], run.device[0]
+def calibrate_costs(run: _Run, kernel: Any) -> StageCosts:
+    """One chunk's copy-in, copy-out and kernel times at two intensities (best of three
+    windows of N back-to-back launches each, `gpu.timing`)."""
+    timer = EventTimer(run.cupy, run.streams[0])
+    buffer = run.device[0]
     count = int(run.bounds[1] - run.bounds[0])
-    begin, end = cupy.cuda.Event(), cupy.cuda.Event()
+    nbytes = 4 * count
+    stream = timer.stream
 
     def best(action: Any) -> float:
-        times = []
-        for _ in range(3):
-            begin.record(stream)
-            action()
-            end.record(stream)
-            end.synchronize()
-            times.append(cupy.cuda.get_elapsed_time(begin, end))
-        return float(min(times))
+        return timer.measure(action, repeats=3, warmup=0).min_ms
 
-    nbytes = 4 * count
     copy_in = best(
         lambda: buffer.data.copy_from_host_async(run.host_pointer(run.host_in, 0), nbytes, stream)
     )
@@ -253,12 +255,15 @@ def calibrate(run: _Run, kernel: Any) -> int:
     low, high = CALIBRATION_INTENSITIES
     t_low = best(lambda: run.launch(kernel, buffer, count, low, stream))
     t_high = best(lambda: run.launch(kernel, buffer, count, high, stream))
-    slope = (t_high - t_low) / (high - low)
-    if slope <= 0:
-        raise GpuError("calibration failed: kernel time does not grow with intensity")
-    target = (copy_in + copy_out) / 2
-    fixed = t_low - slope * low
-    return int(min(MAX_INTENSITY, max(1, round((target - fixed) / slope))))
+    return StageCosts.from_two_intensities(
+        copy_in, copy_out, (low, t_low), (high, t_high), "calibrated with CUDA events"
+    )
+
+
+def calibrate(run: _Run, kernel: Any) -> int:
+    """Intensity at which one chunk's kernel takes about as long as its copies (mean of
+    copy-in and copy-out)."""
+    return calibrate_costs(run, kernel).balanced_intensity()
 
 
 def copy_bandwidth(size_bytes: int = DEFAULT_SIZE, repeats: int = 5) -> dict[str, float]:
@@ -272,19 +277,12 @@ def copy_bandwidth(size_bytes: int = DEFAULT_SIZE, repeats: int = 5) -> dict[str
         host = cupyx.empty_pinned((n,), dtype=np.float32)
         dev = cupy.empty((n,), dtype=np.float32)
         dev2 = cupy.empty((n,), dtype=np.float32)
-        stream = cupy.cuda.Stream(non_blocking=True)
-        begin, end = cupy.cuda.Event(), cupy.cuda.Event()
+        timer = EventTimer(cupy)
+        stream = timer.stream
         pointer = ctypes.c_void_p(int(host.ctypes.data))
 
         def best(action: Any) -> float:
-            times = []
-            for _ in range(repeats + 1):
-                begin.record(stream)
-                action()
-                end.record(stream)
-                end.synchronize()
-                times.append(cupy.cuda.get_elapsed_time(begin, end))
-            return float(min(times[1:]))
+            return timer.measure(action, repeats=repeats, warmup=1).min_ms
 
         h2d = best(lambda: dev.data.copy_from_host_async(pointer, 4 * n, stream))
         d2h = best(lambda: dev.data.copy_to_host_async(pointer, 4 * n, stream))

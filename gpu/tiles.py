@@ -6,37 +6,60 @@ the next one or two tiles while computing the current one. An intensity sweep go
 memory-bound to compute-bound, and every variant's effective bandwidth is held against a
 plain device-to-device copy measured in the same run. Bandwidth here always counts bytes
 read + bytes written.
+
+The sweep runs twice: at the default occupancy (8 blocks of 256 threads per SM, where other
+blocks already hide a block's memory latency) and at low occupancy (1 block per SM, capped
+with dynamic shared memory), where latency must be hidden *inside* the block: the lesson
+cp.async is about. The headline (gpu/tile_result.py) names the pass and the row that carry
+the claim. Every figure is N back-to-back launches per event pair, divided by N
+(gpu/timing.py), after a ~100 ms warm-up; an empty kernel timed the same way shows the
+per-launch cost that remains.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Generator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from gpu import arith
 from gpu.cuda_source import load_module
-from gpu.detect import device_info, import_cupy
+from gpu.detect import DeviceInfo, device_info, import_cupy
 from gpu.errors import Cancelled, GpuError
 from gpu.gpu_memory import is_out_of_memory, out_of_memory, release
 from gpu.params import ITEM, MIB, Progress
+from gpu.residency import SharedMemory, cap_residency, resident_blocks
+from gpu.tile_result import (
+    KERNELS,
+    SYNC,
+    TILE,
+    VARIANTS,
+    TilePass,
+    TileResult,
+    TileRow,
+    balanced_row,
+    headline,
+)
+from gpu.timing import EventTimer, Timing
 
-#: Floats per tile (256 threads × one float4 each): gpu/kernels/tile_common.cuh TILE_VEC × 4.
-TILE = 1024
 THREADS = 256
-SYNC = "sync"
-VARIANTS = {SYNC: "synchronous", "async2": "cp.async, 2 stages", "async3": "cp.async, 3 stages"}
-KERNELS = {SYNC: "tile_sync", "async2": "tile_async2", "async3": "tile_async3"}
 DEFAULT_INTENSITIES = (0, 8, 16, 32, 64, 128, 512)
 CHECK_COUNT = 65536
+#: The tile kernels' __launch_bounds__ minimum (gpu/kernels/tile_common.cuh).
+LAUNCH_BOUNDS_BLOCKS = 8
 
 
 @dataclass(frozen=True)
 class TileParams:
-    """Experiment 2's knobs: data size, the intensity sweep, timing repeats, grid size."""
+    """Experiment 2's knobs: data size, the intensity sweep, timing, grid sizes.
+
+    ``repeats`` timed windows (after ``warmup``) of at least ``min_launches`` launches and
+    ``min_window_ms`` each; ``blocks_per_sm`` for the main pass; ``low_blocks_per_sm`` for
+    the low-occupancy pass (0 skips it).
+    """
 
     size_bytes: int = 256 * MIB
     intensities: tuple[int, ...] = DEFAULT_INTENSITIES
@@ -44,6 +67,10 @@ class TileParams:
     warmup: int = 2
     blocks_per_sm: int = 8
     seed: int = 0
+    low_blocks_per_sm: int = 1
+    min_launches: int = 20
+    min_window_ms: float = 2.0
+    warmup_ms: float = 100.0
 
     def __post_init__(self) -> None:
         if self.size_bytes < TILE * ITEM:
@@ -54,6 +81,10 @@ class TileParams:
             raise GpuError("repeats must be 1 to 1,000 and warm-up runs 0 to 1,000")
         if not 1 <= self.blocks_per_sm <= 64:
             raise GpuError("blocks per SM must be between 1 and 64")
+        if not 0 <= self.low_blocks_per_sm <= 2:
+            raise GpuError("the low-occupancy pass takes 1 or 2 blocks per SM (0: none)")
+        if not 1 <= self.min_launches <= 10_000 or not 0 <= self.min_window_ms <= 1000:
+            raise GpuError("launches per window must be 1 to 10,000, the window 0 to 1,000 ms")
 
     @property
     def n_elements(self) -> int:
@@ -61,76 +92,85 @@ class TileParams:
         return (self.size_bytes // ITEM) // TILE * TILE
 
 
-@dataclass(frozen=True)
-class TileRow:
-    """One intensity: median ms of the device-to-device copy and of every variant."""
+class _Sweep:
+    """The device state of one experiment-2 run: arrays, kernels, the timer, the check."""
 
-    intensity: int
-    copy_ms: float
-    variant_ms: dict[str, float]
+    def __init__(self, cupy: Any, params: TileParams, kernels: dict[str, Any]) -> None:
+        self.cupy, self.params, self.kernels = cupy, params, kernels
+        n = params.n_elements
+        self.host = arith.make_input(n, params.seed)
+        # Every device operation goes on the timer's stream. It is non-blocking, so work on
+        # the legacy default stream (cupy.asarray's copy, the NaN fill, the gather) would not
+        # be ordered before or after the timed kernels.
+        self.timer = EventTimer(cupy)
+        self.indices = np.unique(np.linspace(0, n - 1, min(n, CHECK_COUNT)).astype(np.int64))
+        self.reversed_in_tile = self.indices // TILE * TILE + (TILE - 1 - self.indices % TILE)
+        with self.timer.stream:
+            self.source = cupy.asarray(self.host)
+            self.target = cupy.empty_like(self.source)
+            self.check_at = cupy.asarray(self.indices)
+        self.timer.stream.synchronize()
+
+    def close(self) -> None:
+        """Drop the device arrays, so the memory pool can hand their blocks back."""
+        self.source = self.target = self.check_at = None
+
+    def measure(self, action: Callable[[], object]) -> Timing:
+        p = self.params
+        return self.timer.measure(action, p.repeats, p.warmup, p.min_launches, p.min_window_ms)
+
+    def copy(self) -> None:
+        n = self.params.n_elements
+        self.target.data.copy_from_device_async(self.source.data, ITEM * n, self.timer.stream)
+
+    def launcher(
+        self, variant: str, intensity: int, blocks: int, shared: int
+    ) -> Callable[[], None]:
+        kernel = self.kernels[variant]
+        n_tiles = self.params.n_elements // TILE
+        args = (self.source, self.target, np.int64(n_tiles), np.int32(intensity), arith.A, arith.C)
+
+        def launch() -> None:
+            with self.timer.stream:
+                kernel((blocks,), (THREADS,), args, shared_mem=shared)
+
+        return launch
+
+    def checked(self, variant: str, intensity: int, blocks: int, shared: int) -> Timing:
+        """Time one variant at one intensity, then check its output against numpy."""
+        with self.timer.stream:  # stale output must not pass the check
+            self.target[self.check_at] = np.float32(np.nan)
+        timing = self.measure(self.launcher(variant, intensity, blocks, shared))
+        with self.timer.stream:
+            got = self.cupy.asnumpy(self.target[self.check_at])
+        want = arith.expected(self.host[self.reversed_in_tile], intensity)
+        arith.check_result(got, want, self.indices, f"{VARIANTS[variant]}, intensity {intensity}")
+        return timing
 
 
-@dataclass(frozen=True)
-class TileResult:
-    device: str
-    params: TileParams
-    variants: tuple[str, ...]
-    rows: tuple[TileRow, ...]
-    checked_values: int
-    notes: tuple[str, ...] = field(default=())
-
-    @property
-    def bytes_moved(self) -> int:
-        """Bytes read + bytes written by every variant and by the copy."""
-        return 2 * ITEM * self.params.n_elements
-
-    def gbps(self, milliseconds: float) -> float:
-        return self.bytes_moved / (milliseconds * 1e6) if milliseconds > 0 else 0.0
-
-    def fraction_of_copy(self, row: TileRow, variant: str) -> float:
-        return row.copy_ms / row.variant_ms[variant]
-
-    def best_pipelined(self) -> tuple[TileRow, str, float] | None:
-        """The (row, variant, fraction of copy bandwidth) where a cp.async variant comes
-        closest to the copy, at the intensity where sync falls furthest behind it."""
-        pipelined = [v for v in self.variants if v != SYNC]
-        if not pipelined:
-            return None
-        candidates = [
-            (row, v, self.fraction_of_copy(row, v)) for row in self.rows for v in pipelined
-        ]
-        return max(candidates, key=lambda item: item[2])
-
-    def figures(self) -> dict[str, Any]:
-        return {
-            "device": self.device,
-            "size_bytes": ITEM * self.params.n_elements,
-            "bandwidth_counts": "bytes read + bytes written",
-            "variants": {v: VARIANTS[v] for v in self.variants},
-            "rows": [
-                {
-                    "intensity": row.intensity,
-                    "copy_ms": row.copy_ms,
-                    "copy_gbps": self.gbps(row.copy_ms),
-                    **{f"{v}_ms": row.variant_ms[v] for v in self.variants},
-                    **{f"{v}_gbps": self.gbps(row.variant_ms[v]) for v in self.variants},
-                    **{
-                        f"{v}_speedup_over_sync": row.variant_ms[SYNC] / row.variant_ms[v]
-                        for v in self.variants
-                        if v != SYNC
-                    },
-                }
-                for row in self.rows
-            ],
-            "checked_values": self.checked_values,
-            "notes": list(self.notes),
-        }
+def _grid_blocks(
+    cupy: Any, kernels: dict[str, Any], info: DeviceInfo, wanted: int, n_tiles: int
+) -> tuple[int, int, str]:
+    """Blocks per SM of the main pass: ``wanted``, lowered to what every variant can hold
+    at once (occupancy API), so every variant runs one wave of the same grid."""
+    held = {v: resident_blocks(cupy, k, THREADS, 0) for v, k in kernels.items()}
+    per_sm = min([wanted, *held.values()])
+    note = (
+        f"main pass: {per_sm} blocks of {THREADS} threads per SM, one wave for every variant "
+        f"(__launch_bounds__({THREADS}, {LAUNCH_BOUNDS_BLOCKS}); the occupancy API holds "
+        + ", ".join(f"{v} {h}" for v, h in held.items())
+        + " per SM)"
+    )
+    if per_sm < 1:
+        raise GpuError(f"the occupancy API says no tile kernel block fits on an SM: {held}")
+    return per_sm, min(n_tiles, info.multiprocessors * per_sm), note
 
 
 def run_tiles(
     params: TileParams | None = None, cancel: threading.Event | None = None
 ) -> Generator[Progress, None, TileResult]:
-    """The intensity sweep; yields progress; GpuError on compile errors, wrong results, OOM."""
+    """Both passes of the sweep; yields progress; GpuError on compile errors, wrong results,
+    OOM, or a residency the occupancy API does not confirm."""
     params = params or TileParams()
     cancel = cancel or threading.Event()
     cupy = import_cupy()
@@ -151,90 +191,104 @@ def run_tiles(
             f"{info.name} is sm_{info.compute_capability[0]}{info.compute_capability[1]}: "
             "cp.async needs sm_80 or newer, so only the synchronous kernel ran"
         )
-    source = target = None
+    empty = load_module(cupy, "empty.cu").function("pipelab_empty")
+    sweep: _Sweep | None = None
     try:
-        n = params.n_elements
-        host = arith.make_input(n, params.seed)
-        # Every device operation goes on the timer's stream. It is non-blocking, so work on
-        # the legacy default stream (cupy.asarray's copy, the NaN fill, the gather) would not
-        # be ordered before or after the timed kernels.
-        timer = _Timer(cupy)
-        indices = np.unique(np.linspace(0, n - 1, min(n, CHECK_COUNT)).astype(np.int64))
-        reversed_in_tile = indices // TILE * TILE + (TILE - 1 - indices % TILE)
+        n_tiles = params.n_elements // TILE
+        per_sm, blocks, grid_note = _grid_blocks(cupy, kernels, info, params.blocks_per_sm, n_tiles)
+        notes.append(grid_note)
+        low_shared: dict[str, int] = {}
+        if params.low_blocks_per_sm:
+            limits = SharedMemory.of(cupy, info.index)
+            for variant in variants:
+                low_shared[variant] = cap_residency(
+                    cupy, kernels[variant], THREADS, params.low_blocks_per_sm, limits
+                )
         try:
-            with timer.stream:
-                source = cupy.asarray(host)
-                target = cupy.empty_like(source)
-                check_at = cupy.asarray(indices)
-            timer.stream.synchronize()
+            sweep = active = _Sweep(cupy, params, kernels)
         except Exception as error:
             if is_out_of_memory(error):
-                raise out_of_memory(2 * ITEM * n, "GPU") from None
+                raise out_of_memory(2 * ITEM * params.n_elements, "GPU") from None
             raise
-        blocks = min(n // TILE, info.multiprocessors * params.blocks_per_sm)
-        rows: list[TileRow] = []
-        steps = len(params.intensities) * (len(variants) + 1)
+        yield Progress(0.0, f"warming up (~{params.warmup_ms:.0f} ms of back-to-back work)")
+        warm = active.launcher(SYNC, params.intensities[0], blocks, 0)
+
+        def warm_action() -> None:
+            active.copy()
+            warm()
+
+        active.timer.warm_up(warm_action, params.warmup_ms)
+
+        def empty_launch() -> None:
+            with active.timer.stream:
+                empty((blocks,), (THREADS,), ())
+
+        overhead = active.measure(empty_launch)
+        passes: list[tuple[int, int, dict[str, int]]] = [
+            (per_sm, blocks, dict.fromkeys(variants, 0))
+        ]
+        if params.low_blocks_per_sm:
+            low_grid = min(n_tiles, info.multiprocessors * params.low_blocks_per_sm)
+            passes.append((params.low_blocks_per_sm, low_grid, low_shared))
+        steps = len(passes) * len(params.intensities) * (len(variants) + 1)
         step = 0
-        for intensity in params.intensities:
-            copy_ms = timer.median(
-                lambda: target.data.copy_from_device_async(source.data, ITEM * n, timer.stream),
-                params,
-            )
-            step += 1
-            variant_ms: dict[str, float] = {}
-            want = arith.expected(host[reversed_in_tile], intensity)
-            for variant in variants:
+        results: list[TilePass] = []
+        for pass_per_sm, grid, shared in passes:
+            rows: list[TileRow] = []
+            for intensity in params.intensities:
                 if cancel.is_set():
                     raise Cancelled()
-                yield Progress(step / steps, f"intensity {intensity}: {VARIANTS[variant]}")
-                with timer.stream:  # stale output must not pass the check
-                    target[check_at] = np.float32(np.nan)
-                args = (source, target, np.int64(n // TILE), np.int32(intensity), arith.A, arith.C)
-
-                def launch(kernel: Any = kernels[variant], args: tuple[Any, ...] = args) -> None:
-                    with timer.stream:
-                        kernel((blocks,), (THREADS,), args)
-
-                variant_ms[variant] = timer.median(launch, params)
-                with timer.stream:
-                    got = cupy.asnumpy(target[check_at])
-                arith.check_result(
-                    got, want, indices, f"{VARIANTS[variant]}, intensity {intensity}"
+                yield Progress(
+                    step / steps, f"{pass_per_sm} block(s)/SM, intensity {intensity}: copy"
                 )
+                copy = active.measure(active.copy)
                 step += 1
-            rows.append(TileRow(intensity, copy_ms, variant_ms))
+                timings: dict[str, Timing] = {}
+                for variant in variants:
+                    if cancel.is_set():
+                        raise Cancelled()
+                    yield Progress(
+                        step / steps,
+                        f"{pass_per_sm} block(s)/SM, intensity {intensity}: {VARIANTS[variant]}",
+                    )
+                    timings[variant] = active.checked(variant, intensity, grid, shared[variant])
+                    step += 1
+                rows.append(
+                    TileRow(
+                        intensity,
+                        copy.median_ms,
+                        {v: t.median_ms for v, t in timings.items()},
+                        launches={"copy": copy.launches}
+                        | {v: t.launches for v, t in timings.items()},
+                    )
+                )
+            how = (
+                "default occupancy"
+                if not any(shared.values())
+                else f"capped with {max(shared.values()):,} bytes of dynamic shared memory "
+                "per block (occupancy API confirmed)"
+            )
+            results.append(TilePass(pass_per_sm, grid, how, tuple(rows)))
         yield Progress(1.0, "done")
+        main = results[0]
         return TileResult(
-            info.describe(), params, tuple(variants), tuple(rows), len(indices), tuple(notes)
+            info.describe(),
+            params,
+            tuple(variants),
+            main.rows,
+            len(active.indices),
+            tuple(notes),
+            passes=tuple(results),
+            launch_overhead_ms=overhead.median_ms,
         )
     except Exception as error:
         if is_out_of_memory(error):
             raise out_of_memory(2 * ITEM * params.n_elements, "GPU") from None
         raise
     finally:
-        source = target = None
+        if sweep is not None:
+            sweep.close()
         release(cupy)
-
-
-class _Timer:
-    """CUDA events around an action on one stream; the median of the timed repeats."""
-
-    def __init__(self, cupy: Any) -> None:
-        self.cupy = cupy
-        self.stream = cupy.cuda.Stream(non_blocking=True)
-        self.begin = cupy.cuda.Event()
-        self.end = cupy.cuda.Event()
-
-    def median(self, action: Any, params: TileParams) -> float:
-        times: list[float] = []
-        for index in range(params.warmup + params.repeats):
-            self.begin.record(self.stream)
-            action()
-            self.end.record(self.stream)
-            self.end.synchronize()
-            if index >= params.warmup:
-                times.append(float(self.cupy.cuda.get_elapsed_time(self.begin, self.end)))
-        return float(np.median(times))
 
 
 def intensities_from_text(text: str) -> tuple[int, ...]:
@@ -250,4 +304,17 @@ def intensities_from_text(text: str) -> tuple[int, ...]:
     return values
 
 
-__all__ = ["TileParams", "TileResult", "TileRow", "intensities_from_text", "run_tiles"]
+__all__ = [
+    "KERNELS",
+    "SYNC",
+    "TILE",
+    "VARIANTS",
+    "TileParams",
+    "TilePass",
+    "TileResult",
+    "TileRow",
+    "balanced_row",
+    "headline",
+    "intensities_from_text",
+    "run_tiles",
+]

@@ -307,9 +307,13 @@ class GpuPanel(QWidget):
             return
         self._finish_thread()
         self.progress.setValue(STEPS)
+        shape = (
+            f"knee ≈ {sweep.knee:.1f} warps per SM"
+            if sweep.saturated
+            else "not saturated: still rising at the largest W, so no knee"
+        )
         self.status_label.setText(
-            f"occupancy sweep done: peak {sweep.peak_gbps:.0f} GB/s, knee ≈ "
-            f"{sweep.knee:.1f} warps per SM (see the Warps tab)"
+            f"occupancy sweep done: peak {sweep.peak_gbps:.0f} GB/s, {shape} (see the Warps tab)"
         )
         self.occupancy_ready.emit(sweep)
 
@@ -317,12 +321,12 @@ class GpuPanel(QWidget):
         if not self._current():
             return
         self._finish_thread()
-        from gpu.report import tile_rows
+        from gpu.report import HEADLINE, tile_rows
 
         self.progress.setValue(STEPS)
         rows = tile_rows(result)
-        best = dict(rows).get("best pipelined", "no pipelined variant ran")
-        self.status_label.setText(f"kernel sweep done: {best}")
+        claim = dict(rows).get(HEADLINE, "no pipelined variant ran")
+        self.status_label.setText(f"kernel sweep done: the claim rests on {claim}")
         self._fill_table(rows)
         self.tiles_ready.emit(result)
 

@@ -67,12 +67,14 @@ __device__ __forceinline__ void tile_async_body(const float4* __restrict__ in,
     }
 }
 
-extern "C" __global__ void tile_async2(const float4* __restrict__ in, float4* __restrict__ out,
-                                       long long n_tiles, int intensity, float a, float c) {
+extern "C" __global__ void TILE_LAUNCH_BOUNDS
+tile_async2(const float4* __restrict__ in, float4* __restrict__ out, long long n_tiles,
+            int intensity, float a, float c) {
     tile_async_body<2>(in, out, n_tiles, intensity, a, c);
 }
 
-extern "C" __global__ void tile_async3(const float4* __restrict__ in, float4* __restrict__ out,
-                                       long long n_tiles, int intensity, float a, float c) {
+extern "C" __global__ void TILE_LAUNCH_BOUNDS
+tile_async3(const float4* __restrict__ in, float4* __restrict__ out, long long n_tiles,
+            int intensity, float a, float c) {
     tile_async_body<3>(in, out, n_tiles, intensity, a, c);
 }

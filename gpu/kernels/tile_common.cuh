@@ -10,6 +10,11 @@
 #include "chain.cuh"
 
 #define TILE_VEC 256
+// Every tile kernel is compiled for TILE_VEC threads and at least TILE_MIN_BLOCKS resident
+// blocks per SM (at most 32 registers a thread), so the synchronous and the cp.async
+// variants fit the same number of blocks on an SM and run the same number of waves.
+#define TILE_MIN_BLOCKS 8
+#define TILE_LAUNCH_BOUNDS __launch_bounds__(TILE_VEC, TILE_MIN_BLOCKS)
 
 __device__ __forceinline__ float4 pipelab_tile_step(const float4* tile, int intensity, float a,
                                                     float c) {

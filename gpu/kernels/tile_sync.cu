@@ -4,8 +4,9 @@
 
 #include "tile_common.cuh"
 
-extern "C" __global__ void tile_sync(const float4* __restrict__ in, float4* __restrict__ out,
-                                     long long n_tiles, int intensity, float a, float c) {
+extern "C" __global__ void TILE_LAUNCH_BOUNDS
+tile_sync(const float4* __restrict__ in, float4* __restrict__ out, long long n_tiles,
+          int intensity, float a, float c) {
     __shared__ float4 tile[TILE_VEC];
     for (long long t = blockIdx.x; t < n_tiles; t += gridDim.x) {
         tile[threadIdx.x] = in[t * TILE_VEC + threadIdx.x];

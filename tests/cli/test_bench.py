@@ -3,6 +3,7 @@ JSON, and one-line errors with exit status 2."""
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -82,6 +83,102 @@ def test_bad_flags_exit_2_with_one_line(args: list[str], message: str) -> None:
     assert len(lines) == 1 and message in lines[0], result.stderr
 
 
+def test_json_carries_the_spread_and_why_the_efficiency_is_what_it_is() -> None:
+    result = bench(*SMALL, "--format", "json", "--repeats", "3")
+    assert result.returncode == 0, result.stderr
+    streams = json.loads(result.stdout)["streams"]
+    for key in ("sequential_spread", "pipelined_spread"):
+        spread = streams[key]
+        assert spread["runs"] == 3 and spread["min"] <= spread["median"] <= spread["max"]
+    assert streams["sequential_spread"]["median"] == streams["sequential_makespan"]
+    why = streams["efficiency_explanation"]
+    assert len(why["stage_ms_alone"]) == len(why["stage_ms_side_by_side"]) == 3
+    assert why["text"] and why["predicted_from_side_by_side_makespan"] > 0
+    # The measured sequential run is a full Schedule, for the app to draw.
+    assert streams["sequential"]["source"] == "measured"
+    assert len(streams["sequential"]["tasks"]) == 3 * 8
+
+
+def test_table_shows_the_spread() -> None:
+    result = bench(*SMALL, "--width", "90")
+    rows = dict(
+        line.strip().split("  ", 1) for line in result.stdout.splitlines() if "spread" in line
+    )
+    assert set(rows) == {"sequential spread", "pipelined spread"}
+    assert all("over 2 runs" in text and text.strip().startswith("min") for text in rows.values())
+
+
+def test_an_over_long_run_is_refused_in_one_line() -> None:
+    """Issue 10: `bench --backend cpu --intensity 1000000` ran for minutes, silently. A short
+    calibration now estimates it and refuses in one line, exit 2."""
+    result = bench("--backend", "cpu", "--intensity", "1000000")
+    assert result.returncode == 2 and result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("pipelab: this run would take about ")
+    assert "calibrated with time.perf_counter" in lines[0]
+    assert lines[0].endswith("over the limit of 3 min: use a lower intensity, a smaller size "
+                             "or fewer repeats, or raise --time-limit")  # fmt: skip
+
+
+def test_the_time_limit_can_be_raised_and_must_be_positive() -> None:
+    refused = bench(*SMALL, "--intensity", "3000", "--time-limit", "0.001")
+    assert refused.returncode == 2 and "over the limit of 0 s" in refused.stderr
+    for bad in ("0", "-5", "nan"):
+        result = bench(*SMALL, "--time-limit", bad)
+        assert result.returncode == 2 and "--time-limit must be" in result.stderr
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_shows_on_a_terminal_after_two_seconds() -> None:
+    from cli.bench import StderrProgress
+    from gpu.params import Progress
+
+    now = [0.0]
+    terminal = Terminal()
+    progress = StderrProgress(terminal, clock=lambda: now[0], width=40)
+    progress(Progress(0.1, "calibrating"))
+    assert terminal.getvalue() == ""  # short work stays quiet
+    now[0] = 2.5
+    progress(Progress(0.4, "sequential run 2: chunk 3 of 16, and a long tail of words"))
+    now[0] = 2.55
+    progress(Progress(0.45, "too soon after the last line"))
+    assert terminal.getvalue() == "\r 40% sequential run 2: chunk 3 of 16, a\x1b[K"  # 39 wide
+    progress.close()
+    assert terminal.getvalue().endswith("\r\x1b[K")
+
+
+def test_no_progress_where_stderr_is_not_a_terminal() -> None:
+    from cli.bench import StderrProgress
+    from gpu.params import Progress
+
+    quiet = io.StringIO()
+    progress = StderrProgress(quiet, clock=lambda: 100.0)
+    progress(Progress(0.5, "half"))
+    progress.close()
+    assert quiet.getvalue() == ""
+
+
+def test_bench_feeds_its_progress_to_the_terminal(monkeypatch, capsys) -> None:
+    """The real command, in-process, with a terminal for stderr and a clock that runs fast."""
+    import cli.bench
+    from main import main
+
+    ticks = iter(range(0, 10_000_000, 3))
+    monkeypatch.setattr(cli.bench.time, "monotonic", lambda: float(next(ticks)))
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["bench", *SMALL, "--format", "json"]) == 0
+    shown = terminal.getvalue()
+    assert "\r" in shown and "%" in shown and "chunk" in shown
+    assert shown.endswith("\r\x1b[K")  # cleared before the results
+    assert json.loads(capsys.readouterr().out)["streams"]["chunks"] == 8
+
+
 def test_cupy_backend_without_cupy_is_one_line() -> None:
     probe = subprocess.run(
         [sys.executable, "-c", "import cupy"], capture_output=True, text=True, timeout=60
@@ -91,6 +188,7 @@ def test_cupy_backend_without_cupy_is_one_line() -> None:
     result = bench("--backend", "cupy", "--size", "1")
     assert result.returncode == 2
     assert result.stderr.strip() == (
-        "pipelab: the cupy backend cannot run: CuPy is not installed "
-        "(install the gpu extra: uv sync --extra gpu)"
+        "pipelab: the cupy backend cannot run: CuPy is not installed (install the gpu extra "
+        "for your CUDA driver: uv sync --extra gpu for CUDA 12, uv sync --extra gpu-cuda13 "
+        "for CUDA 13)"
     )

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from gpu import arith
-from gpu.tiles import TILE
+from gpu.tile_result import TILE
 
 NULL_STREAM = "legacy default stream"
 #: Streams entered with ``with stream:``, innermost last (CuPy's current stream).
@@ -103,26 +103,62 @@ class FakeEvent:
         self.ms = 0.0
 
     def record(self, stream: Any = None) -> None:
+        _log(f"event record {id(self)}", stream)
         self.ms = time.perf_counter() * 1e3
 
     def synchronize(self) -> None:
         return None
 
 
+#: Static shared memory each tile kernel declares (bytes), as ptxas reports it.
+STATIC_SHARED = {"tile_sync": 4096, "tile_async2": 8192, "tile_async3": 12288}
+#: The fake device's SM: shared memory, what CUDA reserves per block, thread and block limits.
+SHARED_PER_SM = 228 * 1024
+SHARED_OPTIN = 227 * 1024
+RESERVED_PER_BLOCK = 1024
+THREADS_PER_SM = 2048
+BLOCKS_PER_SM = 32
+L2_BYTES = 50 * 1024 * 1024
+#: Every kernel the fake made, by the pointer the occupancy API receives.
+_KERNELS: dict[int, FakeKernel] = {}
+#: (kernel name, grid, block, dynamic shared memory) of every launch of the fake made last.
+_LAUNCHES: list[tuple[str, tuple[int, ...], tuple[int, ...], int]] = []
+
+
 class FakeKernel:
-    """Emulates gpu/kernels' entry points; ``broken`` makes results wrong on purpose."""
+    """Emulates gpu/kernels' entry points; ``broken`` makes results wrong on purpose.
+
+    Like CuPy's RawKernel it has ``kernel.ptr``, ``shared_size_bytes`` and a settable
+    ``max_dynamic_shared_size_bytes``, and takes ``shared_mem=`` at launch (checked against
+    that maximum, as the driver does).
+    """
 
     def __init__(self, name: str, broken: bool) -> None:
         self.name = name
         self.broken = broken
         self.launches: list[tuple[Any, Any]] = []
+        self.shared_mem: list[int] = []
+        self.shared_size_bytes = STATIC_SHARED.get(name, 0)
+        self.max_dynamic_shared_size_bytes = 48 * 1024
+        self.kernel = types.SimpleNamespace(ptr=id(self))
+        _KERNELS[id(self)] = self
 
     def __call__(
-        self, grid: tuple[int, ...], block: tuple[int, ...], args: tuple[Any, ...]
+        self,
+        grid: tuple[int, ...],
+        block: tuple[int, ...],
+        args: tuple[Any, ...],
+        shared_mem: int = 0,
     ) -> None:
         self.launches.append((grid, block))
+        self.shared_mem.append(shared_mem)
+        _LAUNCHES.append((self.name, tuple(grid), tuple(block), shared_mem))
         _log(f"kernel {self.name}")
         assert all(g >= 1 for g in grid) and block == (256,)
+        assert shared_mem <= self.max_dynamic_shared_size_bytes, "too much dynamic shared memory"
+        if self.name == "pipelab_empty":
+            assert args == ()
+            return
         if self.name == "stream_chain":
             buffer, count, intensity, a, c = args
             assert isinstance(a, np.float32) and isinstance(c, np.float32)
@@ -187,13 +223,34 @@ def make_fake_cupy(
     cupy.CompileException = CompileException
     cupy.freed = []
     _DEVICE_OPS.clear()
+    _LAUNCHES.clear()
     cupy.device_ops = _DEVICE_OPS
+    cupy.launches = _LAUNCHES
 
     def get_device_count() -> int:
         if isinstance(device_count, Exception):
             raise device_count
         return device_count
 
+    attributes = {
+        38: L2_BYTES,
+        39: THREADS_PER_SM,
+        81: SHARED_PER_SM,
+        97: SHARED_OPTIN,
+        106: BLOCKS_PER_SM,
+        111: RESERVED_PER_BLOCK,
+    }
+
+    def device_get_attribute(attribute: int, device: int) -> int:
+        cupy.attribute_reads.append(attribute)
+        return attributes[attribute]
+
+    def occupancy(pointer: int, threads: int, dynamic: int) -> int:
+        kernel = _KERNELS[pointer]
+        shared = dynamic + kernel.shared_size_bytes + RESERVED_PER_BLOCK
+        return min(BLOCKS_PER_SM, THREADS_PER_SM // threads, SHARED_PER_SM // shared)
+
+    cupy.attribute_reads = []
     properties = {
         "name": b"Fake GPU",
         "major": major,
@@ -203,7 +260,10 @@ def make_fake_cupy(
         "asyncEngineCount": 2,
     }
     runtime = types.SimpleNamespace(
-        getDeviceCount=get_device_count, getDeviceProperties=lambda index: dict(properties)
+        getDeviceCount=get_device_count,
+        getDeviceProperties=lambda index: dict(properties),
+        deviceGetAttribute=device_get_attribute,
+        cudaDevAttrL2CacheSize=38,  # CuPy exports the names; the others use the numbers
     )
 
     class Device:
@@ -222,6 +282,7 @@ def make_fake_cupy(
         Event=FakeEvent,
         get_elapsed_time=lambda a, b: b.ms - a.ms,
         get_cuda_path=lambda: None,
+        driver=types.SimpleNamespace(occupancyMaxActiveBlocksPerMultiprocessor=occupancy),
     )
     cupy.cuda.memory = types.SimpleNamespace(OutOfMemoryError=OutOfMemoryError)
 

@@ -163,3 +163,48 @@ def test_closing_the_generator_midway_joins_the_threads() -> None:
 def test_bad_parameters_are_one_line_errors(changes: dict[str, object], message: str) -> None:
     with pytest.raises(PipeLabError, match=message):
         small(**changes)
+
+
+def test_the_result_carries_the_spread_and_the_measured_sequential_run() -> None:
+    result, _ = run(small(intensity=2, repeats=3))
+    assert len(result.sequential_makespans) == len(result.pipelined_makespans) == 3
+    for spread, drawn in (
+        (result.sequential_spread, result.sequential),
+        (result.pipelined_spread, result.pipelined),
+    ):
+        assert spread.runs == 3 and spread.minimum <= spread.median <= spread.maximum
+        assert spread.median == drawn.makespan  # the median run is the one drawn
+    assert result.timeline_schedules == [result.sequential, result.pipelined, result.predicted]
+    from gpu.report import pipeline_rows
+
+    rows = dict(pipeline_rows(result))
+    assert (
+        rows["sequential spread"].startswith("min ") and "over 3 runs" in rows["sequential spread"]
+    )
+    assert rows["why"]
+
+
+def test_an_over_long_run_is_refused_after_a_short_calibration(monkeypatch) -> None:
+    from gpu.calibration import RunTooLong
+
+    def never(*args: object) -> None:
+        raise AssertionError("a timed run started")
+
+    monkeypatch.setattr(cpu_backend, "_sequential", never)
+    with pytest.raises(RunTooLong) as refused:
+        run(small(intensity=1_000_000, time_limit_s=60.0))
+    assert refused.value.estimate_s > 60
+    assert str(refused.value).startswith("this run would take about ")
+    # The same run without a limit (the app's: it can cancel) is not refused up front.
+    assert small(intensity=1_000_000).time_limit_s is None
+
+
+def test_calibrated_costs_grow_with_intensity() -> None:
+    data = cpu_backend._allocate(small())
+    costs = cpu_backend.calibrate_costs(data)
+    assert costs.read_ms > 0 and costs.compute_ms_per_intensity > 0
+    assert costs.compute_ms(100) > costs.compute_ms(1)
+    assert costs.balanced_intensity() >= 1
+    params = small(repeats=2, warmup=1)
+    # Three runs of each policy; sequential = every stage, pipelined ≥ the bottleneck's.
+    assert costs.run_seconds(params, 10) >= 3 * 8 * costs.compute_ms(10) * 2 / 1e3

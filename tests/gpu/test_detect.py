@@ -74,3 +74,43 @@ def test_a_working_device_is_described(fake_cupy) -> None:
 def test_unknown_cuda_failures_keep_their_first_line() -> None:
     reason = cuda_failure_reason(RuntimeError("cudaErrorUnknown: boom\nsecond line"))
     assert reason == "CUDA is not usable: RuntimeError: cudaErrorUnknown: boom"
+
+
+@pytest.mark.parametrize(
+    ("driver", "hint"),
+    [
+        ((13, 0), "install cupy-cuda13x with uv sync --extra gpu-cuda13"),
+        ((12, 8), "install cupy-cuda12x with uv sync --extra gpu"),
+        ((11, 8), "CuPy needs 12 or newer"),
+        (None, "uv sync --extra gpu for CUDA 12, uv sync --extra gpu-cuda13 for CUDA 13"),
+    ],
+)
+def test_the_install_hint_names_the_extra_for_the_driver(no_cupy, monkeypatch, driver, hint):
+    """Without CuPy the driver's CUDA line (cuDriverGetVersion, no CuPy needed) picks the
+    extra: pyproject's `gpu` (cupy-cuda12x) or `gpu-cuda13` (cupy-cuda13x)."""
+    import gpu.detect
+
+    monkeypatch.setattr(gpu.detect, "driver_cuda_version", lambda: driver)
+    found = detect()
+    assert found.backend == "cpu" and found.reason.startswith("CuPy is not installed (")
+    assert hint in found.reason
+
+
+def test_the_extras_exist_in_pyproject() -> None:
+    import tomllib
+    from pathlib import Path
+
+    from gpu.detect import EXTRAS
+
+    project = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    extras = project["project"]["optional-dependencies"]
+    for extra, wheel in EXTRAS.values():
+        assert any(spec.startswith(wheel) for spec in extras[extra]), (extra, wheel)
+    assert [{"extra": "gpu"}, {"extra": "gpu-cuda13"}] in project["tool"]["uv"]["conflicts"]
+
+
+def test_the_driver_version_is_read_without_cupy() -> None:
+    from gpu.detect import driver_cuda_version
+
+    version = driver_cuda_version()  # None here (no driver); (major, minor) on a GPU box
+    assert version is None or (version[0] >= 10 and 0 <= version[1] < 100)

@@ -14,6 +14,8 @@ def test_importing_every_gpu_module_leaves_cupy_unloaded() -> None:
         "import sys\n"
         "import gpu, gpu.detect, gpu.cpu_backend, gpu.streams, gpu.tiles, gpu.experiments\n"
         "import gpu.cuda_source, gpu.measured, gpu.arith, gpu.params, gpu.gpu_memory\n"
+        "import gpu.timing, gpu.residency, gpu.saturation, gpu.calibration, gpu.tile_result\n"
+        "import gpu.occupancy, gpu.occupancy_result, gpu.report\n"
         "bad = [m for m in ('cupy', 'cupyx', 'PySide6', 'pyqtgraph') if m in sys.modules]\n"
         "assert not bad, bad\n"
     )
@@ -37,7 +39,7 @@ def test_engine_and_gpu_need_only_numpy() -> None:
         "sys.meta_path.insert(0, Block())\n"
         "import engine, engine.scenario, engine.scheduler, engine.warps, engine.writers\n"
         "import gpu.detect, gpu.experiments, gpu.occupancy, gpu.report, gpu.streams\n"
-        "import gpu.tiles, gpu.cpu_backend\n"
+        "import gpu.tiles, gpu.cpu_backend, gpu.timing, gpu.residency, gpu.saturation\n"
         "engine.scenario.load_preset('book')\n"
     )
     result = subprocess.run(

@@ -4,6 +4,7 @@ issue cp.async and the synchronous one doesn't."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -32,7 +33,7 @@ def compile_(source: Path, arch: str, out: Path, *extra: str) -> None:
 
 def test_the_sources_are_found() -> None:
     names = {p.name for p in kernel_sources()}
-    assert {"stream_chain.cu", "tile_sync.cu", "tile_async.cu"} <= names
+    assert {"stream_chain.cu", "tile_sync.cu", "tile_async.cu", "empty.cu", "occupancy.cu"} <= names
 
 
 @needs_nvcc
@@ -73,3 +74,35 @@ def test_cp_async_is_really_issued(tmp_path: Path) -> None:
     for text in (ptx("tile_async.cu"), ptx("tile_async.cu", "-DPIPELAB_PTX_CP_ASYNC")):
         assert "cp.async" in text and "cp.async.wait_group" in text
     assert "cp.async" not in ptx("tile_sync.cu")
+
+
+TILE_KERNELS = {"tile_sync.cu": 1, "tile_async.cu": 2, "empty.cu": 1}
+
+
+@needs_nvcc
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+@pytest.mark.parametrize("source", sorted(TILE_KERNELS))
+def test_tile_kernels_carry_launch_bounds_for_8_blocks(source: str, arch: str, tmp_path) -> None:
+    """__launch_bounds__(256, 8): ptxas keeps every tile kernel at 32 registers or fewer
+    (65,536 / (8 × 256)), so every variant fits 8 blocks per SM and runs the same waves."""
+    assert NVCC is not None
+    cubin = tmp_path / "out.cubin"
+    result = subprocess.run(
+        [NVCC, "-cubin", f"-arch={arch}", f"-I{KERNEL_DIR}", "-Xptxas", "-v",
+         str(KERNEL_DIR / source), "-o", str(cubin)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    registers = [int(n) for n in re.findall(r"Used (\d+) registers", result.stderr)]
+    assert len(registers) == TILE_KERNELS[source], result.stderr
+    assert max(registers) <= 32, result.stderr
+    ptx = subprocess.run(
+        [NVCC, "-ptx", f"-arch={arch}", f"-I{KERNEL_DIR}", str(KERNEL_DIR / source), "-o", "-"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert ptx.stdout.count(".maxntid 256, 1, 1") == TILE_KERNELS[source]
+    assert ptx.stdout.count(".minnctapersm 8") == TILE_KERNELS[source]

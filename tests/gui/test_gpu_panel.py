@@ -136,7 +136,7 @@ def test_occupancy_sweep_result_goes_out(qtbot, monkeypatch) -> None:
     import gpu.occupancy
 
     class Sweep:
-        peak_gbps, knee = 3000.0, 12.5
+        peak_gbps, knee, saturated = 3000.0, 12.5, True
 
     def fake_sweep(cancel=None):
         yield gpu.occupancy.Progress(0.5, "half")
@@ -183,7 +183,7 @@ def test_kernel_sweep_fills_the_table(qtbot, monkeypatch) -> None:
     monkeypatch.setattr(
         gpu.report,
         "tile_rows",
-        lambda result: [("device", "H200"), ("best pipelined", "3-stage at intensity 8: 91%")],
+        lambda result: [("device", "H200"), ("headline", "3-stage at intensity 8: 91%")],
     )
     device = DeviceInfo(0, "NVIDIA H200", (9, 0), 141 * 2**30, 132)
     widget = GpuPanel(Detection("cupy", device))
@@ -192,6 +192,6 @@ def test_kernel_sweep_fills_the_table(qtbot, monkeypatch) -> None:
     with qtbot.waitSignal(widget.tiles_ready, timeout=10_000) as caught:
         widget.tiles_button.click()
     assert caught.args[0] == "result"
-    assert dict(widget.table_rows())["best pipelined"].startswith("3-stage")
+    assert dict(widget.table_rows())["headline"].startswith("3-stage")
     assert "91%" in widget.status_label.text()
     widget.shutdown()
