@@ -498,11 +498,16 @@ class WarpsView(QWidget):
 
     def show_measured(self, sweep: OccupancySweep) -> None:
         """Put a GPU occupancy sweep's measured points beside the model on the W plot."""
+        device = sweep.device.split(" (")[0]
+        if sweep.saturated:
+            shape = f"knee ≈ {sweep.knee:.0f}"
+        else:  # still rising at the largest W: the fitted knee is only a lower bound
+            shape = f"not saturated by W = {int(max(sweep.warps))}"
         self.utilization.set_measured(
             sweep.warps,
             sweep.utilization,
             sweep.knee,
-            f"measured on {sweep.device.split(' (')[0]}: GB/s ÷ peak (knee ≈ {sweep.knee:.0f})",
+            f"measured on {device}: GB/s ÷ peak ({shape})",
         )
 
     def activate(self) -> None:

@@ -199,6 +199,45 @@ def test_a_measured_sweep_sits_beside_the_model(view):
     assert view.utilization.getPlotItem().viewRange()[0][1] >= 64
 
 
+def _legend_labels(view) -> list[str]:
+    legend = view.utilization.getPlotItem().legend
+    return [label.text for _, label in legend.items]
+
+
+def test_a_sweep_still_rising_at_its_largest_w_names_no_knee(view):
+    from gpu.occupancy import OccupancyPoint, OccupancySweep, launch_shape
+
+    points = tuple(
+        OccupancyPoint(launch_shape(w, 4), milliseconds=1.0, bytes_read=int(1e6 * g),
+                       sm_warps_min=w, sm_warps_max=w)
+        for w, g in ((1, 100.0), (8, 800.0), (32, 3200.0), (64, 6400.0))
+    )  # fmt: skip
+    rising = OccupancySweep("Stand-in GPU (sm_90, 1 GiB, 4 SMs)", 4, 16, points)
+    assert not rising.saturated
+    view.show_measured(rising)
+    label = next(t for t in _legend_labels(view) if t.startswith("measured"))
+    assert "not saturated by W = 64" in label and "knee" not in label
+
+    saturating = OccupancySweep(
+        "Stand-in GPU (sm_90, 1 GiB, 4 SMs)",
+        4,
+        16,
+        tuple(
+            OccupancyPoint(
+                launch_shape(w, 4),
+                milliseconds=1.0,
+                bytes_read=int(1e6 * g),
+                sm_warps_min=w,
+                sm_warps_max=w,
+            )
+            for w, g in ((1, 100.0), (8, 800.0), (32, 2000.0), (64, 2000.0))
+        ),  # fmt: skip
+    )
+    view.show_measured(saturating)
+    label = next(t for t in _legend_labels(view) if t.startswith("measured"))
+    assert "knee ≈ 20" in label
+
+
 REAL_WINDOW = """
 import json, sys
 from PySide6.QtCore import QPoint
