@@ -178,6 +178,11 @@ class WaitIndex:
         return np.minimum(grant, s.op_starts[:, 0])
 
     @cached_property
+    def grant_order(self) -> IntArray:
+        """Ops sorted by grant time (ties: op order)."""
+        return np.argsort(self.grant, kind="stable").astype(np.int64)
+
+    @cached_property
     def ready(self) -> FloatArray:
         """(n_ops, stages): when each stage could start (read: the grant)."""
         s = self.schedule

@@ -342,14 +342,6 @@ def ops_waiting_at(schedule: Schedule, time: float) -> list[OpsWaiting]:
     ready_sorted, start_sorted, in_order = index.columns
     n = schedule.n_ops
     result = []
-    if index.slots > 0:
-        granted = int(np.searchsorted(ready_sorted[0], time, "right"))
-        if granted < n:
-            # Slots go out in op order: the ops not yet granted are the last ones.
-            first = granted if in_order[0] else -1
-            next_op = first if first >= 0 else int(np.argmin(np.where(
-                index.grant > time, index.grant, np.inf)))  # fmt: skip
-            result.append(OpsWaiting("slot", 0, n - granted, first, n - 1, first >= 0, next_op))
     for stage in range(len(ready_sorted)):
         ready = int(np.searchsorted(ready_sorted[stage], time, "right"))
         started = int(np.searchsorted(start_sorted[stage], time, "right"))
@@ -365,6 +357,13 @@ def ops_waiting_at(schedule: Schedule, time: float) -> list[OpsWaiting]:
             )
         else:
             result.append(OpsWaiting("worker", stage, ready - started, -1, -1, False, next_op))
+    if index.slots > 0:
+        granted = int(np.searchsorted(ready_sorted[0], time, "right"))
+        if granted < n:
+            # Slots go out in op order: the ops not yet granted are the last ones.
+            first = granted if in_order[0] else -1
+            next_op = first if first >= 0 else int(index.grant_order[granted])
+            result.append(OpsWaiting("slot", 0, n - granted, first, n - 1, first >= 0, next_op))
     return result
 
 
