@@ -4,7 +4,10 @@ write them. Ops are numbered from 1 here (op index 0 is "op 1"), as everywhere u
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+
+#: A time formatter: (value, unit) → text.
+TimeText = Callable[[float, str], str]
 
 
 def time_text(value: float, unit: str = "s") -> str:
@@ -60,3 +63,15 @@ def op_list(ops: Iterable[int]) -> str:
 def count_words(count: int, noun: str, plural: str | None = None) -> str:
     """ "1 slot", "2 slots"."""
     return f"{count:,} {noun if count == 1 else (plural or noun + 's')}"
+
+
+def format_time(value: float, unit: str = "s") -> str:
+    """A time for the app's small spaces: "5 s", "2.5 s", "0.0123 ms" (at most 4 significant
+    digits)."""
+    return f"{float(f'{value:.12g}'):.4g} {unit}"
+
+
+def span_text(start: float, end: float, unit: str = "s", time: TimeText = time_text) -> str:
+    """ "2–3 s": an interval with the unit written once."""
+    first = time(start, unit)
+    return f"{first.removesuffix(' ' + unit) if unit else first}–{time(end, unit)}"

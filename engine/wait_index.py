@@ -135,6 +135,7 @@ class WaitIndex:
         self.span = schedule.makespan
         self.tol = 1e-9 * max(1.0, self.span)
         self.pipeline = schedule.n_ops > 0 and len(schedule) > 0 and schedule.is_pipeline
+        self.measured = self.pipeline and schedule.source == "measured"
         rows = np.arange(schedule.n_workers)
         self.unit_of_row = (np.searchsorted(schedule.worker_offsets, rows, "right") - 1).astype(
             np.int64

@@ -196,9 +196,11 @@ def _build_idle(index: WaitIndex) -> IdleSpans:
         reason = np.where(done, DONE, INPUT).astype(np.int8)
         if index.pipeline and u == index.load_unit:
             full = index.holds.count(0.5 * (x + y)) >= max(index.slots, 1)
-            reason[~done] = np.where(full[~done] & (index.slots > 0), SLOT, OVERHEAD)
-        elif index.pipeline and (~done).any():
-            # Ready but not started with this worker free: only measured runs do that.
+            other = OVERHEAD if index.measured else INPUT  # simulated: rounding gaps only
+            reason[~done] = np.where(full[~done] & (index.slots > 0), SLOT, other)
+        elif index.pipeline and index.measured and (~done).any():
+            # Ready but not started with this worker free: only measured runs do that (in a
+            # simulated run it is a gap of rounding noise, 1e-13 s, and stays "input").
             safe = np.maximum(task, 0)
             ready = index.ready[s.op[safe], s.stage[safe]]
             late = ~done & (ready < y - index.tol)
@@ -311,9 +313,10 @@ def idle_now(schedule: Schedule, rows: Sequence[int], time: float) -> list[IdleN
                 ops = tuple(int(op) for op in holders)
                 result.append(IdleNow(int(row), SLOT, ops, frees, task))
             else:
-                result.append(IdleNow(int(row), OVERHEAD, (int(schedule.op[task]),), ready, task))
+                other = OVERHEAD if index.measured else INPUT
+                result.append(IdleNow(int(row), other, (int(schedule.op[task]),), ready, task))
             continue
-        late = index.pipeline and ready < float(unit.starts[k]) - index.tol and time >= ready
+        late = index.measured and ready < float(unit.starts[k]) - index.tol and time >= ready
         reason = OVERHEAD if late else INPUT
         result.append(IdleNow(int(row), reason, (int(schedule.op[task]),), ready, task))
     return result
