@@ -192,12 +192,13 @@ def narrate(schedule: Schedule, time: float) -> str:
 
 def _narrate(schedule: Schedule, time: float) -> str:
     unit = schedule.time_unit
-    tolerance = 1e-9 * max(1.0, schedule.makespan)
-    head = f"t = {time_text(time, unit)}: "
-    if len(schedule) and time >= schedule.makespan - tolerance:
-        span = time_text(schedule.makespan, unit)
-        return head + f"all {schedule.n_ops:,} ops are done; the run took {span}"
     index = wait_index(schedule)
+    makespan = index.span  # (Schedule.makespan scans every task each time)
+    tolerance = index.tol
+    head = f"t = {time_text(time, unit)}: "
+    if len(schedule) and time >= makespan - tolerance:
+        span = time_text(makespan, unit)
+        return head + f"all {schedule.n_ops:,} ops are done; the run took {span}"
     starting_parts = []
     for tasks in index.units:
         lo = int(np.searchsorted(tasks.starts, time - tolerance, "left"))

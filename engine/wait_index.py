@@ -109,6 +109,7 @@ def cut_at_points(
 
 
 def cut_count(lo: FloatArray, hi: FloatArray, points: FloatArray) -> int:
+    """How many pieces `cut_at_points` would add."""
     a = np.searchsorted(points, lo, "right")
     return int(np.maximum(np.searchsorted(points, hi, "left") - a, 0).sum())
 
@@ -144,15 +145,29 @@ class WaitIndex:
     @cached_property
     def units(self) -> list[UnitTasks]:
         s = self.schedule
+        counts = np.bincount(s.unit, minlength=s.n_units)
         result = []
         for u in range(s.n_units):
-            tasks = np.flatnonzero(s.unit == u)
-            tasks = tasks[np.lexsort((s.op[tasks], s.start[tasks]))].astype(np.int64)
+            tasks = self._stage_column(u, int(counts[u]))
+            if tasks is None:
+                tasks = np.flatnonzero(s.unit == u)
+                tasks = tasks[np.lexsort((s.op[tasks], s.start[tasks]))].astype(np.int64)
             starts = s.start[tasks]
             keep = np.ones(len(starts), dtype=bool)
             keep[1:] = np.diff(starts) > 0
             result.append(UnitTasks(tasks, starts, s.op[tasks], starts[keep]))
         return result
+
+    def _stage_column(self, unit: int, count: int) -> IntArray | None:
+        """A pipeline's tasks of stage ``unit`` in op order, when they are all of the unit's
+        tasks and already sorted by start (every one-worker simulation): no sort needed."""
+        s = self.schedule
+        if not self.pipeline or unit >= s.op_task_index.shape[1] or count != s.n_ops:
+            return None
+        column = np.ascontiguousarray(s.op_task_index[:, unit])
+        if not (s.unit[column] == unit).all() or (np.diff(s.start[column]) < 0).any():
+            return None
+        return column
 
     @cached_property
     def load_unit(self) -> int:
@@ -203,26 +218,42 @@ class WaitIndex:
     def gaps(self) -> tuple[IntArray, FloatArray, FloatArray]:
         """Every row's idle intervals in [0, makespan] (overlapping tasks count once),
         sorted by (row, start)."""
+        parts = [self._unit_gaps(u) for u in range(self.schedule.n_units)]
+        rows, lo, hi = (np.concatenate(column) for column in zip(*parts, strict=True))
+        return rows.astype(np.int64), lo, hi
+
+    def _unit_gaps(self, unit: int) -> tuple[IntArray, FloatArray, FloatArray]:
+        """The idle intervals of one unit's rows. A one-worker unit reads its tasks from
+        `units` (sorted already); several workers use the Schedule's per-row order."""
         s = self.schedule
-        order, bounds = s.by_row
-        starts = s.row_starts
-        reach, _ = s.row_reach
-        n_rows = s.n_workers
+        first_row, k = int(s.worker_offsets[unit]), s.workers[unit]
+        if k == 1:
+            tasks = self.units[unit]
+            starts, ends = tasks.starts, s.end[tasks.tasks]
+            bounds = np.array([0, len(starts)])
+            reach = np.maximum.accumulate(ends) if len(ends) else ends
+        else:
+            _, all_bounds = s.by_row
+            lo, hi = int(all_bounds[first_row]), int(all_bounds[first_row + k])
+            starts, reach = s.row_starts[lo:hi], s.row_reach[0][lo:hi]
+            bounds = all_bounds[first_row : first_row + k + 1] - lo
         sizes = np.diff(bounds)
-        row_of = np.repeat(np.arange(n_rows), sizes)
-        previous = np.empty(len(order))
+        row_of = np.repeat(np.arange(first_row, first_row + k), sizes)
+        previous = np.empty(len(starts))
         previous[1:] = reach[:-1]
         nonempty = sizes > 0
         previous[bounds[:-1][nonempty]] = 0.0
         inner = starts > previous
-        tail_from = np.zeros(n_rows)
+        tail_from = np.zeros(k)
         tail_from[nonempty] = reach[bounds[1:][nonempty] - 1]
         tail = self.span > tail_from
-        rows = np.concatenate([row_of[inner], np.flatnonzero(tail)])
-        lo = np.concatenate([previous[inner], tail_from[tail]])
-        hi = np.concatenate([starts[inner], np.full(int(tail.sum()), self.span)])
-        key = np.argsort(rows, kind="stable")
-        return rows[key].astype(np.int64), lo[key], hi[key]
+        rows = np.concatenate([row_of[inner], first_row + np.flatnonzero(tail)])
+        gap_lo = np.concatenate([previous[inner], tail_from[tail]])
+        gap_hi = np.concatenate([starts[inner], np.full(int(tail.sum()), self.span)])
+        if k == 1:
+            return rows, gap_lo, gap_hi
+        key = np.argsort(rows, kind="stable")  # each row's inner gaps, then its tail
+        return rows[key], gap_lo[key], gap_hi[key]
 
     @cached_property
     def columns(self) -> tuple[list[FloatArray], list[FloatArray], list[bool]]:

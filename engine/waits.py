@@ -181,23 +181,28 @@ def _build_idle(index: WaitIndex) -> IdleSpans:
     for u, unit in enumerate(index.units):
         mine = gap_unit == u
         r, x, y = rows[mine], lo[mine], hi[mine]
-        points = unit.points
+        # A lone worker's gap holds no start of its unit: only several workers need cuts.
+        points = unit.points if s.workers[u] > 1 else np.zeros(0)
         measured_load = u == index.load_unit and index.slots > 0 and s.grant is None
         if measured_load:  # holders change inside a span only where no grant times exist
             holds = index.holds
             points = np.union1d(points, np.concatenate([holds.lo, holds.hi]))
-        if cut_count(x, y, points) > budget:
+        if len(points) and cut_count(x, y, points) > budget:
             points = np.asarray([unit.last_start]) if len(unit.starts) else np.zeros(0)
-        parent, x, y = cut_at_points(x, y, points)
-        r = r[parent]
+        if len(points):
+            parent, x, y = cut_at_points(x, y, points)
+            r = r[parent]
         k = np.searchsorted(unit.starts, x, "right")
         done = k >= len(unit.starts)
         task = np.where(done, -1, unit.tasks[np.minimum(k, max(len(unit.tasks) - 1, 0))])
         reason = np.where(done, DONE, INPUT).astype(np.int8)
         if index.pipeline and u == index.load_unit:
-            full = index.holds.count(0.5 * (x + y)) >= max(index.slots, 1)
             other = OVERHEAD if index.measured else INPUT  # simulated: rounding gaps only
-            reason[~done] = np.where(full[~done] & (index.slots > 0), SLOT, other)
+            if index.slots > 0:
+                full = index.holds.count(0.5 * (x + y)) >= index.slots
+                reason[~done] = np.where(full[~done], SLOT, other)
+            else:
+                reason[~done] = other
         elif index.pipeline and index.measured and (~done).any():
             # Ready but not started with this worker free: only measured runs do that (in a
             # simulated run it is a gap of rounding noise, 1e-13 s, and stays "input").
@@ -307,7 +312,7 @@ def idle_now(schedule: Schedule, rows: Sequence[int], time: float) -> list[IdleN
         task = int(unit.tasks[k])
         ready = _ready_of(index, task)
         if index.pipeline and u == index.load_unit:
-            holders = index.holds.at(time)
+            holders = index.holds.at(time) if index.slots > 0 else np.zeros(0, np.int64)
             if index.slots > 0 and len(holders) >= index.slots:
                 frees = float(schedule.op_ends[holders, -1].min())
                 ops = tuple(int(op) for op in holders)
