@@ -238,12 +238,13 @@ def steady_state(schedule: Schedule) -> SteadyState:
     binds = "" if identical else " binds most of the time"
     if resource == "slots":
         bind = "" if identical else " bind most of the time"
+        each = "each op holds" if identical else "an op holds"
         hold = sec(float(durations.sum(axis=1).mean())) + ("" if identical else " on average")
+        rate = "one op every " + sec(top)  # (the hold says "on average" already)
         if slots == 1:
-            why = f"buffer slots{bind}: each op holds the only slot for {hold}: {every}"
+            why = f"buffer slots{bind}: {each} the only slot for {hold}: {rate}"
         else:
-            why = f"buffer slots{bind}: each op holds one for {hold} and there are {slots}: "
-            why += every
+            why = f"buffer slots{bind}: {each} one for {hold} and there are {slots}: {rate}"
     else:
         stage = _STAGE_WORDS[resource]
         title = schedule.unit_title(index)
@@ -259,7 +260,8 @@ def steady_state(schedule: Schedule) -> SteadyState:
         if slots > 0:
             demands = np.column_stack([demands, durations.sum(axis=1) / slots])
         longest = int((demands.argmax(axis=1) == index).sum())
-        why += f" (the longest demand of {longest} of the {n} ops)"
+        share = "every op" if longest == n else f"{longest} of the {n} ops"
+        why += f" (the longest demand of {share})"
     return SteadyState(resource, top, why, listed, tied, identical)
 
 
