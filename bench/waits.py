@@ -3,8 +3,9 @@
     uv run python bench/waits.py            # 10^3, 10^4, 10^5, 10^6 ops
     uv run python bench/waits.py --quick    # up to 10^5 ops
 
-For each size and slot count: simulate() (the reference, same run), idle_spans and op_waits
-on a fresh Schedule (cold: builds the index on the Schedule), each as a ratio to simulate();
+For each size, workers per unit (k) and slot count (B): simulate() (the reference, same
+run), idle_spans and op_waits on a fresh Schedule (cold: builds the index on the
+Schedule), each as a ratio to simulate();
 then narrate(): the first call (builds the per-Schedule index), and the mean of later calls
 at other event times (what the animation pays per tick), in microseconds. A later call must
 cost about the same at 10^6 ops as at 10^3 (it never scans the tasks). Last, the JSON
@@ -47,12 +48,13 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [10**3, 10**4, 10**5] + ([] if args.quick else [10**6])
     print(
-        f"{'ops':>9} {'B':>3} {'simulate s':>10} {'idle s':>8} {'× sim':>6} {'spans':>9} "
+        f"{'ops':>9} {'k':>2} {'B':>3} {'simulate s':>10} {'idle s':>8} {'× sim':>6} {'spans':>9} "
         f"{'opwaits s':>9} {'× sim':>6} {'narrate 1st ms':>14} {'narrate µs':>10}"
     )
     for n in sizes:
-        for buffers in (0, 2):
-            scenario = Scenario.uniform_ops(n, 1.0, 1.3, 0.7, buffers=buffers)
+        for k, buffers in ((1, 0), (1, 2), (2, 3)):
+            workers = (k, k, k)
+            scenario = Scenario.uniform_ops(n, 1.0, 1.3, 0.7, buffers=buffers, workers=workers)
             repeats = 3 if n <= 10**5 else 2
             sims, idles, waits_times = [], [], []
             for _ in range(repeats):  # each on a fresh Schedule: nothing cached is reused
@@ -71,11 +73,11 @@ def main() -> None:
             first = time.perf_counter() - start
             picks = np.random.default_rng(1).choice(len(events), 200)
             start = time.perf_counter()
-            for k in picks.tolist():
-                narrate(schedule, float(events[k]))
+            for pick in picks.tolist():
+                narrate(schedule, float(events[pick]))
             later = (time.perf_counter() - start) / len(picks)
             print(
-                f"{n:>9,} {buffers:>3} {sim:>10.3f} {idle:>8.3f} {idle / sim:>6.2f} "
+                f"{n:>9,} {k:>2} {buffers:>3} {sim:>10.3f} {idle:>8.3f} {idle / sim:>6.2f} "
                 f"{len(spans):>9,} {waits:>9.3f} {waits / sim:>6.2f} {first * 1e3:>14.1f} "
                 f"{later * 1e6:>10.0f}",
                 flush=True,

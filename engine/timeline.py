@@ -193,6 +193,7 @@ def narrate(schedule: Schedule, time: float) -> str:
 def _narrate(schedule: Schedule, time: float) -> str:
     unit = schedule.time_unit
     index = wait_index(schedule)
+    index.prepare_narration()  # the first call builds what every later one searches
     makespan = index.span  # (Schedule.makespan scans every task each time)
     tolerance = index.tol
     head = f"t = {time_text(time, unit)}: "

@@ -137,6 +137,7 @@ class WaitIndex:
         self.tol = 1e-9 * max(1.0, self.span)
         self.pipeline = schedule.n_ops > 0 and len(schedule) > 0 and schedule.is_pipeline
         self.measured = self.pipeline and schedule.source == "measured"
+        self._narration_ready = False
         rows = np.arange(schedule.n_workers)
         self.unit_of_row = (np.searchsorted(schedule.worker_offsets, rows, "right") - 1).astype(
             np.int64
@@ -168,6 +169,18 @@ class WaitIndex:
         if not (s.unit[column] == unit).all() or (np.diff(s.start[column]) < 0).any():
             return None
         return column
+
+    def prepare_narration(self) -> None:
+        """Build, once, every sorted view narration searches (so no later call pays)."""
+        if self._narration_ready:
+            return
+        _ = self.units
+        if self.pipeline:
+            _ = self.columns
+            if self.slots > 0:
+                _ = self.holds
+        _ = self.schedule.row_reach
+        self._narration_ready = True
 
     @cached_property
     def load_unit(self) -> int:
