@@ -1,15 +1,16 @@
-"""The terminal's view of a Schedule: a compact text Gantt and its metrics."""
+"""The terminal's view of a Schedule: a compact text Gantt and its metrics (the app's own
+stats, from `engine.stats.schedule_stats`, printed as text)."""
 
 from __future__ import annotations
 
-import math
+import textwrap
 
 import numpy as np
 
-from engine.anomalies import resource_anomalies
-from engine.metrics import bottleneck, closed_form_makespan, utilization_by_worker
 from engine.scenario import Scenario
 from engine.schedule import Schedule
+from engine.stats import schedule_stats
+from engine.text import time_text
 
 IDLE = "·"
 
@@ -17,10 +18,7 @@ IDLE = "·"
 def seconds(value: float, unit: str = "s") -> str:
     """A time for people: 5 s, 1.5 s, 1201.8 s, 1,000,002 s (6 significant digits, and
     every digit of large whole values rather than 1e+06)."""
-    clean = float(f"{value:.12g}")
-    if abs(clean) >= 1e6:
-        return f"{clean:,.0f} {unit}"
-    return f"{clean:.6g} {unit}"
+    return time_text(value, unit)
 
 
 def _row_cells(schedule: Schedule, row: int, width: int, scale: float) -> str:
@@ -78,32 +76,52 @@ def describe(scenario: Scenario) -> str:
     return f"{scenario.name}: {scenario.n_ops} ops, workers {workers}, buffer slots {slots}"
 
 
-def metrics_lines(schedule: Schedule, scenario: Scenario) -> list[str]:
-    unit = schedule.time_unit
-    util = utilization_by_worker(schedule)
-    rows = "  ".join(
-        f"{schedule.row_label(row)} {util[row]:.0%}" for row in range(schedule.n_workers)
-    )
-    neck = bottleneck(schedule)
-    lines = [
-        f"makespan     {seconds(schedule.makespan, unit)}",
-        f"utilization  {rows}",
-        f"bottleneck   {neck.summary}: {seconds(neck.work_per_worker, unit)} of work per "
-        f"worker, {neck.share:.0%} of the makespan",
-    ]
-    formula = closed_form_makespan(scenario, schedule.policy)
-    if formula is not None:
-        agrees = math.isclose(formula, schedule.makespan, rel_tol=1e-9, abs_tol=1e-9)
-        lines.append(
-            f"formula      {seconds(formula, unit)} "
-            f"({'agrees' if agrees else 'DISAGREES'} with the simulation)"
+#: Width of the label column ("utilization  ").
+_LABEL = 13
+
+
+def metrics_lines(schedule: Schedule, scenario: Scenario, width: int = 100) -> list[str]:
+    """The stats the app shows, as lines of at most ``width`` columns: makespan,
+    utilization, what binds and why, the closed form with its numbers, each worker's idle
+    time with its reasons, and any anomaly (with its explanation)."""
+    stats = schedule_stats(schedule, scenario, time_text=seconds)
+    indent = " " * _LABEL
+
+    def block(label: str, text: str, hang: int = _LABEL) -> list[str]:
+        return textwrap.wrap(
+            text,
+            width=max(width, _LABEL + 20),
+            initial_indent=label.ljust(_LABEL),
+            subsequent_indent=" " * hang,
+            break_on_hyphens=False,
         )
-    if schedule.policy == "pipelined":
-        lines += [f"note         {a.sentence()}" for a in resource_anomalies(scenario)]
+
+    lines: list[str] = []
+    for line in stats.lines:
+        if line.label == "idle":
+            margin = max(len(use.label) for use in stats.workers) + 2
+            for row, use in enumerate(stats.workers):
+                label = "idle" if row == 0 else ""
+                head = label.ljust(_LABEL) + use.label.ljust(margin)
+                lines += textwrap.wrap(
+                    use.idle,
+                    width=max(width, len(head) + 20),
+                    initial_indent=head,
+                    subsequent_indent=indent + " " * margin,
+                    break_on_hyphens=False,
+                )
+        elif line.label == "anomaly":
+            lines += block("anomaly", f"{line.value}. {line.how}")
+        else:
+            lines += block(line.label, line.value)
+        if line.label == "makespan":
+            rows = "  ".join(f"{use.label} {use.utilization:.0%}" for use in stats.workers)
+            lines += block("utilization", rows)
     return lines
 
 
 def policy_block(schedule: Schedule, scenario: Scenario, width: int) -> str:
     slots = "unlimited" if schedule.buffers == 0 else schedule.buffers
     title = f"{schedule.policy} (buffer slots: {slots})"
-    return "\n".join([title, text_gantt(schedule, width), *metrics_lines(schedule, scenario)])
+    lines = metrics_lines(schedule, scenario, width)
+    return "\n".join([title, text_gantt(schedule, width), *lines])

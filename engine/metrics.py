@@ -9,6 +9,7 @@ import numpy.typing as npt
 
 from engine.scenario import Scenario
 from engine.schedule import Schedule
+from engine.text import time_text
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -151,3 +152,200 @@ def closed_form_makespan(scenario: Scenario, policy: str | None = None) -> float
     if scenario.buffers == 0 or scenario.buffers >= min(n, 3):
         return (r + c + w) + (n - 1) * max(r, c, w)
     return None
+
+
+# -- what binds the steady state, and the makespan's closed form ---------------------------
+
+#: The resources that can bind a pipeline's throughput (the contract's "resource" values).
+RESOURCES: tuple[str, ...] = ("load", "compute", "store", "slots")
+_STAGE_WORDS = {"load": "read", "compute": "compute", "store": "write"}
+
+
+@dataclass(frozen=True)
+class SteadyState:
+    """What limits a pipeline once it is full: each resource allows one op every
+    read / k_load, compute / k_compute, write / k_store and (read + compute + write) / B
+    (no slot term with unlimited slots); the largest is the ``period`` and its resource
+    binds. Uneven ops use the totals over all ops (``period`` is then the mean per op).
+
+    ``resource``: "load" | "compute" | "store" | "slots", or "none" when two or more tie
+    (balanced) or there is no work. ``why``: one sentence with the numbers.
+    """
+
+    resource: str
+    period: float
+    why: str
+    periods: tuple[tuple[str, float], ...] = ()  # every resource's own period
+    tied: tuple[str, ...] = ()
+    identical: bool = True
+
+
+def _op_durations(schedule: Schedule) -> FloatArray | None:
+    """(n_ops, 3) stage durations of a three-stage pipeline on three units, else None."""
+    if not len(schedule) or schedule.n_units != 3 or not schedule.is_pipeline:
+        return None
+    durations: FloatArray = schedule.op_ends - schedule.op_starts
+    return durations
+
+
+def _identical(durations: FloatArray) -> bool:
+    scale = max(1.0, float(durations.max(initial=0.0)))
+    return bool((np.ptp(durations, axis=0) <= 1e-9 * scale).all())
+
+
+def steady_state(schedule: Schedule) -> SteadyState:
+    """The binding resource of a pipeline Schedule (simulated or measured), from its own
+    stage times, worker counts and slots. Other Schedules: the unit with most work per
+    worker."""
+    t = schedule.time_unit
+
+    def sec(value: float) -> str:
+        return time_text(value, t)
+
+    durations = _op_durations(schedule)
+    if durations is None:
+        neck = bottleneck(schedule) if len(schedule) else None
+        if neck is None or neck.work_per_worker <= 0:
+            return SteadyState("none", 0.0, "no work: nothing binds")
+        period = neck.work_per_worker / max(schedule.n_ops, 1)
+        why = f"the {neck.unit_title}: the most work per worker, {sec(neck.work_per_worker)}"
+        return SteadyState(neck.unit, period, why, identical=False)
+    n = len(durations)
+    workers = np.asarray(schedule.workers, dtype=float)
+    slots = schedule.buffers
+    totals = list(durations.sum(axis=0) / workers)
+    names = list(RESOURCES[:3])
+    if slots > 0:
+        totals.append(float(durations.sum()) / slots)
+        names.append("slots")
+    periods = np.asarray(totals) / n
+    top = float(periods.max())
+    tolerance = 1e-9 * max(1.0, top)
+    tied = tuple(name for name, p in zip(names, periods, strict=True) if p >= top - tolerance)
+    identical = _identical(durations)
+    listed = tuple((name, float(p)) for name, p in zip(names, periods, strict=True))
+    if top <= 0:
+        return SteadyState("none", 0.0, "no op takes any time: nothing binds", listed, tied)
+    every = "one op every " + sec(top)
+    if not identical:
+        every += " on average"
+    if len(tied) > 1:
+        words = " = ".join(_STAGE_WORDS.get(name, f"{slots} slots") for name in tied)
+        why = f"none: {words}: each allows {every} (balanced)"
+        return SteadyState("none", top, why, listed, tied, identical)
+    (resource,) = tied
+    index = names.index(resource)
+    binds = "" if identical else " binds most of the time"
+    if resource == "slots":
+        bind = "" if identical else " bind most of the time"
+        each = "each op holds" if identical else "an op holds"
+        hold = sec(float(durations.sum(axis=1).mean())) + ("" if identical else " on average")
+        rate = "one op every " + sec(top)  # (the hold says "on average" already)
+        if slots == 1:
+            why = f"buffer slots{bind}: {each} the only slot for {hold}: {rate}"
+        else:
+            why = f"buffer slots{bind}: {each} one for {hold} and there are {slots}: {rate}"
+    else:
+        stage = _STAGE_WORDS[resource]
+        title = schedule.unit_title(index)
+        k = schedule.workers[index]
+        if identical:
+            why = f"the {title}: each {stage} takes {sec(float(durations[0, index]))}"
+        else:
+            work = sec(float(durations[:, index].sum()))
+            why = f"the {title}{binds}: {work} of {stage} in all"
+        why += f" on {k} workers: {every}" if k > 1 else f": {every}"
+    if not identical:
+        demands = durations / workers
+        if slots > 0:
+            demands = np.column_stack([demands, durations.sum(axis=1) / slots])
+        longest = int((demands.argmax(axis=1) == index).sum())
+        share = "every op" if longest == n else f"{longest} of the {n} ops"
+        why += f" (the longest demand of {share})"
+    return SteadyState(resource, top, why, listed, tied, identical)
+
+
+@dataclass(frozen=True)
+class MakespanFormula:
+    """The textbook closed form of a pipeline's makespan with its numbers, or why there is
+    none. ``text``: "5 s = 3 s for the first op + 2 × 1 s", or "no closed form (uneven
+    ops): at least 7.5 s". ``value``: the closed form's makespan (None without one).
+    ``how``: the formula in symbols and why it holds."""
+
+    text: str
+    value: float | None
+    how: str
+
+
+def makespan_formula(schedule: Schedule) -> MakespanFormula | None:
+    """The closed form for a pipeline Schedule's own stage times, workers and slots (None
+    for other Schedules).
+
+    Identical ops, one worker per unit, T = r + c + w, m = max(r, c, w), N ops, B slots:
+    T + (N − 1)·m when the slots never bind (B = 0 or B·m ≥ T), else the ops go in rounds
+    of B that each hold every slot for T: (⌊(N − 1)/B⌋ + 1)·T + ((N − 1) mod B)·m
+    With one slot (sequential) every op runs alone, whatever the workers: Σ(r + c + w).
+    Anything else has no closed form; the text then gives the
+    lower bound no schedule can beat.
+    """
+    durations = _op_durations(schedule)
+    if durations is None:
+        return None
+    t = schedule.time_unit
+
+    def sec(value: float) -> str:
+        return time_text(value, t)
+
+    n, b = len(durations), schedule.buffers
+    if b == 1:  # one op at a time, whatever the workers: the sum of every op's time
+        value = float(durations.sum())
+        if _identical(durations):
+            text = f"{sec(value)} = {n:,} × {sec(value / n)}"
+        else:
+            text = f"{sec(value)} = the sum of every op's read + compute + write"
+        return MakespanFormula(text, value, "Σ(r + c + w): one slot, so one op at a time.")
+    several = [
+        f"{k} {name} workers" for name, k in zip(RESOURCES, schedule.workers, strict=False) if k > 1
+    ]
+    if several or not _identical(durations):
+        why = ", ".join(several) if several else "uneven ops"
+        bound = _lower_bound(schedule, durations)
+        return MakespanFormula(
+            f"no closed form ({why}): at least {sec(bound)}",
+            None,
+            "The textbook formula needs identical ops and one worker per unit. No schedule "
+            f"can finish before {sec(bound)}: the busiest resource's work (per worker, or "
+            "per slot) or the longest op, whichever is larger.",
+        )
+    r, c, w = (float(v) for v in durations[0])
+    total, longest = r + c + w, max(r, c, w)
+    if b == 0 or b * longest >= total - 1e-9 * max(1.0, total):
+        value = total + (n - 1) * longest
+        text = f"{sec(value)} = {sec(total)} for the " + (
+            "only op" if n == 1 else f"first op + {n - 1:,} × {sec(longest)}"
+        )
+        how = (
+            "(r + c + w) + (N − 1)·max(r, c, w): the first op takes read + compute + write; "
+            "after it one op finishes every max(r, c, w), the longest stage"
+        )
+        how += "." if b == 0 else f" ({b} slots are enough: (r + c + w)/B ≤ max(r, c, w))."
+        return MakespanFormula(text, value, how)
+    rounds, rest = (n - 1) // b + 1, (n - 1) % b
+    value = rounds * total + rest * longest
+    text = f"{sec(value)} = {rounds:,} rounds × {sec(total)}"
+    if rest:
+        text += f" + {rest:,} × {sec(longest)}"
+    how = (
+        "(⌊(N − 1)/B⌋ + 1)·(r + c + w) + ((N − 1) mod B)·max(r, c, w): the slots bind "
+        "((r + c + w)/B > max(r, c, w)), so the ops go in rounds of B, each holding every slot "
+        "for read + compute + write; within a round they follow one another by the longest stage."
+    )
+    return MakespanFormula(text, value, how)
+
+
+def _lower_bound(schedule: Schedule, durations: FloatArray) -> float:
+    per_unit = durations.sum(axis=0) / np.asarray(schedule.workers, dtype=float)
+    bound = max(float(per_unit.max()), float(durations.sum(axis=1).max()))
+    if schedule.buffers > 0:
+        bound = max(bound, float(durations.sum()) / schedule.buffers)
+    return bound

@@ -10,6 +10,9 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.schedule import Schedule
+from engine.text import join_words, op_list, time_text
+from engine.wait_index import cached_on, wait_index
+from engine.waits import DONE, OVERHEAD, SLOT, IdleNow, OpsWaiting, idle_now, ops_waiting_at
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -145,63 +148,169 @@ def state_at(schedule: Schedule, time: float) -> State:
     )
 
 
-def _seconds(value: float, unit: str) -> str:
-    return f"{float(f'{value:.12g}'):.6g} {unit}"
-
-
 _STARTS = {"read": "starts reading", "compute": "starts computing", "write": "starts writing"}
 _ONGOING = {"read": "is reading", "compute": "is computing", "write": "is writing"}
+#: Narrations kept per Schedule (the clock asks again whenever it passes an event).
+_NARRATIONS_KEPT = 4096
 
 
-def _phrases(
-    schedule: Schedule, tasks: npt.NDArray[np.int64], verbs: dict[str, str], limit: int
-) -> list[str]:
+def _phrases(schedule: Schedule, tasks: IntArray, verbs: dict[str, str]) -> list[str]:
+    """ "the load unit starts reading op 2", … for every task, in row order."""
     ordered = tasks[np.argsort(schedule.row[tasks], kind="stable")]
     phrases = []
-    for task in ordered[:limit].tolist():
+    for task in ordered.tolist():
         stage = schedule.stage_names[schedule.stage[task]]
         verb = verbs.get(stage, f"works on {stage} of")
         who = schedule.row_label(int(schedule.row[task]))
-        phrases.append(f"the {who} {verb} op {int(schedule.op[task]) + 1}")
-    if len(ordered) > limit:
-        phrases.append(f"{len(ordered) - limit} more")
+        phrases.append(f"the {who} {verb} op {int(schedule.op[task]) + 1:,}")
     return phrases
 
 
-def _join(phrases: list[str]) -> str:
-    if len(phrases) <= 2:
-        return " and ".join(phrases)
-    return ", ".join(phrases[:-1]) + " and " + phrases[-1]
+def _new_cache() -> dict[float, str]:
+    return {}
 
 
 def narrate(schedule: Schedule, time: float) -> str:
-    """One line saying what changes at ``time`` (an event time) and what keeps going.
+    """One line saying what changes at ``time`` (an event time), what keeps going, and why
+    anything waits: idle workers with their reason (`engine.waits`) and the ops waiting.
 
-    e.g. "t = 1 s: the load unit starts reading op 2 while the compute unit starts
-    computing op 1". Ops are numbered from 1 for people.
+    e.g. "t = 2 s: the compute unit starts computing op 2 while the store unit starts
+    writing op 1; the load unit waits: both slots are held (ops 1 and 2); the first frees at
+    3 s; op 3 waits for a slot". Ops are numbered from 1 for people; nothing is cut short.
+    Costs O(rows · log n) per call (no task is scanned), and each line is kept on the
+    Schedule, so the animation may ask at every tick.
     """
-    tolerance = 1e-9 * max(1.0, schedule.makespan)
-    head = f"t = {_seconds(time, schedule.time_unit)}: "
-    real = schedule.end > schedule.start
-    starting = np.flatnonzero(real & (np.abs(schedule.start - time) <= tolerance))
-    ongoing = np.flatnonzero(
-        (schedule.start < time - tolerance) & (schedule.end > time + tolerance)
-    )
+    cache = cached_on(schedule, "_timeline_narrations", _new_cache)
+    key = float(time)
+    text = cache.get(key)
+    if text is None:
+        if len(cache) >= _NARRATIONS_KEPT:
+            cache.clear()
+        text = cache[key] = _narrate(schedule, key)
+    return text
+
+
+def _narrate(schedule: Schedule, time: float) -> str:
+    unit = schedule.time_unit
+    index = wait_index(schedule)
+    index.prepare_narration()  # the first call builds what every later one searches
+    makespan = index.span  # (Schedule.makespan scans every task each time)
+    tolerance = index.tol
+    head = f"t = {time_text(time, unit)}: "
+    if len(schedule) and time >= makespan - tolerance:
+        span = time_text(makespan, unit)
+        return head + f"all {schedule.n_ops:,} ops are done; the run took {span}"
+    starting_parts = []
+    for tasks in index.units:
+        lo = int(np.searchsorted(tasks.starts, time - tolerance, "left"))
+        hi = int(np.searchsorted(tasks.starts, time + tolerance, "right"))
+        found = tasks.tasks[lo:hi]
+        starting_parts.append(found[schedule.end[found] > schedule.start[found]])
+    starting = np.concatenate(starting_parts) if starting_parts else np.zeros(0, np.int64)
+    running = workers_at(schedule, time).task
+    candidates = running[running >= 0]
+    ongoing = candidates[
+        (schedule.start[candidates] < time - tolerance)
+        & (schedule.end[candidates] > time + tolerance)
+    ]
+    busy = np.zeros(schedule.n_workers, dtype=bool)
+    busy[schedule.row[starting]] = True
+    busy[schedule.row[ongoing]] = True
+    parts = []
     if len(starting):
-        news = _phrases(schedule, starting, _STARTS, 3)
-        text = news[0]
-        if len(news) > 1:
-            text += " while " + _join(news[1:])
-        elsewhere = _phrases(schedule, ongoing, _ONGOING, 2)
-        if elsewhere:
-            text += "; " + _join(elsewhere)
-        return head + text
-    if len(schedule) and time >= schedule.makespan - tolerance:
-        span = _seconds(schedule.makespan, schedule.time_unit)
-        return head + f"all {schedule.n_ops} ops are done; the run took {span}"
+        news = _phrases(schedule, starting, _STARTS)
+        parts.append(news[0] + (" while " + join_words(news[1:]) if len(news) > 1 else ""))
     if len(ongoing):
-        return head + _join(_phrases(schedule, ongoing, _ONGOING, 3))
-    return head + ("nothing has started yet" if time <= tolerance else "every worker is idle")
+        parts.append(join_words(_phrases(schedule, ongoing, _ONGOING)))
+    if not parts:
+        parts.append("nothing has started yet" if time <= tolerance else "every worker is idle")
+    idle_rows = np.flatnonzero(~busy).tolist()
+    parts += _idle_phrases(schedule, idle_now(schedule, idle_rows, time + tolerance))
+    parts += [_waiting_phrase(schedule, w) for w in ops_waiting_at(schedule, time + tolerance)]
+    return head + "; ".join(parts)
+
+
+def _subject(schedule: Schedule, rows: list[int]) -> tuple[str, bool]:
+    """ "the load unit", "compute units 2 and 3", "both store units"; and whether plural."""
+    if len(rows) == 1:
+        return f"the {schedule.row_label(rows[0])}", False
+    unit = int(np.searchsorted(schedule.worker_offsets, rows[0], "right") - 1)
+    title = schedule.unit_title(unit)
+    k = schedule.workers[unit]
+    if len(rows) == k:
+        return (f"both {title}s" if k == 2 else f"all {k} {title}s"), True
+    first = int(schedule.worker_offsets[unit])
+    return f"{title}s " + join_words([str(r - first + 1) for r in rows]), True
+
+
+def _idle_phrases(schedule: Schedule, reasons: list[IdleNow]) -> list[str]:
+    """One phrase per unit and reason (workers that wait for the same thing share one)."""
+    groups: dict[tuple[int, int, tuple[int, ...], float, int], list[int]] = {}
+    for item in reasons:
+        unit = int(np.searchsorted(schedule.worker_offsets, item.row, "right") - 1)
+        when = -1.0 if np.isnan(item.when) else item.when  # NaN is no dictionary key
+        key = (unit, item.reason, item.ops, when, item.task if item.reason != SLOT else -1)
+        groups.setdefault(key, []).append(item.row)
+    unit_text = schedule.time_unit
+    phrases = []
+    finished = []
+    for (_, reason, ops, when, task), rows in groups.items():
+        who, plural = _subject(schedule, rows)
+        at = time_text(when, unit_text)
+        if reason == DONE:
+            finished.append((who, plural))
+        elif reason == SLOT:
+            slots = schedule.buffers
+            if slots == 1:
+                held = f"the slot is held ({op_list(ops)}); it frees at {at}"
+            else:
+                amount = "both slots" if slots == 2 else f"all {slots} slots"
+                held = f"{amount} are held ({op_list(ops)}); the first frees at {at}"
+            phrases.append(f"{who} {'wait' if plural else 'waits'}: {held}")
+        else:
+            op = int(schedule.op[task]) + 1
+            stage = int(schedule.stage[task])
+            names = schedule.stage_names
+            if reason == OVERHEAD:
+                what = f"op {op:,}'s {names[stage]} has been ready since {at}"
+                phrases.append(f"{who} {'are' if plural else 'is'} idle although {what}")
+            elif schedule.is_pipeline and stage > 0:
+                awaited = f"op {op:,}'s {names[stage - 1]} (ends at {at})"
+                phrases.append(f"{who} {'wait' if plural else 'waits'} for {awaited}")
+            else:
+                awaited = f"op {op:,} (it starts at {at})"
+                phrases.append(f"{who} {'wait' if plural else 'waits'} for {awaited}")
+    if finished:
+        plural = len(finished) > 1 or finished[0][1]
+        who = join_words([name for name, _ in finished])
+        phrases.append(f"{who} {'have' if plural else 'has'} no work left")
+    return phrases
+
+
+def _op_range(first: int, last: int) -> tuple[str, bool]:
+    """Ops first .. last (0-based) in words, and whether that is more than one."""
+    if first == last:
+        return f"op {first + 1:,}", False
+    joiner = " and " if last == first + 1 else "–"
+    return f"ops {first + 1:,}{joiner}{last + 1:,}", True
+
+
+def _waiting_phrase(schedule: Schedule, waiting: OpsWaiting) -> str:
+    if waiting.contiguous:
+        who, plural = _op_range(waiting.first, waiting.last)
+    else:
+        who, plural = f"{waiting.count:,} ops", waiting.count > 1
+    verb = "wait" if plural else "waits"
+    if waiting.reason == "slot":
+        what = "a slot"
+    else:
+        unit = int(schedule.unit[schedule.op_task_index[0, waiting.stage]])
+        title = schedule.unit_title(unit)
+        what = f"the {title}" if schedule.workers[unit] == 1 else f"the {title}s"
+    text = f"{who} {verb} for {what}"
+    if not waiting.contiguous:
+        text += f" (op {waiting.next_op + 1:,} goes next)"
+    return text
 
 
 def event_index_at(schedule: Schedule, time: float) -> int:

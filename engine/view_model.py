@@ -1,6 +1,7 @@
 """Pure, derived views of Schedules that the app draws: idle intervals, the task under the
 mouse, where each op's box is (and where it is gliding to), shared-memory slots, and the
-stats lines with the words that say how each number is obtained.
+stats lines with the words that say how each number is obtained (built by `engine.stats`,
+the one stats builder, and re-exported here).
 
 No Qt here: the GUI renders these, tests check them without a display.
 """
@@ -14,25 +15,16 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
-from engine.anomalies import resource_anomalies
-from engine.metrics import (
-    bottleneck,
-    busy_by_worker,
-    closed_form_makespan,
-    speedup,
-    utilization_by_worker,
-)
-from engine.scenario import Scenario
 from engine.schedule import Schedule
+from engine.stats import ScheduleStats as ScheduleStats
+from engine.stats import StatLine as StatLine
+from engine.stats import WorkerUse as WorkerUse
+from engine.stats import comparison as comparison
+from engine.stats import schedule_stats as schedule_stats
+from engine.text import format_time as format_time
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-
-
-def format_time(value: float, unit: str = "s") -> str:
-    """A time for people: "5 s", "2.5 s", "0.0123 ms" (at most 4 significant digits)."""
-    return f"{float(f'{value:.12g}'):.4g} {unit}"
-
 
 # -- the timeline ---------------------------------------------------------------------------
 
@@ -383,142 +375,3 @@ def slot_holders(schedule: Schedule, time: float, count: int) -> IntArray:
         if k >= lo and index.holds_to[index.slot_order[k]] > time:
             holders[slot] = index.slot_order[k]
     return holders
-
-
-# -- the stats ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class StatLine:
-    """One number in the stats panel: label, value text, and how it was obtained."""
-
-    label: str
-    value: str
-    how: str
-
-
-@dataclass(frozen=True)
-class WorkerUse:
-    """One utilization bar: row label, busy fraction in [0, 1], and how it was obtained."""
-
-    label: str
-    utilization: float
-    how: str
-
-
-@dataclass(frozen=True)
-class ScheduleStats:
-    title: str
-    lines: tuple[StatLine, ...]
-    workers: tuple[WorkerUse, ...]
-
-
-def schedule_stats(schedule: Schedule, scenario: Scenario | None = None) -> ScheduleStats:
-    """The stats of one Schedule, each with the sentence that explains it."""
-    unit = schedule.time_unit
-    span = schedule.makespan
-    title = schedule.label or schedule.policy
-    lines = [
-        StatLine(
-            "makespan",
-            format_time(span, unit),
-            f"The latest end of any task in this {schedule.source} schedule "
-            f"({len(schedule):,} tasks, {schedule.n_ops:,} ops).",
-        )
-    ]
-    if len(schedule):
-        neck = bottleneck(schedule)
-        work = format_time(neck.work_per_worker, unit)
-        if len(neck.tied) > 1:
-            stages = ", ".join(neck.tied[:-1]) + " and " + neck.tied[-1]
-            lines.append(
-                StatLine(
-                    "bottleneck",
-                    neck.summary,
-                    f"No single unit has the most work per worker: {stages} each have {work} "
-                    f"per worker = {neck.share:.0%} of the makespan. Speeding up one of them "
-                    "alone cannot shorten the run much; no schedule can finish before each "
-                    "of those units has done its work.",
-                )
-            )
-        else:
-            lines.append(
-                StatLine(
-                    "bottleneck",
-                    f"{neck.stage} ({neck.unit_title}, {neck.share:.0%} busy)",
-                    f"The unit with the most work per worker: {work} of {neck.stage} per "
-                    f"worker = {neck.share:.0%} of the makespan. No schedule can finish "
-                    "before that unit has done its work.",
-                )
-            )
-    if scenario is not None and schedule.source == "simulated":
-        formula = closed_form_makespan(scenario, schedule.policy)
-        if formula is not None:
-            agrees = abs(formula - span) <= 1e-9 * max(1.0, span)
-            shape = (
-                "N·(r + c + w)"
-                if schedule.policy == "sequential" or scenario.buffers == 1
-                else "(r + c + w) + (N − 1)·max(r, c, w)"
-            )
-            lines.append(
-                StatLine(
-                    "formula",
-                    f"{format_time(formula, unit)} {'✓ agrees' if agrees else '✗ differs'}",
-                    f"The textbook closed form {shape} with N = {scenario.n_ops} identical ops "
-                    "and one worker per unit, compared with the simulated makespan.",
-                )
-            )
-    if scenario is not None and schedule.source == "simulated" and schedule.policy == "pipelined":
-        for anomaly in resource_anomalies(scenario):
-            lines.append(
-                StatLine(
-                    "anomaly",
-                    f"fewer {anomaly.resource} is faster",
-                    f"A list-scheduling anomaly: with {anomaly.fewer} {anomaly.resource} "
-                    f"instead of {anomaly.current} this run would take "
-                    f"{format_time(anomaly.makespan, unit)}, not "
-                    f"{format_time(anomaly.actual, unit)}. Greedy earliest-ready scheduling "
-                    "lets a short op overtake and grab a unit first, pushing longer work to "
-                    "the end. It cannot happen with one worker per unit.",
-                )
-            )
-    busy = busy_by_worker(schedule)
-    use = utilization_by_worker(schedule)
-    workers = tuple(
-        WorkerUse(
-            schedule.row_label(row),
-            float(use[row]),
-            f"Busy {format_time(float(busy[row]), unit)} of the "
-            f"{format_time(span, unit)} makespan (overlapping tasks count once).",
-        )
-        for row in range(schedule.n_workers)
-    )
-    return ScheduleStats(title, tuple(lines), workers)
-
-
-def comparison(schedules: list[Schedule]) -> StatLine | None:
-    """The headline for two or more Schedules: a measured run against the model's
-    prediction gives the overlap efficiency; otherwise the speedup of the last over the first
-    (sequential → pipelined)."""
-    if len(schedules) < 2:
-        return None
-    first, last = schedules[0], schedules[-1]
-    if first.source == "measured" and last.source == "simulated" and first.makespan > 0:
-        share = last.makespan / first.makespan
-        return StatLine(
-            "model ÷ measured",
-            f"{share:.0%}",
-            f"Overlap efficiency: the model's makespan "
-            f"({format_time(last.makespan, last.time_unit)}) divided by the measured one "
-            f"({format_time(first.makespan, first.time_unit)}). "
-            "100% means the hardware overlapped its stages as well as the model predicts from "
-            "the sequential run's stage times; less means time lost the model does not see.",
-        )
-    factor = speedup(first, last)
-    a, b = first.label or first.policy, last.label or last.policy
-    return StatLine(
-        "speedup",
-        f"{factor:.3g}×",
-        f"Makespan of {a} ({format_time(first.makespan, first.time_unit)}) divided by the "
-        f"makespan of {b} ({format_time(last.makespan, last.time_unit)}).",
-    )

@@ -1,8 +1,9 @@
 """Writers of Schedules: the contract's JSON and Chrome Trace Event JSON (Perfetto).
 
-Both stream: tasks are formatted a chunk at a time straight from the numpy columns and
-handed to a ``write`` function (``sys.stdout.write``, a file's, a StringIO's), so 10^6 ops
-(3·10^6 tasks) take seconds and bounded memory rather than one Python dict per task.
+Both stream: tasks (and the JSON's idle spans) are formatted a chunk at a time straight
+from the numpy columns and handed to a ``write`` function (``sys.stdout.write``, a file's, a
+StringIO's), so 10^6 ops (3·10^6 tasks) take seconds and bounded memory rather than one
+Python dict per task.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from engine.metrics import speedup, utilization_by_unit
+from engine.metrics import speedup, steady_state, utilization_by_unit
 from engine.schedule import Schedule
+from engine.waits import IDLE_REASONS, idle_spans
 
 Write = Callable[[str], Any]
 
@@ -25,6 +27,7 @@ _TIME_TO_MICROSECONDS = {"s": 1e6, "ms": 1e3, "us": 1.0, "µs": 1.0, "ns": 1e-3,
 CHUNK = 65_536
 #: Times keep 12 significant digits: binary noise (1201.8000000000227) stays out of files.
 _TASK = '{"op": %d, "stage": %s, "unit": %s, "worker": %d, "start": %.12g, "end": %.12g}'
+_IDLE = '{"unit": %s, "worker": %d, "start": %.12g, "end": %.12g, "reason": %s, "ops": [%s]}'
 _EVENT = (
     '{"name": "op %d %s", "cat": %s, "ph": "X", "ts": %.12g, "dur": %.12g, "pid": %d, '
     '"tid": %d, "args": {"op": %d, "stage": %s, "unit": %s, "worker": %d}}'
@@ -40,7 +43,8 @@ def _number(value: float) -> float | int:
 def _summary(
     schedule: Schedule, baseline: Schedule | None
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The contract's fields before "tasks", and those after it."""
+    """The contract's fields before "tasks", and those after it (the idle spans go between
+    "utilization" and "bottleneck")."""
     head: dict[str, Any] = {
         "policy": schedule.policy,
         "source": schedule.source,
@@ -50,8 +54,10 @@ def _summary(
         "buffers": schedule.buffers,
         "workers": dict(zip(schedule.unit_names, schedule.workers, strict=True)),
     }
+    neck = steady_state(schedule)
     tail: dict[str, Any] = {
         "utilization": {k: _number(v) for k, v in utilization_by_unit(schedule).items()},
+        "bottleneck": {"resource": neck.resource, "period": _number(neck.period), "why": neck.why},
     }
     if baseline is not None:
         tail["speedup"] = _number(speedup(baseline, schedule))
@@ -99,7 +105,33 @@ def write_json(
         )
         write(("" if first else ",") + line + text)
         first = False
+    utilization = {"utilization": tail.pop("utilization")}
+    write(f"\n{inner}],\n" + _object_body(utilization, inner) + f',\n{inner}"idle": [')
+    _write_idle(write, schedule, line)
     write(f"\n{inner}],\n" + _object_body(tail, inner) + f"\n{indent}}}")
+
+
+def _write_idle(write: Write, schedule: Schedule, line: str) -> None:
+    """The idle spans, a chunk at a time: unit, worker, start, end, reason, ops (0-based)."""
+    spans = idle_spans(schedule)
+    units = [json.dumps(name) for name in schedule.unit_names]
+    reasons = [json.dumps(name) for name in IDLE_REASONS]
+    for lo in range(0, len(spans), CHUNK):
+        hi = min(lo + CHUNK, len(spans))
+        rows = zip(
+            spans.unit[lo:hi].tolist(),
+            spans.worker[lo:hi].tolist(),
+            spans.start[lo:hi].tolist(),
+            spans.end[lo:hi].tolist(),
+            spans.reason[lo:hi].tolist(),
+            spans.ops_lists(lo, hi),
+            strict=True,
+        )
+        text = ("," + line).join(
+            _IDLE % (units[u], w, a, b, reasons[r], ", ".join(map(str, ops)))
+            for u, w, a, b, r, ops in rows
+        )
+        write(("" if lo == 0 else ",") + line + text)
 
 
 def write_both_json(write: Write, sequential: Schedule, pipelined: Schedule) -> None:

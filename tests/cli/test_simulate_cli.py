@@ -30,10 +30,29 @@ def test_book_both_prints_the_lesson() -> None:
     assert "sequential (buffer slots: 1)" in out and "pipelined (buffer slots: unlimited)" in out
     assert "makespan     9 s" in out and "makespan     5 s" in out
     assert "speedup      1.8× (sequential 9 s → pipelined 5 s)" in out
-    assert "formula      5 s (agrees with the simulation)" in out
+    assert "formula      5 s = 3 s for the first op + 2 × 1 s ✓ agrees" in out
+    assert "formula      9 s = 3 × 3 s ✓ agrees" in out
+    assert (
+        "bottleneck   none: read = compute = write: each allows one op every 1 s (balanced)" in out
+    )
+    assert "idle         load unit     3–5 s done" in out
     gantt = [line for line in out.splitlines() if line.startswith("load unit")]
     assert "[" in gantt[1] and "1" in gantt[1] and "2" in gantt[1] and "3" in gantt[1]
     assert all(len(line) <= 100 for line in out.splitlines())
+
+
+def test_two_slots_name_what_binds_and_why_units_wait() -> None:
+    result = pipelab("simulate", "--preset", "book", "--buffers", "2")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    start = lines.index("makespan     6 s")
+    assert lines[start + 2 :] == [
+        "bottleneck   buffer slots: each op holds one for 3 s and there are 2: one op every 1.5 s",
+        "formula      6 s = 2 rounds × 3 s ✓ agrees",
+        "idle         load unit     2–3 s slot (ops 1 and 2) · 4–6 s done",
+        "             compute unit  0–1 s input (op 1) · 3–4 s input (op 3) · 5–6 s done",
+        "             store unit    0–2 s input (op 1) · 4–5 s input (op 3)",
+    ]
 
 
 def test_json_both_and_overrides() -> None:
@@ -53,6 +72,12 @@ def test_json_both_and_overrides() -> None:
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["sequential"]["makespan"] == 16
+    for run in (data["sequential"], data["pipelined"]):
+        assert set(run["bottleneck"]) == {"resource", "period", "why"}
+        assert all(
+            set(span) == {"unit", "worker", "start", "end", "reason", "ops"} for span in run["idle"]
+        )
+    assert data["sequential"]["bottleneck"]["resource"] == "slots"
     assert data["pipelined"]["buffers"] == 2 and data["pipelined"]["ops"] == 4
     assert data["speedup"] == pytest.approx(16 / data["pipelined"]["makespan"], rel=1e-9)
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from cli.table import seconds, text_gantt
-from engine.scenario import Scenario
+from cli.table import metrics_lines, seconds, text_gantt
+from engine.scenario import Scenario, load_preset
 from engine.scheduler import simulate
 
 
@@ -31,3 +31,31 @@ def test_large_times_print_in_full() -> None:
     assert seconds(1_000_002.0) == "1,000,002 s"
     assert seconds(1201.8000000000227) == "1201.8 s"
     assert seconds(0.5, "ms") == "0.5 ms"
+
+
+def test_metrics_name_what_binds_and_list_the_waits() -> None:
+    scenario = load_preset("double-buffering")
+    lines = metrics_lines(simulate(scenario), scenario, width=100)
+    assert lines[0] == "makespan     10 s"
+    assert lines[2] == (
+        "bottleneck   buffer slots: each op holds one for 3 s and there are 2: one op every 1.5 s"
+    )
+    assert lines[3] == "formula      10 s = 3 rounds × 3 s + 1 × 1 s ✓ agrees"
+    assert lines[4].startswith("idle         load unit     2–3 s slot (ops 1 and 2) · ")
+    assert all(len(line) <= 100 for line in lines)
+
+
+def test_many_spans_are_summed_by_reason() -> None:
+    scenario = load_preset("many-ops")
+    lines = metrics_lines(simulate(scenario), scenario, width=100)
+    idle = [line for line in lines if line.strip().startswith("store unit")]
+    assert idle == ["             store unit    401.8 s input in 1,000 spans"]
+    assert not any("overhead" in line for line in lines)  # rounding gaps are not overhead
+
+
+def test_long_lines_wrap_under_their_label() -> None:
+    scenario = load_preset("uneven-ops")
+    lines = metrics_lines(simulate(scenario), scenario, width=60)
+    assert all(len(line) <= 60 for line in lines)
+    neck = lines.index(next(line for line in lines if line.startswith("bottleneck")))
+    assert lines[neck + 1].startswith(" " * 13) and lines[neck + 1].strip()

@@ -5,8 +5,11 @@ from __future__ import annotations
 import itertools
 import json
 
+import pytest
+
 from engine.scenario import Scenario, load_preset
 from engine.scheduler import simulate
+from engine.waits import idle_spans
 from engine.writers import both_to_json, to_json, to_trace
 
 
@@ -22,6 +25,8 @@ def test_json_contract_fields() -> None:
         "workers",
         "tasks",
         "utilization",
+        "idle",
+        "bottleneck",
     } <= data.keys()
     assert data["policy"] == "pipelined" and data["source"] == "simulated"
     assert data["makespan"] == 5 and data["ops"] == 3 and data["buffers"] == 0
@@ -38,12 +43,60 @@ def test_json_contract_fields() -> None:
     assert data["utilization"] == {"load": 0.6, "compute": 0.6, "store": 0.6}
 
 
+def test_json_idle_and_bottleneck_follow_the_contract() -> None:
+    """ARCHITECTURE.md: "idle": [{"unit", "worker", "start", "end", "reason", "ops"}] and
+    "bottleneck": {"resource", "period", "why"}; a worker's spans partition its idle time."""
+    schedule = simulate(Scenario.uniform_ops(3, buffers=2))
+    data = json.loads(to_json(schedule))
+    assert data["idle"][0] == {
+        "unit": "load",
+        "worker": 0,
+        "start": 2,
+        "end": 3,
+        "reason": "slot",
+        "ops": [0, 1],
+    }
+    assert [(s["unit"], s["start"], s["end"], s["reason"], s["ops"]) for s in data["idle"]] == [
+        ("load", 2, 3, "slot", [0, 1]),
+        ("load", 4, 6, "done", []),
+        ("compute", 0, 1, "input", [0]),
+        ("compute", 3, 4, "input", [2]),
+        ("compute", 5, 6, "done", []),
+        ("store", 0, 2, "input", [0]),
+        ("store", 4, 5, "input", [2]),
+    ]
+    assert data["bottleneck"] == {
+        "resource": "slots",
+        "period": 1.5,
+        "why": "buffer slots: each op holds one for 3 s and there are 2: one op every 1.5 s",
+    }
+    many = json.loads(to_json(simulate(load_preset("two-load-units"))))
+    for unit, share in many["utilization"].items():
+        k = many["workers"][unit]
+        idle = sum(s["end"] - s["start"] for s in many["idle"] if s["unit"] == unit)
+        assert idle == pytest.approx((1 - share) * many["makespan"] * k)
+    assert {s["reason"] for s in many["idle"]} <= {"input", "slot", "done"}
+    assert many["bottleneck"]["resource"] == "none"
+
+
+def test_json_slot_holders_for_many_spans() -> None:
+    """Holders are found a chunk of spans at a time; they must equal one-by-one answers."""
+    schedule = simulate(Scenario.uniform_ops(2000, 1.0, 2.0, 3.0, buffers=3))
+    data = json.loads(to_json(schedule))
+    spans = idle_spans(schedule)
+    assert [s["ops"] for s in data["idle"]] == [list(spans.ops(i)) for i in range(len(spans))]
+    assert sum(s["reason"] == "slot" for s in data["idle"]) > 1000
+
+
 def test_both_json_has_speedup() -> None:
     book = Scenario.uniform_ops(3)
     data = json.loads(both_to_json(simulate(book, "sequential"), simulate(book, "pipelined")))
     assert data["sequential"]["makespan"] == 9
     assert data["pipelined"]["makespan"] == 5
     assert data["speedup"] == 1.8
+    assert data["sequential"]["bottleneck"]["resource"] == "slots"
+    assert data["pipelined"]["bottleneck"]["resource"] == "none"
+    assert data["sequential"]["idle"][0]["reason"] == "slot"
 
 
 def test_json_numbers_have_no_binary_noise() -> None:

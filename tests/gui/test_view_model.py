@@ -102,16 +102,19 @@ def test_stats_explain_themselves() -> None:
     seq, pipe = simulate(scenario, "sequential"), simulate(scenario, "pipelined")
     stats = schedule_stats(pipe, scenario)
     values = {line.label: line.value for line in stats.lines}
-    assert values["makespan"] == "5 s" and values["formula"] == "5 s ✓ agrees"
+    assert values["makespan"] == "5 s"
+    assert values["formula"] == "5 s = 3 s for the first op + 2 × 1 s ✓ agrees"
     assert all(line.how for line in stats.lines)
     assert [w.utilization for w in stats.workers] == pytest.approx([0.6, 0.6, 0.6])
     # Every stage takes 1 s: no stage is the bottleneck, and the panel says so.
-    assert values["bottleneck"] == "none: read = compute = write (balanced)"
+    assert values["bottleneck"] == (
+        "none: read = compute = write: each allows one op every 1 s (balanced)"
+    )
     how = {line.label: line.how for line in stats.lines}["bottleneck"]
     assert "read, compute and write each have 3 s per worker = 60%" in how
     uneven = simulate(Scenario.uniform_ops(3, 1.0, 2.0, 1.0), "pipelined")
     neck = {line.label: line for line in schedule_stats(uneven).lines}["bottleneck"]
-    assert neck.value == "compute (compute unit, 75% busy)"  # 6 s of an 8 s makespan
+    assert neck.value == "the compute unit: each compute takes 2 s: one op every 2 s"
     assert "6 s of compute per worker" in neck.how
     speed = comparison([seq, pipe])
     assert speed is not None and speed.value == "1.8×" and "9 s" in speed.how

@@ -1,0 +1,548 @@
+"""Why is it idle? Wait reasons for every worker's idle time and every op's waiting time.
+
+Pure functions of a Schedule, vectorized (10^6 ops in well under a second), cached on the
+Schedule itself. Ops are 0-based in the columns and 1-based in the words ("op 1" is op 0).
+
+Idle reasons (`IDLE_REASONS`) split every worker's idle time in [0, makespan]:
+
+* ``input`` — its unit has nothing ready: the stage that goes next on the unit waits for the
+  op's previous stage to end. The span names that op (the first of the unit's stages to start
+  after the span's start; the lowest op on ties).
+* ``slot`` — the load unit (the unit of the read stage): the next read waits for a shared-memory
+  slot; all B slots are held. The span names the holders.
+* ``done`` — the unit has no work left: its last stage has started (maybe on another worker).
+* ``overhead`` — added for measured runs: a worker was free and the next stage ready (a slot
+  free, or the previous stage over) and still nothing started: launch latency or
+  synchronization the model does not see. Simulated runs never have it.
+
+Op waits (`OP_WAIT_REASONS`) split each op's waiting time: before its read, [0, grant) is
+``slot`` and [grant, read start) is ``worker`` (every load worker is busy); between stages
+it is ``worker``. Measured runs have no grant times: an op is taken to get its slot when the
+op B places before it has written (slots in op order), at the latest when its read starts,
+and waits that find the unit free are ``overhead``. A slot is held from the grant (measured:
+from the read's start) to the end of the write, as `engine.timeline.state_at` says.
+
+Schedules that are not a three-stage pipeline (the warps model) get ``input`` and ``done``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.schedule import Schedule
+from engine.text import join_words, op_list, time_text
+from engine.wait_index import WaitIndex, cached_on, cut_at_points, cut_count, wait_index
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+ReasonArray = npt.NDArray[np.int8]
+
+IDLE_REASONS: tuple[str, ...] = ("input", "slot", "done", "overhead")
+INPUT, SLOT, DONE, OVERHEAD = 0, 1, 2, 3
+OP_WAIT_REASONS: tuple[str, ...] = ("worker", "slot", "overhead")
+WAIT_WORKER, WAIT_SLOT, WAIT_OVERHEAD = 0, 1, 2
+
+#: Idle spans are cut at every start on their unit (an idle worker's awaited op changes
+#: when another worker takes it). With hundreds of mostly idle workers that is n · k cuts;
+#: past this many per task the cuts are skipped and each span names the first op awaited.
+_CUTS_PER_TASK = 4
+
+
+# -- idle spans --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class IdleSpans:
+    """Every worker's idle time in [0, makespan], cut into spans with one reason each.
+
+    Columns (numpy, sorted by (row, start)): ``row`` (timeline row = global worker index,
+    as `Schedule.row`), ``start``, ``end``, ``reason`` (index into `IDLE_REASONS`) and
+    ``next_task`` (the task awaited — input, overhead, slot: the read that waits — else -1).
+    """
+
+    row: IntArray
+    start: FloatArray
+    end: FloatArray
+    reason: ReasonArray
+    next_task: IntArray
+    _index: WaitIndex = field(repr=False)
+
+    def __len__(self) -> int:
+        return len(self.row)
+
+    @property
+    def schedule(self) -> Schedule:
+        return self._index.schedule
+
+    @cached_property
+    def unit(self) -> IntArray:
+        return self._index.unit_of_row[self.row]
+
+    @cached_property
+    def worker(self) -> IntArray:
+        return self.row - self.schedule.worker_offsets[self.unit]
+
+    @cached_property
+    def row_bounds(self) -> IntArray:
+        """Row r's spans are ``bounds[r]:bounds[r + 1]``."""
+        rows = np.arange(self.schedule.n_workers + 1)
+        return np.searchsorted(self.row, rows).astype(np.int64)
+
+    def reason_name(self, i: int) -> str:
+        return IDLE_REASONS[int(self.reason[i])]
+
+    def ops(self, i: int) -> tuple[int, ...]:
+        """The ops span ``i`` names (0-based): input and overhead — the op awaited; slot —
+        the ops holding the slots; done — none."""
+        reason = int(self.reason[i])
+        if reason == SLOT:
+            middle = 0.5 * (float(self.start[i]) + float(self.end[i]))
+            return tuple(int(op) for op in self._index.holds.at(middle))
+        if reason == DONE or self.next_task[i] < 0:
+            return ()
+        return (int(self.schedule.op[self.next_task[i]]),)
+
+    def ops_lists(self, lo: int, hi: int) -> list[list[int]]:
+        """`ops` of spans lo .. hi-1 at once (slot holders found together, vectorized)."""
+        s = self.schedule
+        reason = self.reason[lo:hi]
+        task = self.next_task[lo:hi]
+        result: list[list[int]] = [
+            [int(s.op[t])] if r in (INPUT, OVERHEAD) and t >= 0 else []
+            for r, t in zip(reason.tolist(), task.tolist(), strict=True)
+        ]
+        slot = np.flatnonzero(reason == SLOT)
+        if len(slot):
+            middle = 0.5 * (self.start[lo:hi][slot] + self.end[lo:hi][slot])
+            query, ops = self._index.holds.pairs(middle)
+            for q, op in zip(slot[query].tolist(), ops.tolist(), strict=True):
+                result[q].append(op)
+        return result
+
+    def frees_at(self, i: int) -> float:
+        """Slot: when the first holder frees its slot; input: when the awaited op's previous
+        stage ends; overhead: since when the op was ready; done: NaN."""
+        reason = int(self.reason[i])
+        if reason == SLOT:
+            holders = self.ops(i)
+            ends = self.schedule.op_ends[list(holders), -1]
+            return float(ends.min()) if len(ends) else float("nan")
+        if reason == DONE or self.next_task[i] < 0:
+            return float("nan")
+        return _ready_of(self._index, int(self.next_task[i]))
+
+    def describe(self, i: int) -> str:
+        """One line for people, e.g. "waiting for a slot: held by ops 1 and 2; the first
+        frees at 3 s"."""
+        return _describe_idle(
+            self._index, int(self.row[i]), int(self.reason[i]), int(self.next_task[i]),
+            self.ops(i), self.frees_at(i),
+        )  # fmt: skip
+
+    def at(self, row: int, time: float) -> int:
+        """Index of row ``row``'s span containing ``time`` (start ≤ time < end), or -1."""
+        lo, hi = int(self.row_bounds[row]), int(self.row_bounds[row + 1])
+        k = lo + int(np.searchsorted(self.start[lo:hi], time, "right")) - 1
+        return k if k >= lo and time < self.end[k] else -1
+
+    @cached_property
+    def totals(self) -> FloatArray:
+        """(rows, reasons): each row's idle time for each reason."""
+        rows, reasons = self.schedule.n_workers, len(IDLE_REASONS)
+        key = self.row * reasons + self.reason
+        flat = np.bincount(key, weights=self.end - self.start, minlength=rows * reasons)
+        totals: FloatArray = flat.astype(np.float64).reshape(rows, reasons)
+        return totals
+
+
+def idle_spans(schedule: Schedule) -> IdleSpans:
+    """Every worker's idle time with its reason (see the module docstring). Cached."""
+    return cached_on(schedule, "_waits_idle", lambda: _build_idle(wait_index(schedule)))
+
+
+def _ready_of(index: WaitIndex, task: int) -> float:
+    s = index.schedule
+    if not index.pipeline:
+        return float(s.start[task])
+    return float(index.ready[int(s.op[task]), int(s.stage[task])])
+
+
+def _build_idle(index: WaitIndex) -> IdleSpans:
+    s = index.schedule
+    rows, lo, hi = index.gaps
+    gap_unit = index.unit_of_row[rows]
+    parts: list[tuple[IntArray, FloatArray, FloatArray, ReasonArray, IntArray]] = []
+    budget = _CUTS_PER_TASK * len(s) + 100_000
+    for u, unit in enumerate(index.units):
+        mine = gap_unit == u
+        r, x, y = rows[mine], lo[mine], hi[mine]
+        # A lone worker's gap holds no start of its unit: only several workers need cuts.
+        points = unit.points if s.workers[u] > 1 else np.zeros(0)
+        measured_load = u == index.load_unit and index.slots > 0 and s.grant is None
+        if measured_load:  # holders change inside a span only where no grant times exist
+            holds = index.holds
+            points = np.union1d(points, np.concatenate([holds.lo, holds.hi]))
+        if len(points) and cut_count(x, y, points) > budget:
+            points = np.asarray([unit.last_start]) if len(unit.starts) else np.zeros(0)
+        if len(points):
+            parent, x, y = cut_at_points(x, y, points)
+            r = r[parent]
+        k = np.searchsorted(unit.starts, x, "right")
+        done = k >= len(unit.starts)
+        task = np.where(done, -1, unit.tasks[np.minimum(k, max(len(unit.tasks) - 1, 0))])
+        reason = np.where(done, DONE, INPUT).astype(np.int8)
+        if index.pipeline and u == index.load_unit:
+            other = OVERHEAD if index.measured else INPUT  # simulated: rounding gaps only
+            if index.slots > 0:
+                full = index.holds.count(0.5 * (x + y)) >= index.slots
+                reason[~done] = np.where(full[~done], SLOT, other)
+            else:
+                reason[~done] = other
+        elif index.pipeline and index.measured and (~done).any():
+            # Ready but not started with this worker free: only measured runs do that (in a
+            # simulated run it is a gap of rounding noise, 1e-13 s, and stays "input").
+            safe = np.maximum(task, 0)
+            ready = index.ready[s.op[safe], s.stage[safe]]
+            late = ~done & (ready < y - index.tol)
+            cut = np.where(late & (ready > x), ready, np.nan)
+            threshold = np.where(np.isnan(cut), -np.inf, cut)
+            parent, x, y = _split_at(x, y, cut)
+            r, task, reason = r[parent], task[parent], reason[parent]
+            reason[late[parent] & (x >= threshold[parent])] = OVERHEAD
+        parts.append((r, x, y, reason, task.astype(np.int64)))
+    if not parts:
+        empty = np.zeros(0)
+        return IdleSpans(
+            np.zeros(0, np.int64), empty, empty, np.zeros(0, np.int8), np.zeros(0, np.int64), index
+        )
+    columns = [np.concatenate(c) for c in zip(*parts, strict=True)]
+    return IdleSpans(
+        columns[0].astype(np.int64), columns[1], columns[2], columns[3].astype(np.int8),
+        columns[4].astype(np.int64), index,
+    )  # fmt: skip
+
+
+def _split_at(
+    x: FloatArray, y: FloatArray, cut: FloatArray
+) -> tuple[IntArray, FloatArray, FloatArray]:
+    """Cut [x, y) at ``cut`` where it is a number inside: (parent, x, y) of the pieces."""
+    has = ~np.isnan(cut) & (cut > x) & (cut < y)
+    pieces = 1 + has.astype(np.int64)
+    parent = np.repeat(np.arange(len(x)), pieces)
+    second = np.zeros(len(parent), dtype=bool)
+    second[1:] = parent[1:] == parent[:-1]
+    first_of_two = np.zeros(len(parent), dtype=bool)
+    first_of_two[:-1] = second[1:]
+    starts = np.where(second, cut[parent], x[parent])
+    ends = np.where(first_of_two, cut[parent], y[parent])
+    return parent, starts, ends
+
+
+def _describe_idle(
+    index: WaitIndex, row: int, reason: int, task: int, ops: tuple[int, ...], when: float
+) -> str:
+    s = index.schedule
+    unit = s.time_unit
+    if reason == DONE:
+        return f"done: the {s.unit_title(int(index.unit_of_row[row]))} has no work left"
+    if reason == SLOT:
+        if len(ops) == 1:
+            return f"waiting for a slot: held by {op_list(ops)} until {time_text(when, unit)}"
+        return (
+            f"waiting for a slot: held by {op_list(ops)}; "
+            f"the first frees at {time_text(when, unit)}"
+        )
+    op = int(s.op[task])
+    stage = int(s.stage[task])
+    if reason == OVERHEAD:
+        if stage == 0 or not index.pipeline:
+            return (
+                f"overhead: a slot was free, yet op {op + 1}'s {s.stage_names[stage]} started "
+                f"only at {time_text(float(s.start[task]), unit)} (not seen by the model)"
+            )
+        return (
+            f"overhead: op {op + 1}'s {s.stage_names[stage]} was ready at "
+            f"{time_text(when, unit)} but started at {time_text(float(s.start[task]), unit)}"
+        )
+    if not index.pipeline or stage == 0:
+        return f"waiting for input: op {op + 1} starts next, at {time_text(when, unit)}"
+    return (
+        f"waiting for input: op {op + 1}'s {s.stage_names[stage - 1]} "
+        f"ends at {time_text(when, unit)}"
+    )
+
+
+# -- the reason at one instant (narration, hovering) --------------------------------------
+
+
+@dataclass(frozen=True)
+class IdleNow:
+    """Why row ``row`` is idle at one instant: `IDLE_REASONS` index, the ops named, the
+    time that matters (slot: the first frees; input: the awaited stage becomes ready;
+    overhead: it was ready since; done: NaN) and the awaited task (-1 when none)."""
+
+    row: int
+    reason: int
+    ops: tuple[int, ...]
+    when: float
+    task: int
+
+    @property
+    def reason_name(self) -> str:
+        return IDLE_REASONS[self.reason]
+
+
+def idle_now(schedule: Schedule, rows: Sequence[int], time: float) -> list[IdleNow]:
+    """The reason each of ``rows`` (idle at ``time``) waits, as `idle_spans` gives it for
+    the span containing ``time``, in O(log n) per row: no task is scanned."""
+    index = wait_index(schedule)
+    result = []
+    for row in rows:
+        u = int(index.unit_of_row[row])
+        unit = index.units[u]
+        k = int(np.searchsorted(unit.starts, time, "right"))
+        if k >= len(unit.starts):
+            result.append(IdleNow(int(row), DONE, (), float("nan"), -1))
+            continue
+        task = int(unit.tasks[k])
+        ready = _ready_of(index, task)
+        if index.pipeline and u == index.load_unit:
+            holders = index.holds.at(time) if index.slots > 0 else np.zeros(0, np.int64)
+            if index.slots > 0 and len(holders) >= index.slots:
+                frees = float(schedule.op_ends[holders, -1].min())
+                ops = tuple(int(op) for op in holders)
+                result.append(IdleNow(int(row), SLOT, ops, frees, task))
+            else:
+                other = OVERHEAD if index.measured else INPUT
+                result.append(IdleNow(int(row), other, (int(schedule.op[task]),), ready, task))
+            continue
+        late = index.measured and ready < float(unit.starts[k]) - index.tol and time >= ready
+        reason = OVERHEAD if late else INPUT
+        result.append(IdleNow(int(row), reason, (int(schedule.op[task]),), ready, task))
+    return result
+
+
+@dataclass(frozen=True)
+class OpsWaiting:
+    """The ops waiting at one instant for one thing: a slot (``reason`` "slot") or a worker
+    of the unit of ``stage`` ("worker"). When ``contiguous`` they are exactly ops
+    ``first`` .. ``last``; ``next_op`` is the one that goes on first."""
+
+    reason: str
+    stage: int
+    count: int
+    first: int
+    last: int
+    contiguous: bool
+    next_op: int
+
+
+def ops_waiting_at(schedule: Schedule, time: float) -> list[OpsWaiting]:
+    """Who waits at ``time``, by reason and stage, in O(log n) (pipelines; else empty)."""
+    index = wait_index(schedule)
+    if not index.pipeline:
+        return []
+    ready_sorted, start_sorted, in_order = index.columns
+    n = schedule.n_ops
+    result = []
+    for stage in range(len(ready_sorted)):
+        ready = int(np.searchsorted(ready_sorted[stage], time, "right"))
+        started = int(np.searchsorted(start_sorted[stage], time, "right"))
+        if ready <= started:
+            continue
+        u = int(schedule.unit[schedule.op_task_index[0, stage]])
+        unit = index.units[u]
+        k = int(np.searchsorted(unit.starts, time, "right"))
+        next_op = int(unit.ops[min(k, len(unit.ops) - 1)])
+        if in_order[stage]:
+            result.append(
+                OpsWaiting("worker", stage, ready - started, started, ready - 1, True, started)
+            )
+        else:
+            result.append(OpsWaiting("worker", stage, ready - started, -1, -1, False, next_op))
+    if index.slots > 0:
+        granted = int(np.searchsorted(ready_sorted[0], time, "right"))
+        if granted < n:
+            # Slots go out in op order: the ops not yet granted are the last ones.
+            first = granted if in_order[0] else -1
+            next_op = first if first >= 0 else int(index.grant_order[granted])
+            result.append(OpsWaiting("slot", 0, n - granted, first, n - 1, first >= 0, next_op))
+    return result
+
+
+# -- op waits ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class OpWaits:
+    """Every op's waiting time, cut into spans with one reason each (`OP_WAIT_REASONS`).
+
+    Columns (numpy, sorted by (op, start)): ``op``, ``stage`` (the stage it waits to start),
+    ``start``, ``end``, ``reason``. An op waits before its read (for a slot, then for a load
+    worker) and between stages (for a worker of the next stage's unit).
+    """
+
+    op: IntArray
+    stage: IntArray
+    start: FloatArray
+    end: FloatArray
+    reason: ReasonArray
+    _index: WaitIndex = field(repr=False)
+
+    def __len__(self) -> int:
+        return len(self.op)
+
+    @property
+    def schedule(self) -> Schedule:
+        return self._index.schedule
+
+    @cached_property
+    def op_bounds(self) -> IntArray:
+        """Op j's spans are ``bounds[j]:bounds[j + 1]``."""
+        return np.searchsorted(self.op, np.arange(self.schedule.n_ops + 1)).astype(np.int64)
+
+    def reason_name(self, i: int) -> str:
+        return OP_WAIT_REASONS[int(self.reason[i])]
+
+    def unit(self, i: int) -> int:
+        """The unit the op waits for."""
+        return int(self.schedule.unit[self.schedule.op_task_index[self.op[i], self.stage[i]]])
+
+    def blockers(self, i: int) -> tuple[tuple[int, int], ...]:
+        """What keeps span ``i`` waiting just before it ends: worker — (row, task) of each
+        of the unit's workers busy then; slot — (-1, task of the holder's write) per holder."""
+        s = self.schedule
+        moment = float(np.nextafter(self.end[i], -np.inf))
+        if self.reason[i] == WAIT_SLOT:
+            holders = self._index.holds.at(moment)
+            return tuple((-1, int(s.op_task_index[h, -1])) for h in holders)
+        unit = self.unit(i)
+        first = int(s.worker_offsets[unit])
+        busy = []
+        _, bounds = s.by_row
+        reach, reach_task = s.row_reach
+        for row in range(first, first + s.workers[unit]):
+            lo, hi = int(bounds[row]), int(bounds[row + 1])
+            k = lo + int(np.searchsorted(s.row_starts[lo:hi], moment, "right")) - 1
+            if k >= lo and reach[k] > moment:
+                busy.append((row, int(reach_task[k])))
+        return tuple(busy)
+
+    def ops(self, i: int) -> tuple[int, ...]:
+        """The ops span ``i`` names (0-based): slot — the holders; worker and overhead — what
+        the unit's workers run just before the wait ends (overhead: usually none)."""
+        return tuple(sorted(int(self.schedule.op[t]) for _, t in self.blockers(i)))
+
+    def describe(self, i: int) -> str:
+        """One line for people, e.g. "op 3 waits 0–3 s for a slot: held by ops 1 and 2 until
+        3 s" or "op 3 waits 1–2 s for the load unit: it is reading op 2 until 2 s"."""
+        s = self.schedule
+        unit = s.time_unit
+        op = int(self.op[i]) + 1
+        a, b = float(self.start[i]), float(self.end[i])
+        period = f"{time_text(a, '').strip()}–{time_text(b, unit)}"
+        blockers = self.blockers(i)
+        if self.reason[i] == WAIT_SLOT:
+            holders = [int(s.op[t]) for _, t in blockers]
+            ends = s.op_ends[holders, -1] if holders else np.zeros(0)
+            freeing = [h for h, e in zip(holders, ends.tolist(), strict=True) if e <= b]
+            text = f"op {op} waits {period} for a slot: held by {op_list(holders)}"
+            if freeing:
+                text += f"; {op_list(freeing)} frees one at {time_text(b, unit)}"
+            return text
+        title = s.unit_title(self.unit(i))
+        if self.reason[i] == WAIT_OVERHEAD or not blockers:
+            return (
+                f"op {op} waits {period} although the {title} is free: overhead the model "
+                "does not see"
+            )
+        doing = [
+            f"{'it' if s.workers[self.unit(i)] == 1 else s.row_label(row)} "
+            f"{_ONGOING.get(s.stage_names[s.stage[t]], 'works on')} "
+            f"op {int(s.op[t]) + 1} until {time_text(float(s.end[t]), unit)}"
+            for row, t in blockers
+        ]
+        return f"op {op} waits {period} for the {title}: " + join_words(doing)
+
+    def at(self, op: int, time: float) -> int:
+        """Index of op ``op``'s wait containing ``time``, or -1."""
+        lo, hi = int(self.op_bounds[op]), int(self.op_bounds[op + 1])
+        k = lo + int(np.searchsorted(self.start[lo:hi], time, "right")) - 1
+        return k if k >= lo and time < self.end[k] else -1
+
+
+_ONGOING = {"read": "is reading", "compute": "is computing", "write": "is writing"}
+
+
+def op_waits(schedule: Schedule) -> OpWaits:
+    """Every op's waiting time with its reason (see the module docstring). Cached."""
+    return cached_on(schedule, "_waits_ops", lambda: _build_op_waits(wait_index(schedule)))
+
+
+def _build_op_waits(index: WaitIndex) -> OpWaits:
+    s = index.schedule
+    if not index.pipeline:
+        empty = np.zeros(0)
+        return OpWaits(
+            np.zeros(0, np.int64), np.zeros(0, np.int64), empty, empty, np.zeros(0, np.int8), index
+        )
+    n, stages = s.op_starts.shape
+    grant = index.grant
+    # Per op, in time order: [0, grant) for a slot, [grant, read) for a load worker, then
+    # [previous end, start) for each later stage's worker.
+    lo = np.column_stack([np.zeros(n), grant, index.ready[:, 1:]]).reshape(-1)
+    hi = np.column_stack([grant, s.op_starts]).reshape(-1)
+    kinds = stages + 1
+    op = np.repeat(np.arange(n, dtype=np.int64), kinds)
+    stage = np.tile(np.concatenate([[0], np.arange(stages)]), n).astype(np.int64)
+    reason = np.tile(np.array([WAIT_SLOT] + [WAIT_WORKER] * stages, dtype=np.int8), n)
+    keep = hi - lo > index.tol
+    op, stage, lo, hi, reason = op[keep], stage[keep], lo[keep], hi[keep], reason[keep]
+    if s.source == "measured":
+        op, stage, lo, hi, reason = _measured_overhead(index, op, stage, lo, hi, reason)
+    return OpWaits(op, stage, lo, hi, reason, index)
+
+
+def _measured_overhead(
+    index: WaitIndex,
+    op: IntArray,
+    stage: IntArray,
+    lo: FloatArray,
+    hi: FloatArray,
+    reason: ReasonArray,
+) -> tuple[IntArray, IntArray, FloatArray, FloatArray, ReasonArray]:
+    """Measured runs: the parts of worker waits during which the unit (one worker) sat idle
+    are overhead. Cut at the unit's idle gaps (skipped where that would take too many cuts)."""
+    s = index.schedule
+    rows, gap_lo, gap_hi = index.gaps
+    for stage_index in range(s.op_starts.shape[1]):
+        unit = int(s.unit[s.op_task_index[0, stage_index]])
+        if s.workers[unit] != 1:
+            continue
+        row = int(s.worker_offsets[unit])
+        starts, ends = gap_lo[rows == row], gap_hi[rows == row]
+        if not len(starts):
+            continue
+        mine = (stage == stage_index) & (reason == WAIT_WORKER)
+        points = np.union1d(starts, ends)
+        if cut_count(lo[mine], hi[mine], points) > _CUTS_PER_TASK * len(s) + 100_000:
+            continue
+        parent, a, b = cut_at_points(lo[mine], hi[mine], points)
+        middle = 0.5 * (a + b)
+        k = np.searchsorted(starts, middle, "right") - 1
+        idle = (k >= 0) & (middle < ends[np.maximum(k, 0)])
+        picked = np.flatnonzero(mine)[parent]
+        new_reason = np.where(idle, WAIT_OVERHEAD, WAIT_WORKER).astype(np.int8)
+        rest = np.flatnonzero(~mine)
+        op = np.concatenate([op[rest], op[picked]])
+        stage = np.concatenate([stage[rest], stage[picked]])
+        lo, hi = np.concatenate([lo[rest], a]), np.concatenate([hi[rest], b])
+        reason = np.concatenate([reason[rest], new_reason])
+        key = np.lexsort((lo, op))
+        op, stage, lo, hi, reason = op[key], stage[key], lo[key], hi[key], reason[key]
+    return op, stage, lo, hi, reason

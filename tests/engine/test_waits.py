@@ -1,0 +1,193 @@
+"""Wait reasons, the slot-aware bottleneck and the closed form on known examples."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from engine.metrics import makespan_formula, steady_state
+from engine.scenario import Scenario, load_preset
+from engine.scheduler import simulate
+from engine.timeline import narrate
+from engine.waits import IDLE_REASONS, idle_now, idle_spans, op_waits, ops_waiting_at
+from engine.warps import WarpConfig, simulate_warps
+
+
+def _spans(schedule, unit: str) -> list[tuple[float, float, str, tuple[int, ...]]]:
+    spans = idle_spans(schedule)
+    row = schedule.unit_names.index(unit)
+    return [
+        (float(spans.start[i]), float(spans.end[i]), spans.reason_name(i), spans.ops(i))
+        for i in range(len(spans))
+        if spans.row[i] == row
+    ]
+
+
+def test_book_with_two_slots() -> None:
+    schedule = simulate(Scenario.uniform_ops(3, buffers=2))
+    assert _spans(schedule, "load") == [(2, 3, "slot", (0, 1)), (4, 6, "done", ())]
+    assert _spans(schedule, "compute") == [
+        (0, 1, "input", (0,)),
+        (3, 4, "input", (2,)),
+        (5, 6, "done", ()),
+    ]
+    assert _spans(schedule, "store") == [(0, 2, "input", (0,)), (4, 5, "input", (2,))]
+    spans = idle_spans(schedule)
+    assert spans.describe(0) == "waiting for a slot: held by ops 1 and 2; the first frees at 3 s"
+    assert spans.describe(3) == "waiting for input: op 3's read ends at 4 s"
+    assert spans.describe(1) == "done: the load unit has no work left"
+    assert steady_state(schedule).resource == "slots"
+    assert steady_state(schedule).period == 1.5
+    assert steady_state(schedule).why == (
+        "buffer slots: each op holds one for 3 s and there are 2: one op every 1.5 s"
+    )
+    assert makespan_formula(schedule).text == "6 s = 2 rounds × 3 s"
+    line = narrate(schedule, 2.0)
+    assert "the load unit waits: both slots are held (ops 1 and 2); the first frees at 3 s" in line
+    assert line.endswith("op 3 waits for a slot")
+
+
+def test_book_with_unlimited_slots() -> None:
+    schedule = simulate(Scenario.uniform_ops(3))
+    assert _spans(schedule, "load") == [(3, 5, "done", ())]
+    state = steady_state(schedule)
+    assert state.resource == "none" and state.tied == ("load", "compute", "store")
+    assert state.why == "none: read = compute = write: each allows one op every 1 s (balanced)"
+    formula = makespan_formula(schedule)
+    assert formula.text == "5 s = 3 s for the first op + 2 × 1 s" and formula.value == 5
+
+
+def test_presets_name_what_binds() -> None:
+    expected = {
+        "memory-bound": ("load", 3.0, "26 s = 5 s for the first op + 7 × 3 s"),
+        "compute-bound": ("compute", 3.0, "26 s = 5 s for the first op + 7 × 3 s"),
+        "double-buffering": ("slots", 1.5, "10 s = 3 rounds × 3 s + 1 × 1 s"),
+    }
+    for name, (resource, period, text) in expected.items():
+        schedule = simulate(load_preset(name))
+        state, formula = steady_state(schedule), makespan_formula(schedule)
+        assert (state.resource, state.period, formula.text) == (resource, period, text), name
+        assert formula.value == schedule.makespan
+    sequential = simulate(load_preset("book"), "sequential")
+    assert steady_state(sequential).resource == "slots"
+    assert makespan_formula(sequential).text == "9 s = 3 × 3 s"
+
+
+def test_no_closed_form_is_said_so() -> None:
+    uneven = simulate(load_preset("uneven-ops"))
+    formula = makespan_formula(uneven)
+    assert formula.value is None and formula.text == "no closed form (uneven ops): at least 8 s"
+    assert "binds most of the time" in steady_state(uneven).why
+    two = makespan_formula(simulate(load_preset("two-load-units")))
+    assert two.text.startswith("no closed form (2 load workers)")
+
+
+def test_closed_form_agrees_with_the_simulation() -> None:
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        n, buffers = int(rng.integers(1, 12)), int(rng.integers(0, 6))
+        r, c, w = rng.choice([0.0, 0.5, 1.0, 2.0, 3.0], 3) if rng.random() < 0.5 else rng.random(3)
+        schedule = simulate(Scenario.uniform_ops(n, r, c, w, buffers=buffers))
+        value = makespan_formula(schedule).value
+        assert value == pytest.approx(schedule.makespan, rel=1e-9, abs=1e-12), (n, buffers, r, c, w)
+
+
+def test_op_waits_of_the_book_with_two_slots() -> None:
+    schedule = simulate(Scenario.uniform_ops(3, buffers=2))
+    waits = op_waits(schedule)
+    rows = [
+        (int(waits.op[i]), int(waits.stage[i]), float(waits.start[i]), float(waits.end[i]))
+        for i in range(len(waits))
+    ]
+    assert rows == [(1, 0, 0, 1), (2, 0, 0, 3)]
+    assert [waits.reason_name(i) for i in range(len(waits))] == ["worker", "slot"]
+    assert waits.ops(0) == (0,) and waits.ops(1) == (0, 1)
+    assert waits.describe(0) == "op 2 waits 0–1 s for the load unit: it is reading op 1 until 1 s"
+    assert waits.describe(1) == (
+        "op 3 waits 0–3 s for a slot: held by ops 1 and 2; op 1 frees one at 3 s"
+    )
+    assert waits.at(2, 1.5) == 1 and waits.at(2, 3.0) == -1
+
+
+def test_cached_on_the_schedule() -> None:
+    schedule = simulate(Scenario.uniform_ops(3, buffers=2))
+    assert idle_spans(schedule) is idle_spans(schedule)
+    assert op_waits(schedule) is op_waits(schedule)
+    copy = schedule.with_meta(buffers=0)
+    assert idle_spans(copy) is not idle_spans(schedule)
+
+
+def test_several_workers_share_one_phrase() -> None:
+    schedule = simulate(load_preset("two-load-units"))
+    line = narrate(schedule, 8.0)
+    assert "both load units have no work left" in line
+    assert "op 8 waits for the compute unit" in line
+    assert "more" not in line
+
+
+def test_narration_lists_everything() -> None:
+    schedule = simulate(Scenario.uniform_ops(6, workers=(3, 3, 3)))
+    for time in schedule.event_times.tolist():
+        assert "more" not in narrate(schedule, time)
+    line = narrate(schedule, 0.0)
+    assert "the load unit 1 starts reading op 1" in line
+    assert "the load unit 3 starts reading op 3" in line
+    assert "ops 4–6 wait for the load units" in line
+
+
+def test_other_schedules_get_input_and_done() -> None:
+    schedule = simulate_warps(WarpConfig(warps=3, compute=10, latency=30, cycles=200)).schedule
+    spans = idle_spans(schedule)
+    assert set(spans.reason.tolist()) <= {IDLE_REASONS.index("input"), IDLE_REASONS.index("done")}
+    assert len(op_waits(schedule)) == 0 and ops_waiting_at(schedule, 5.0) == []
+    assert steady_state(schedule).resource in ("warp", "issue")
+    assert makespan_formula(schedule) is None
+    assert narrate(schedule, 10.0).startswith("t = 10 cycles: ")
+
+
+def test_measured_runs_get_reasons_without_grants() -> None:
+    model = simulate(Scenario.uniform_ops(4, 1.0, 1.0, 1.0, buffers=2))
+    late = np.array(model.start)
+    late[model.stage == 1] += 0.25  # the hardware starts each compute a little late
+    measured = replace(
+        model,
+        source="measured",
+        grant=None,
+        start=late,
+        end=late + model.duration,
+        time_unit="ms",
+        unit_names=("copy-in", "SMs", "copy-out"),
+    )
+    spans = idle_spans(measured)
+    names = {spans.reason_name(i) for i in range(len(spans))}
+    assert "overhead" in names and "slot" in names
+    sms = [i for i in range(len(spans)) if spans.row[i] == 1 and spans.reason_name(i) == "overhead"]
+    assert (
+        spans.describe(sms[0])
+        == "overhead: op 1's compute was ready at 1 ms but started at 1.25 ms"
+    )
+    waits = op_waits(measured)
+    assert "overhead" in {waits.reason_name(i) for i in range(len(waits))}
+    for time in measured.event_times.tolist():
+        narrate(measured, time)
+
+
+def test_idle_now_matches_the_spans() -> None:
+    schedule = simulate(load_preset("uneven-ops"))
+    spans = idle_spans(schedule)
+    for i in range(len(spans)):
+        middle = 0.5 * (spans.start[i] + spans.end[i])
+        (now,) = idle_now(schedule, [int(spans.row[i])], float(middle))
+        assert now.reason == spans.reason[i] and now.ops == spans.ops(i)
+
+
+def test_ops_waiting_are_ranges() -> None:
+    schedule = simulate(Scenario.uniform_ops(1000, buffers=3))
+    waiting = ops_waiting_at(schedule, 0.0)
+    slot = [w for w in waiting if w.reason == "slot"]
+    assert slot and (slot[0].first, slot[0].last, slot[0].count) == (3, 999, 997)
+    assert narrate(schedule, 0.0).endswith(
+        "ops 2 and 3 wait for the load unit; ops 4–1,000 wait for a slot"
+    )

@@ -1,0 +1,169 @@
+"""Hypothesis properties of the wait reasons over random scenarios (and measured-like runs)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.metrics import idle_gaps, makespan_formula, steady_state
+from engine.scenario import Scenario
+from engine.schedule import Schedule
+from engine.scheduler import simulate
+from engine.timeline import narrate
+from engine.waits import (
+    DONE,
+    INPUT,
+    OVERHEAD,
+    SLOT,
+    WAIT_SLOT,
+    WAIT_WORKER,
+    idle_now,
+    idle_spans,
+    op_waits,
+)
+
+EPS = 1e-9
+
+# As in test_properties: a small grid makes ties and zero-length stages common.
+duration = st.one_of(
+    st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, 3.0]),
+    st.floats(min_value=0.0, max_value=10.0, allow_nan=False, allow_infinity=False),
+)
+
+
+@st.composite
+def scenarios(draw: st.DrawFn) -> Scenario:
+    n = draw(st.integers(1, 12))
+    rows = draw(st.lists(st.tuples(duration, duration, duration), min_size=n, max_size=n))
+    workers = draw(st.tuples(*(st.integers(1, 3) for _ in range(3))))
+    r, c, w = (list(col) for col in zip(*rows, strict=True))
+    return Scenario(r, c, w, workers=workers, buffers=draw(st.integers(0, 5)))
+
+
+def _holders(schedule: Schedule, time: float) -> int:
+    assert schedule.grant is not None
+    return int(((schedule.grant <= time) & (time < schedule.op_ends[:, -1])).sum())
+
+
+def _probes(start: float, end: float) -> list[float]:
+    return [start + (end - start) * f for f in (0.01, 0.5, 0.99)]
+
+
+def _merged(intervals: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Intervals that touch merged into one (zero-length tasks split gaps, not idle time)."""
+    merged: list[tuple[float, float]] = []
+    for a, b in intervals:
+        if merged and abs(merged[-1][1] - a) <= EPS:
+            merged[-1] = (merged[-1][0], b)
+        else:
+            assert not merged or a > merged[-1][1], "intervals overlap or run backwards"
+            merged.append((a, b))
+    return merged
+
+
+def _check_partition(schedule: Schedule) -> None:
+    """One row's spans follow one another and cover exactly its idle gaps."""
+    spans = idle_spans(schedule)
+    assert (spans.end > spans.start).all()
+    for row in range(schedule.n_workers):
+        mine = np.flatnonzero(spans.row == row)
+        ours = _merged(list(zip(spans.start[mine].tolist(), spans.end[mine].tolist(), strict=True)))
+        gaps = _merged(idle_gaps(schedule, row))
+        assert len(ours) == len(gaps)
+        np.testing.assert_allclose(np.array(ours).reshape(-1, 2), np.array(gaps).reshape(-1, 2))
+
+
+@settings(max_examples=150, deadline=None)
+@given(scenarios(), st.sampled_from(["sequential", "pipelined"]))
+def test_reasons_partition_and_mean_what_they_say(scenario, policy) -> None:
+    schedule = simulate(scenario, policy)
+    _check_partition(schedule)
+    spans = idle_spans(schedule)
+    load = 0
+    for i in range(len(spans)):
+        a, b = float(spans.start[i]), float(spans.end[i])
+        unit = int(spans.unit[i])
+        reason = int(spans.reason[i])
+        unit_starts = schedule.start[schedule.unit == unit]
+        assert reason != OVERHEAD, "a simulated run never leaves ready work on a free worker"
+        if reason == SLOT:
+            assert unit == load and schedule.buffers > 0
+            for t in _probes(a, b):
+                assert _holders(schedule, t) == schedule.buffers
+            assert len(spans.ops(i)) == schedule.buffers
+        if reason == DONE:
+            assert a >= unit_starts.max() - EPS, "done before the unit's last task started"
+        else:
+            assert (unit_starts > a - EPS).any()
+        if reason == INPUT:
+            assert unit != load
+            (op,) = spans.ops(i)
+            task = spans.next_task[i]
+            stage = int(schedule.stage[task])
+            # The op awaited is not ready yet: its previous stage ends at the span's end or later.
+            assert schedule.op_ends[op, stage - 1] >= b - EPS
+            assert schedule.start[task] >= b - EPS
+        middle = 0.5 * (a + b)
+        (now,) = idle_now(schedule, [int(spans.row[i])], middle)
+        assert now.reason == reason and now.ops == spans.ops(i)
+
+
+@settings(max_examples=150, deadline=None)
+@given(scenarios(), st.sampled_from(["sequential", "pipelined"]))
+def test_op_waits_partition_each_ops_waiting_time(scenario, policy) -> None:
+    schedule = simulate(scenario, policy)
+    waits = op_waits(schedule)
+    starts, ends = schedule.op_starts, schedule.op_ends
+    ready = np.column_stack([np.zeros(schedule.n_ops), ends[:, :-1]])
+    waiting = (starts - ready).sum(axis=1)
+    per_op = np.bincount(waits.op, weights=waits.end - waits.start, minlength=schedule.n_ops)
+    np.testing.assert_allclose(per_op, waiting, atol=1e-6)
+    assert (np.diff(waits.op) >= 0).all()
+    for i in range(len(waits)):
+        op, stage = int(waits.op[i]), int(waits.stage[i])
+        a, b = float(waits.start[i]), float(waits.end[i])
+        assert ready[op, stage] - EPS <= a < b <= starts[op, stage] + EPS
+        if waits.reason[i] == WAIT_SLOT:
+            assert stage == 0 and b <= schedule.grant[op] + EPS
+        else:
+            assert waits.reason[i] == WAIT_WORKER
+            k = schedule.workers[stage]
+            on_unit = schedule.unit == stage
+            for t in _probes(a, b):
+                busy = on_unit & (schedule.start <= t) & (schedule.end > t)
+                assert busy.sum() == k, "an op waited for a worker while one was free"
+            assert len(waits.ops(i)) == k
+
+
+@settings(max_examples=60, deadline=None)
+@given(scenarios(), st.integers(0, 2**32 - 1))
+def test_measured_runs_never_crash(scenario, seed) -> None:
+    """A simulated run jittered like hardware (no grant times, late starts, overlaps)."""
+    model = simulate(scenario, "pipelined")
+    rng = np.random.default_rng(seed)
+    start = model.start + rng.uniform(-0.3, 0.5, len(model)).clip(0, None)
+    measured = replace(
+        model, source="measured", grant=None, start=start, end=start + model.duration
+    )
+    _check_partition(measured)
+    spans, waits = idle_spans(measured), op_waits(measured)
+    for i in range(len(spans)):
+        spans.describe(i)
+    for i in range(len(waits)):
+        waits.describe(i)
+    for time in measured.event_times.tolist():
+        assert "more" not in narrate(measured, time)
+    steady_state(measured)
+    makespan_formula(measured)
+
+
+@settings(max_examples=80, deadline=None)
+@given(scenarios())
+def test_narration_never_cuts_a_list_short(scenario) -> None:
+    schedule = simulate(scenario)
+    for time in schedule.event_times.tolist():
+        line = narrate(schedule, time)
+        assert line.startswith("t = ") and " more" not in line
