@@ -8,8 +8,15 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any, NoReturn
 
+from cli.paths import nonempty
 from engine.atomic import write_text_atomic
 from engine.errors import PipeLabError
+
+#: Where every help text sends people for what the numbers mean.
+MODEL_DOC = (
+    "What ops, stages, units, workers and buffer slots are, how they are scheduled and "
+    "what the limits are: docs/model.md."
+)
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -23,7 +30,12 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
 
 class Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors raise PipeLabError (one line, exit 2 in main)."""
+    """An ArgumentParser whose errors raise PipeLabError (one line, exit 2 in main); every
+    command's help ends by pointing to docs/model.md."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("epilog", MODEL_DOC)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         raise PipeLabError(f"{self.prog.split()[-1]}: {message}")
@@ -36,8 +48,14 @@ def build_parser(commands: dict[str, ModuleType]) -> Parser:
         "With no command it opens the app.",
         formatter_class=HelpFormatter,
     )
-    parser.add_argument("--preset", default=None, help="open the app on this preset")
-    parser.add_argument("--scenario", default=None, help="open the app on this scenario file")
+    parser.add_argument("--preset", type=nonempty, default=None, help="open the app on this preset")
+    parser.add_argument(
+        "--scenario",
+        type=nonempty,
+        default=None,
+        metavar="FILE",
+        help="open the app on this scenario file",
+    )
     subparsers = parser.add_subparsers(dest="command", title="commands", parser_class=Parser)
     for module in commands.values():
         module.add_parser(subparsers)
@@ -48,6 +66,7 @@ def add_output_arguments(parser: argparse.ArgumentParser, drawing: str) -> None:
     """``--out FILE`` and ``--width COLUMNS`` for commands that print text."""
     parser.add_argument(
         "--out",
+        type=nonempty,
         default=None,
         metavar="FILE",
         help="write to FILE (atomically) instead of standard output",

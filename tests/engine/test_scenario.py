@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from engine.errors import PipeLabError
 from engine.scenario import MAX_OPS, Scenario, load_preset, preset_names
+from engine.validation import MAX_DURATION, MIN_DURATION
 
 EXPECTED_PRESETS = {
     "book",
@@ -49,12 +50,14 @@ def test_unknown_preset_names_the_known_ones() -> None:
         load_preset("nope")
 
 
+#: What a scenario accepts: 0, or a duration in [MIN_DURATION, MAX_DURATION].
+durations = st.one_of(st.just(0.0), st.floats(MIN_DURATION, MAX_DURATION))
+
+
 @settings(max_examples=100, deadline=None)
 @given(
     st.booleans(),
-    st.lists(
-        st.tuples(*(st.floats(0, 1e6, allow_nan=False) for _ in range(3))), min_size=1, max_size=20
-    ),
+    st.lists(st.tuples(*(durations for _ in range(3))), min_size=1, max_size=20),
     st.tuples(*(st.integers(1, 8) for _ in range(3))),
     st.integers(0, 50),
     st.sampled_from(["sequential", "pipelined"]),
