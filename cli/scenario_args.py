@@ -34,7 +34,7 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
             type=float,
             default=None,
             metavar="T",
-            help=f"{stage} time of every op: 0 or 1e-9 to 1e9 seconds (default: the scenario's)",
+            help=f"{stage} time of every op: 0 or 1e-6 to 1e9 seconds (default: the scenario's)",
         )
     group.add_argument(
         "--buffers",

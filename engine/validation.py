@@ -2,9 +2,9 @@
 Each failure is a one-line `PipeLabError` naming the value and what it is.
 
 The magnitude policy (docs/model.md, "Limits"): every duration is 0 or within
-[`MIN_DURATION`, `MAX_DURATION`] time units. With at most 10^7 ops of three stages that
-keeps every start, end and makespan finite (at most 3·10^16) and every view's arithmetic
-(scales, widths, fractions) away from overflow and subnormal numbers.
+[`MIN_DURATION`, `MAX_DURATION`] = [1e-6, 1e9] time units. With at most 10^7 ops of three
+stages that keeps every start, end and makespan finite (at most 3·10^16) and every view's
+arithmetic (scales, widths, fractions) away from overflow and subnormal numbers.
 """
 
 from __future__ import annotations
@@ -17,12 +17,14 @@ import numpy.typing as npt
 
 from engine.errors import PipeLabError
 
-#: The shortest non-zero duration: a nanosecond when the unit is seconds.
-MIN_DURATION = 1e-9
+#: The shortest non-zero duration: a microsecond when the unit is seconds. The views resolve
+#: time to 1e-9 of max(1, makespan) (event stepping, narration, the clock), so a shorter
+#: stage could not be stepped to or told apart from its neighbours.
+MIN_DURATION = 1e-6
 #: The longest duration: about 32 years in seconds.
 MAX_DURATION = 1e9
 #: How the limits read in messages.
-DURATION_LIMITS = "0 or between 1e-9 and 1e9"
+DURATION_LIMITS = "0 or between 1e-6 and 1e9"
 #: At most this many characters of a bad value are quoted in a message.
 _SHOWN = 60
 
