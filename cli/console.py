@@ -92,14 +92,17 @@ class Progress:
     def __init__(
         self,
         stream: TextIO | None = None,
-        delay: float = DELAY,
-        interval: float = INTERVAL,
+        delay: float | None = None,
+        interval: float | None = None,
         clock: Callable[[], float] = time.monotonic,
+        streaming_to_stdout: bool = False,
     ) -> None:
         self._stream = stream if stream is not None else sys.stderr
-        isatty = getattr(self._stream, "isatty", None)
-        self.enabled = bool(isatty is not None and isatty())
-        self._delay, self._interval, self._clock = delay, interval, clock
+        # Output streamed to a terminal shares the screen: a progress line would cut into it.
+        self.enabled = _isatty(self._stream) and not (streaming_to_stdout and _isatty(sys.stdout))
+        self._delay = DELAY if delay is None else delay
+        self._interval = INTERVAL if interval is None else interval
+        self._clock = clock
         self._started = clock()
         self._text = ""
         self._done = 0
@@ -168,6 +171,14 @@ class Progress:
             except (OSError, ValueError):
                 pass
             self._shown = 0
+
+
+def _isatty(stream: Any) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty is not None and isatty())
+    except (OSError, ValueError):
+        return False
 
 
 def counting_lines(write: Callable[[str], Any], progress: Progress) -> Callable[[str], Any]:

@@ -72,13 +72,15 @@ def check_simulation(scenario: Scenario, policies: int, output: str) -> Estimate
         (MEMORY_LIMIT - BASE_BYTES) / max(per_op.bytes - BASE_BYTES, 1.0),
         TIME_LIMIT / max(per_op.seconds, 1e-12),
     )
-    fits_text = f"{_round_down(fits):,}"
+    others = [
+        "one policy" if policies > 1 else "",
+        "one worker per unit" if scenario.workers != (1, 1, 1) else "",
+    ]
+    alternative = " or ".join(o for o in others if o)
     raise PipeLabError(
-        f"{scenario.n_ops:,} ops would take {estimate.text()} "
-        f"(limits: {TIME_LIMIT / 60:.0f} min, {MEMORY_LIMIT / 2**30:.0f} GB); "
-        f"use at most about {fits_text} ops here"
-        + (", one policy" if policies > 1 else "")
-        + (" or one worker per unit" if scenario.workers != (1, 1, 1) else "")
+        f"{scenario.n_ops:,} ops would take {estimate.text()}, more than the limits "
+        f"({TIME_LIMIT / 60:.0f} min, {MEMORY_LIMIT / 2**30:.0f} GB): use at most about "
+        f"{_round_down(fits):,} ops" + (f" (or {alternative})" if alternative else "")
     )
 
 
@@ -97,6 +99,8 @@ def _round_down(value: float) -> int:
 def _duration(seconds: float) -> str:
     if seconds < 90:
         return f"{seconds:.0f} s"
+    if seconds < 600:
+        return f"{seconds / 60:.1f} min"
     if seconds < 5400:
         return f"{seconds / 60:.0f} min"
     return f"{seconds / 3600:.1f} h"

@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from engine.atomic import name_max, resolve_target
+from engine.atomic import DEFAULT_NAME_MAX, name_max, resolve_target
 from engine.errors import PipeLabError
 
 
@@ -37,29 +37,52 @@ def check_output_path(path: str, suffixes: Iterable[str] | None = None) -> Path:
     if path.endswith(separators):
         raise PipeLabError(f"{path}: ends with a slash, so it names a folder; give a file name")
     target = Path(path)
-    if target.is_dir():
-        raise PipeLabError(f"{path}: is a folder; give a file name")
     if target.name in ("", ".", ".."):
         raise PipeLabError(f"{path}: names a folder; give a file name")
-    if suffixes is not None:
-        allowed = tuple(suffixes)
-        suffix = target.suffix.lower()
-        if suffix not in allowed:
-            raise PipeLabError(
-                f"{path}: unknown format {suffix or '(no suffix)'!r} "
-                f"(use one of {', '.join(allowed)})"
-            )
-    real = resolve_target(target)
-    folder = real.parent if str(real.parent) else Path(".")
-    if not folder.is_dir():
-        where = "the folder it names" if real == target else "the folder its link points to"
-        if folder.exists():
-            raise PipeLabError(f"{path}: {folder} is not a folder ({where})")
-        raise PipeLabError(f"{path}: folder {folder} does not exist")
-    limit = name_max(folder)
-    length = len(real.name.encode("utf-8", "surrogateescape"))
+    _check_name_length(path, target)
+    try:
+        if target.is_dir():
+            raise PipeLabError(f"{path}: is a folder; give a file name")
+        if suffixes is not None:
+            _check_suffix(path, target, tuple(suffixes))
+        real = resolve_target(target)
+        folder = real.parent if str(real.parent) else Path(".")
+        if not folder.is_dir():
+            where = "the folder it names" if real == target else "the folder its link points to"
+            if folder.exists():
+                raise PipeLabError(f"{path}: {folder} is not a folder ({where})")
+            raise PipeLabError(f"{path}: folder {folder} does not exist")
+        _check_name_length(path, real)
+    except OSError as error:  # a path too long for the system, a loop of links, …
+        raise PipeLabError(f"{_short(path)}: cannot write there: {error.strerror}") from None
+    return target
+
+
+def _check_suffix(path: str, target: Path, allowed: tuple[str, ...]) -> None:
+    suffix = target.suffix.lower()
+    if suffix not in allowed:
+        raise PipeLabError(
+            f"{path}: unknown export format {suffix or '(no suffix)'!r} "
+            f"(use one of {', '.join(allowed)})"
+        )
+
+
+def _check_name_length(path: str, target: Path) -> None:
+    """The file name (the last part) must fit the file system's limit, checked before any
+    stat() (which would fail with "File name too long")."""
+    folder = target.parent if str(target.parent) else Path(".")
+    try:
+        limit = name_max(folder) if folder.is_dir() else DEFAULT_NAME_MAX
+    except OSError:
+        limit = DEFAULT_NAME_MAX
+    length = len(target.name.encode("utf-8", "surrogateescape"))
     if length > limit:
         raise PipeLabError(
-            f"{path}: the file name is {length} bytes, longer than the file system allows ({limit})"
+            f"{_short(path)}: the file name is {length} bytes, longer than the file system "
+            f"allows ({limit})"
         )
-    return target
+
+
+def _short(path: str) -> str:
+    """A path cut to a readable length for a message."""
+    return path if len(path) <= 100 else path[:48] + "…" + path[-48:]

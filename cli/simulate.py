@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     policy = args.policy or scenario.policy
     policies = ["sequential", "pipelined"] if policy == "both" else [policy]
     check_simulation(scenario, len(policies), args.format)
-    with Progress() as progress:
+    with Progress(streaming_to_stdout=out is None and args.format != "table") as progress:
         schedules = {}
         for p in policies:
             progress.phase(f"simulating {scenario.n_ops:,} ops, {p}")

@@ -214,7 +214,7 @@ def run(args: argparse.Namespace) -> int:
     config = WarpConfig(
         warps=args.warps, compute=args.compute, latency=args.latency, cycles=args.cycles
     )
-    with Progress() as progress:
+    with Progress(streaming_to_stdout=out is None and args.format == "json") as progress:
         progress.phase(f"simulating {config.warps:,} warps for {config.cycles:,} cycles")
         summary = summarize(config)
         if args.format == "json":

@@ -40,8 +40,11 @@ def resolve_target(path: str | Path) -> Path:
     """The file a write to ``path`` should replace: ``path`` itself, or where its symlinks
     (even a dangling one) lead, so that the link survives the write."""
     target = Path(path)
-    if target.is_symlink():
-        return Path(os.path.realpath(target))
+    try:
+        if target.is_symlink():
+            return Path(os.path.realpath(target))
+    except OSError:  # a name too long to look at: the write will say so
+        pass
     return target
 
 
@@ -116,7 +119,11 @@ def write_atomic(path: str | Path, data: bytes | Callable[[BinaryIO], None]) -> 
         _write_stream(shown, target, data)
         return
     folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
+    try:
+        folder_exists = folder.is_dir()
+    except OSError as error:
+        raise PipeLabError(f"{shown}: cannot write here: {error.strerror}") from None
+    if not folder_exists:
         raise PipeLabError(f"{shown}: folder {folder} does not exist")
     permissions = stat.S_IMODE(mode) if mode is not None else 0o644
     temp_name: str | None = None
