@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from types import ModuleType
 from typing import Any, NoReturn
 
@@ -95,14 +96,14 @@ def columns(text: str) -> int:
     return value
 
 
-def emit(text: str, out: str | None) -> None:
+def emit(text: str, out: str | Path | None) -> None:
     """Print ``text``, or write it to ``out`` atomically (never a half-written file)."""
     emit_stream(lambda write: write(text + "\n"), out)
 
 
-def emit_stream(produce: Callable[[Callable[[str], Any]], None], out: str | None) -> None:
+def emit_stream(produce: Callable[[Callable[[str], Any]], None], out: str | Path | None) -> None:
     """Hand ``produce`` a ``write`` for standard output, or for ``out`` (atomically)."""
-    if out:
+    if out is not None:
         write_text_atomic(out, produce)
     else:
         produce(sys.stdout.write)

@@ -23,7 +23,7 @@ def seconds(value: float, unit: str = "s") -> str:
     return f"{clean:.6g} {unit}"
 
 
-def _row_cells(schedule: Schedule, row: int, width: int, span: float) -> str:
+def _row_cells(schedule: Schedule, row: int, width: int, makespan: float) -> str:
     """One row of the text Gantt: each task's cells carry its op number where the task has
     them to itself ("[ 12 ]", or "3=" when tight), "█" where ops share cells or a label
     would not fit unambiguously, and IDLE elsewhere. Vectorized: 10^6 tasks stay quick."""
@@ -34,8 +34,8 @@ def _row_cells(schedule: Schedule, row: int, width: int, span: float) -> str:
     tasks, start, end = tasks[real], start[real], end[real]
     # Fractions of the span first: start * (width / span) overflows when the span is tiny.
     with np.errstate(all="ignore"):
-        lo_cell = np.rint(np.nan_to_num(start / span) * width) if span > 0 else 0 * start
-        hi_cell = np.rint(np.nan_to_num(end / span) * width) if span > 0 else 0 * end
+        lo_cell = np.rint(np.nan_to_num(start / makespan) * width) if makespan > 0 else 0 * start
+        hi_cell = np.rint(np.nan_to_num(end / makespan) * width) if makespan > 0 else 0 * end
     lo = np.clip(lo_cell, 0, width - 1).astype(np.int64)
     hi = np.maximum(lo + 1, np.clip(hi_cell, 0, width)).astype(np.int64)
     change = np.zeros(width + 1, dtype=np.int64)

@@ -146,6 +146,9 @@ def test_the_form_shows_the_limit(window, qtbot) -> None:
     assert not window.edit("compute", 1e-9)
     assert "1e-6" in window.scenario_panel.message.text()
     assert window.edit("read", 2.0) and not window.scenario_panel.message.isVisible()
+    # The form holds every value the policy accepts (its range once stopped at 1e6).
+    assert window.apply_scenario(EXTREMES["longest"])
+    assert window.scenario_panel.durations["read"].value() == MAX_DURATION
 
 
 def test_presets_load_in_the_clock(window, qtbot) -> None:
