@@ -100,3 +100,23 @@ def test_the_largest_accepted_runs_are_within_the_limits() -> None:
     largest = SimpleNamespace(n_ops=MAX_OPS, workers=(1, 1, 1))  # its size is all that counts
     estimate = check_simulation(largest, 1, "table")  # type: ignore[arg-type]
     assert estimate.bytes <= MEMORY_LIMIT and estimate.seconds <= TIME_LIMIT
+
+
+@pytest.mark.parametrize(
+    ("starts", "ends"),
+    [
+        ([[0, 1e-320, 2e-320]], [[1e-320, 2e-320, 3e-320]]),  # subnormal: an IndexError once
+        ([[0, 1e300, 2e300]], [[1e300, 2e300, 1.7e308]]),
+        ([[0, 1e-6, 2e-6], [1e-6, 1e9, 2e9]], [[1e-6, 1e9, 2e9], [1e9, 2e9, 3e9]]),
+        ([[0, 0, 0]], [[0, 0, 0]]),
+    ],
+)
+def test_the_text_gantt_draws_any_finite_schedule(starts, ends) -> None:
+    """Measured runs are not checked against the policy: the drawing must cope anyway."""
+    from cli.table import text_gantt
+    from engine.schedule import Schedule
+
+    schedule = Schedule.from_stage_matrices(starts, ends, workers=(1, 1, 1))
+    lines = text_gantt(schedule, 60).splitlines()
+    assert len(lines) == 4
+    assert all(len(line) == len(lines[1]) for line in lines[1:])
