@@ -13,7 +13,9 @@ import os
 import sys
 from pathlib import Path
 
+from cli.limits import check_simulation
 from cli.parser import HelpFormatter
+from cli.paths import check_output_path
 from cli.scenario_args import add_scenario_arguments, scenario_from_args
 from engine.errors import PipeLabError
 from engine.scheduler import simulate
@@ -65,6 +67,7 @@ def check_suffix(path: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_output_path(args.out, SUFFIXES)
     suffix = check_suffix(args.out)
     if not math.isfinite(args.time):
         raise PipeLabError(f"--time must be a finite number, not {args.time}")
@@ -73,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
         raise PipeLabError(f"{args.out}: folder {folder} does not exist")
     scenario = scenario_from_args(args)
     policies = ["sequential", "pipelined"] if args.policy == "both" else [args.policy]
+    check_simulation(scenario, len(policies), "trace-export" if suffix == ".json" else "image")
     schedules = [simulate(scenario, p) for p in policies]
     if suffix == ".json":
         from engine.atomic import write_atomic

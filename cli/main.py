@@ -14,8 +14,10 @@ it too. Any bad argument or file: one line on stderr naming the problem, exit st
 from __future__ import annotations
 
 import sys
+import warnings
 
 from cli import bench, export, simulate, warps
+from cli.console import use_ascii_fallback
 from cli.parser import build_parser
 from engine.errors import PipeLabError
 
@@ -24,6 +26,8 @@ COMMANDS = {"simulate": simulate, "export": export, "bench": bench, "warps": war
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    use_ascii_fallback(sys.stdout)  # a cp1252 console gets # for █, not a crash
+    use_ascii_fallback(sys.stderr)
     try:
         parser = build_parser(COMMANDS)
         args = parser.parse_args(argv)
@@ -31,7 +35,14 @@ def main(argv: list[str] | None = None) -> int:
             from gui.app import run_app  # imported only here: the CLI stays Qt-free
 
             return run_app(scenario_path=args.scenario, preset=args.preset)
-        return int(COMMANDS[args.command].run(args))
+        with warnings.catch_warnings():
+            # Inputs are checked so that no arithmetic overflows; should one slip through,
+            # the user gets a line, not numpy's three-line RuntimeWarning.
+            warnings.simplefilter("error", RuntimeWarning)
+            return int(COMMANDS[args.command].run(args))
+    except RuntimeWarning as warning:
+        print(f"pipelab: a number went out of range ({warning})", file=sys.stderr)
+        return 2
     except PipeLabError as error:
         print(f"pipelab: {error}", file=sys.stderr)
         return 2

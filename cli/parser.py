@@ -5,12 +5,20 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from types import ModuleType
 from typing import Any, NoReturn
 
+from cli.paths import nonempty
 from engine.atomic import write_text_atomic
 from engine.errors import PipeLabError
 from engine.resources import version
+
+#: Where every help text sends people for what the numbers mean.
+MODEL_DOC = (
+    "What ops, stages, units, workers and buffer slots are, how they are scheduled and "
+    "what the limits are: docs/model.md."
+)
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -24,7 +32,12 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
 
 class Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors raise PipeLabError (one line, exit 2 in main)."""
+    """An ArgumentParser whose errors raise PipeLabError (one line, exit 2 in main); every
+    command's help ends by pointing to docs/model.md."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("epilog", MODEL_DOC)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         # main() prefixes "pipelab: "; a subcommand adds its own name ("simulate: …").
@@ -45,8 +58,14 @@ def build_parser(commands: dict[str, ModuleType]) -> Parser:
         version=f"pipelab {version()}",
         help="print PipeLab's version and exit",
     )
-    parser.add_argument("--preset", default=None, help="open the app on this preset")
-    parser.add_argument("--scenario", default=None, help="open the app on this scenario file")
+    parser.add_argument("--preset", type=nonempty, default=None, help="open the app on this preset")
+    parser.add_argument(
+        "--scenario",
+        type=nonempty,
+        default=None,
+        metavar="FILE",
+        help="open the app on this scenario file",
+    )
     subparsers = parser.add_subparsers(dest="command", title="commands", parser_class=Parser)
     for module in commands.values():
         module.add_parser(subparsers)
@@ -57,6 +76,7 @@ def add_output_arguments(parser: argparse.ArgumentParser, drawing: str) -> None:
     """``--out FILE`` and ``--width COLUMNS`` for commands that print text."""
     parser.add_argument(
         "--out",
+        type=nonempty,
         default=None,
         metavar="FILE",
         help="write to FILE (atomically) instead of standard output",
@@ -85,14 +105,14 @@ def columns(text: str) -> int:
     return value
 
 
-def emit(text: str, out: str | None) -> None:
+def emit(text: str, out: str | Path | None) -> None:
     """Print ``text``, or write it to ``out`` atomically (never a half-written file)."""
     emit_stream(lambda write: write(text + "\n"), out)
 
 
-def emit_stream(produce: Callable[[Callable[[str], Any]], None], out: str | None) -> None:
+def emit_stream(produce: Callable[[Callable[[str], Any]], None], out: str | Path | None) -> None:
     """Hand ``produce`` a ``write`` for standard output, or for ``out`` (atomically)."""
-    if out:
+    if out is not None:
         write_text_atomic(out, produce)
     else:
         produce(sys.stdout.write)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from cli.paths import nonempty
 from engine.errors import PipeLabError
 from engine.scenario import Scenario, load_preset, preset_names
 
@@ -13,14 +14,16 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
     source = group.add_mutually_exclusive_group()
     source.add_argument(
         "--preset",
+        type=nonempty,
         default=None,
         help=f"a shipped preset: {', '.join(preset_names())} (default: book)",
     )
     source.add_argument(
         "--scenario",
+        type=nonempty,
         default=None,
         metavar="FILE",
-        help="a scenario TOML file (format in ARCHITECTURE.md)",
+        help="a scenario TOML file (format and limits: docs/model.md)",
     )
     group.add_argument(
         "--ops", type=int, default=None, metavar="N", help="number of ops (default: the scenario's)"
@@ -31,7 +34,7 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
             type=float,
             default=None,
             metavar="T",
-            help=f"{stage} time of every op, seconds (default: the scenario's)",
+            help=f"{stage} time of every op: 0 or 1e-6 to 1e9 seconds (default: the scenario's)",
         )
     group.add_argument(
         "--buffers",
@@ -56,7 +59,7 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
     if args.scenario is not None:
         scenario = Scenario.load(args.scenario)
     else:
-        scenario = load_preset(args.preset or "book")
+        scenario = load_preset("book" if args.preset is None else args.preset)
     workers = tuple(
         given if given is not None else current
         for given, current in zip(

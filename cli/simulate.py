@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import shutil
 
+from cli.console import Progress, counting_lines
+from cli.limits import check_simulation
 from cli.parser import HelpFormatter, add_output_arguments, emit, emit_stream
+from cli.paths import check_output_path
 from cli.scenario_args import add_scenario_arguments, scenario_from_args
 from cli.table import describe, policy_block, seconds
 from engine.metrics import speedup
@@ -40,15 +43,28 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
+    out = check_output_path(args.out) if args.out is not None else None
     scenario = scenario_from_args(args)
     policy = args.policy or scenario.policy
     policies = ["sequential", "pipelined"] if policy == "both" else [policy]
-    schedules = {p: simulate(scenario, p) for p in policies}
+    check_simulation(scenario, len(policies), args.format)
+    with Progress(streaming_to_stdout=out is None and args.format != "table") as progress:
+        schedules = {}
+        for p in policies:
+            progress.phase(f"simulating {scenario.n_ops:,} ops, {p}")
+            schedules[p] = simulate(scenario, p)
 
-    if args.format != "table":  # JSON and traces stream: 10^6 ops would not fit in memory
-        emit_stream(lambda write: _write_machine_format(write, args.format, schedules), args.out)
-        return 0
-    else:
+        if args.format != "table":  # JSON and traces stream: 10^6 ops would not fit in memory
+            tasks = sum(len(s) for s in schedules.values())
+            progress.phase(f"writing {tasks:,} tasks", tasks)
+            emit_stream(
+                lambda write: _write_machine_format(
+                    counting_lines(write, progress), args.format, schedules
+                ),
+                out,
+            )
+            return 0
+        progress.phase("drawing the timeline")
         width = args.width or shutil.get_terminal_size((100, 24)).columns
         blocks = [describe(scenario)]
         blocks += [policy_block(s, scenario, width) for s in schedules.values()]
@@ -59,8 +75,7 @@ def run(args: argparse.Namespace) -> int:
                 f"{seconds(seq.makespan)} → pipelined {seconds(pipe.makespan)})"
             )
         text = "\n\n".join(blocks)
-
-    emit(text, args.out)
+    emit(text, out)
     return 0
 
 

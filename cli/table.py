@@ -21,7 +21,7 @@ def seconds(value: float, unit: str = "s") -> str:
     return time_text(value, unit)
 
 
-def _row_cells(schedule: Schedule, row: int, width: int, scale: float) -> str:
+def _row_cells(schedule: Schedule, row: int, width: int, makespan: float) -> str:
     """One row of the text Gantt: each task's cells carry its op number where the task has
     them to itself ("[ 12 ]", or "3=" when tight), "█" where ops share cells or a label
     would not fit unambiguously, and IDLE elsewhere. Vectorized: 10^6 tasks stay quick."""
@@ -30,8 +30,12 @@ def _row_cells(schedule: Schedule, row: int, width: int, scale: float) -> str:
     start, end = schedule.start[tasks], schedule.end[tasks]
     real = end > start
     tasks, start, end = tasks[real], start[real], end[real]
-    lo = np.minimum(width - 1, np.rint(start * scale)).astype(np.int64)
-    hi = np.maximum(lo + 1, np.minimum(width, np.rint(end * scale))).astype(np.int64)
+    # Fractions of the span first: start * (width / span) overflows when the span is tiny.
+    with np.errstate(all="ignore"):
+        lo_cell = np.rint(np.nan_to_num(start / makespan) * width) if makespan > 0 else 0 * start
+        hi_cell = np.rint(np.nan_to_num(end / makespan) * width) if makespan > 0 else 0 * end
+    lo = np.clip(lo_cell, 0, width - 1).astype(np.int64)
+    hi = np.maximum(lo + 1, np.clip(hi_cell, 0, width)).astype(np.int64)
     change = np.zeros(width + 1, dtype=np.int64)
     np.add.at(change, lo, 1)
     np.add.at(change, hi, -1)
@@ -56,12 +60,11 @@ def text_gantt(schedule: Schedule, width: int = 80) -> str:
     margin = max(len(label) for label in labels) + 2
     cells = max(10, width - margin)
     span = schedule.makespan
-    scale = cells / span if span > 0 else 0.0
     end_label = seconds(span, schedule.time_unit)
     axis = "0".ljust(cells - len(end_label)) + end_label
     lines = [" " * margin + axis]
     lines += [
-        label.ljust(margin) + _row_cells(schedule, row, cells, scale)
+        label.ljust(margin) + _row_cells(schedule, row, cells, span)
         for row, label in enumerate(labels)
     ]
     return "\n".join(lines)

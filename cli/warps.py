@@ -4,25 +4,27 @@ timeline and the issue unit's utilization next to the model's min(1, W·C / (C +
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import shutil
 from typing import Any
 
 import numpy as np
 
-from cli.parser import HelpFormatter, add_output_arguments, emit
+from cli.console import Progress, counting_lines
+from cli.parser import HelpFormatter, add_output_arguments, emit, emit_stream
+from cli.paths import check_output_path
+from engine.warp_stream import WarpSummary, Write, burst_chunks, summarize, write_warp_tasks
 from engine.warps import (
     COMPUTE,
-    ISSUE_UNIT,
     MAX_BURSTS,
     MAX_CYCLES,
     MAX_WARPS,
     MEMORY,
+    UNIT_NAMES,
     WarpConfig,
     WarpRun,
-    simulate_warps,
 )
-from engine.writers import schedule_to_dict
 
 #: Above this many warps the text Gantt and the per-warp stall list are summarized.
 _GANTT_WARPS = 32
@@ -86,23 +88,48 @@ def _number(value: float | None) -> float | int | None:
     return int(rounded) if rounded.is_integer() else rounded
 
 
+def _fields(values: dict[str, Any], indent: str) -> str:
+    return ",\n".join(f"{indent}{json.dumps(k)}: {json.dumps(v)}" for k, v in values.items())
+
+
+def write_run_json(write: Write, summary: WarpSummary, progress: Progress | None = None) -> None:
+    """The contract's JSON object for the run (tasks one per line) plus the model's
+    numbers, streamed: the tasks are written a chunk at a time, never all in memory."""
+    config = summary.config
+    head = {
+        "policy": "oldest ready first",
+        "source": "simulated",
+        "time_unit": "cycles",
+        "makespan": _number(summary.makespan),
+        "ops": config.warps,
+        "buffers": 0,
+        "workers": {UNIT_NAMES[0]: config.warps, UNIT_NAMES[1]: 1},
+    }
+    tail = {
+        "utilization": {k: _number(v) for k, v in summary.utilization_by_unit().items()},
+        "warps": config.warps,
+        "compute": config.compute,
+        "latency": config.latency,
+        "cycles": config.cycles,
+        "issue_utilization": _number(summary.utilization),
+        "steady_state_utilization": _number(summary.steady_state_utilization),
+        "analytic_utilization": _number(config.analytic_utilization),
+        "knee_warps": _number(config.knee),
+        "stall_cycles": [_number(v) for v in summary.stall_cycles.tolist()],
+    }
+    write("{\n" + _fields(head, " ") + ',\n "tasks": [')
+    if progress is not None:
+        progress.phase(f"writing {summary.tasks:,} tasks", summary.tasks)
+        write = counting_lines(write, progress)
+    write_warp_tasks(write, config, "  ")
+    write("\n ],\n" + _fields(tail, " ") + "\n}\n")
+
+
 def run_to_dict(run: WarpRun) -> dict[str, Any]:
-    """The contract's JSON object for the run's Schedule, plus the model's numbers."""
-    config = run.config
-    data = schedule_to_dict(run.schedule)
-    data.update(
-        {
-            "warps": config.warps,
-            "compute": config.compute,
-            "latency": config.latency,
-            "cycles": config.cycles,
-            "issue_utilization": _number(run.utilization),
-            "steady_state_utilization": _number(run.steady_state_utilization),
-            "analytic_utilization": _number(config.analytic_utilization),
-            "knee_warps": _number(config.knee),
-            "stall_cycles": [_number(v) for v in run.stall_cycles.tolist()],
-        }
-    )
+    """The JSON object as a dict, from a simulated `WarpRun` (for callers with one)."""
+    buffer = io.StringIO()
+    write_run_json(buffer.write, summarize(run.config))
+    data: dict[str, Any] = json.loads(buffer.getvalue())
     return data
 
 
@@ -111,27 +138,34 @@ _READY = "·"
 _WARP_NAMES = "123456789ABCDEFGHIJKLMNOPQRSTUVW"
 
 
-def text_lanes(run: WarpRun, width: int) -> str:
+def text_lanes(config: WarpConfig, width: int) -> str:
     """One text lane per warp (█ computing, ░ waiting for memory, · ready but not picked)
-    and the issue unit's lane (which warp holds it; blank when it idles)."""
-    schedule = run.schedule
-    warps = run.config.warps
+    and the issue unit's lane (which warp holds it; blank when it idles). Drawn from the
+    run's bursts a chunk at a time: loads first, then bursts, so a burst shorter than a
+    cell still shows."""
+    warps = config.warps
     labels = [f"warp {k + 1}" for k in range(warps)] + ["issue unit"]
     margin = max(len(label) for label in labels) + 2
     cells = max(10, width - margin)
-    scale = cells / run.config.cycles
+    scale = cells / config.cycles
     lanes = np.full((warps + 1, cells), _READY, dtype="<U1")
     lanes[warps] = " "
-    lo = np.minimum(cells - 1, np.floor(schedule.start * scale).astype(np.int64))
-    hi = np.maximum(lo + 1, np.ceil(schedule.end * scale).astype(np.int64))
-    # Loads first, then bursts, so a burst shorter than a cell still shows.
-    for task in np.argsort(schedule.stage == COMPUTE, kind="stable").tolist():
-        if schedule.unit[task] == ISSUE_UNIT:
-            lanes[warps, lo[task] : hi[task]] = _WARP_NAMES[int(schedule.op[task]) % 32]
-        else:
-            row = int(schedule.worker[task])
-            lanes[row, lo[task] : hi[task]] = _MARKS[int(schedule.stage[task])]
-    end = f"{run.config.cycles:,} cycles"
+
+    def span(start: np.ndarray, end: np.ndarray) -> tuple[list[int], list[int]]:
+        lo = np.minimum(cells - 1, np.floor(start * scale).astype(np.int64))
+        hi = np.maximum(lo + 1, np.ceil(end * scale).astype(np.int64))
+        return lo.tolist(), hi.tolist()
+
+    for part in burst_chunks(config):
+        for warp, a, b in zip(
+            part.load_warp.tolist(), *span(part.load_start, part.load_end), strict=True
+        ):
+            lanes[warp, a:b] = _MARKS[MEMORY]
+    for part in burst_chunks(config):
+        for warp, a, b in zip(part.warp.tolist(), *span(part.start, part.end), strict=True):
+            lanes[warp, a:b] = _MARKS[COMPUTE]
+            lanes[warps, a:b] = _WARP_NAMES[warp % 32]
+    end = f"{config.cycles:,} cycles"
     lines = [" " * margin + "0".ljust(cells - len(end)) + end]
     lines += [
         label.ljust(margin) + "".join(lane) for label, lane in zip(labels, lanes, strict=True)
@@ -144,27 +178,27 @@ def _percent(value: float | None) -> str:
     return "n/a (the run ends within the warm-up)" if value is None else f"{value:.1%}"
 
 
-def run_to_table(run: WarpRun, width: int) -> str:
-    config = run.config
+def run_to_table(summary: WarpSummary, width: int) -> str:
+    config = summary.config
     lines = [
         f"One SM, {_plural(config.warps, 'warp')}: {_plural(config.compute, 'cycle')} of "
         f"compute per burst, memory latency {_plural(config.latency, 'cycle')}, "
         f"{_plural(config.cycles, 'cycle')} simulated",
     ]
     if config.warps <= _GANTT_WARPS:
-        lines.append(text_lanes(run, width))
+        lines.append(text_lanes(config, width))
     else:
         lines.append(f"(timeline not drawn for more than {_GANTT_WARPS} warps)")
     knee = config.knee
     side = "at or above" if config.warps >= knee else "below"
     lines += [
-        f"issue unit   {_percent(run.utilization)} busy over the run, "
-        f"{_percent(run.steady_state_utilization)} in steady state",
+        f"issue unit   {_percent(summary.utilization)} busy over the run, "
+        f"{_percent(summary.steady_state_utilization)} in steady state",
         f"model        min(1, W·C / (C + L)) = {config.analytic_utilization:.1%}",
         f"knee         W = (C + L) / C = {knee:.4g} warps hide the latency; "
         f"{config.warps} is {side} the knee",
     ]
-    stalls = run.stall_cycles
+    stalls = summary.stall_cycles
     if config.warps <= _LISTED_WARPS:
         listed = ", ".join(f"{k + 1}: {v:g}" for k, v in enumerate(stalls.tolist()))
         lines.append(f"stalls       cycles ready but not picked, per warp: {listed}")
@@ -176,16 +210,20 @@ def run_to_table(run: WarpRun, width: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    out = check_output_path(args.out) if args.out is not None else None
     config = WarpConfig(
         warps=args.warps, compute=args.compute, latency=args.latency, cycles=args.cycles
     )
-    result = simulate_warps(config)
-    if args.format == "json":
-        text = json.dumps(run_to_dict(result), indent=1)
-    else:
+    with Progress(streaming_to_stdout=out is None and args.format == "json") as progress:
+        progress.phase(f"simulating {config.warps:,} warps for {config.cycles:,} cycles")
+        summary = summarize(config)
+        if args.format == "json":
+            emit_stream(lambda write: write_run_json(write, summary, progress), out)
+            return 0
         width = args.width or shutil.get_terminal_size((100, 24)).columns
-        text = run_to_table(result, width)
-    emit(text, args.out)
+        progress.phase("drawing the timeline")
+        text = run_to_table(summary, width)
+    emit(text, out)
     return 0
 
 

@@ -1,51 +1,170 @@
-"""Atomic file writes: the target appears complete or not at all."""
+"""Atomic file writes: the target appears complete or not at all.
+
+The bytes go to a temporary file beside the target, which replaces the target only once
+everything is written and flushed. Whatever stops the write — an error, Ctrl-C, SIGTERM —
+removes the temporary file and leaves an existing target as it was. A symlink is written
+through: the link stays and the file it points to gets the new content.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import io
 import os
+import signal
+import stat
 import tempfile
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import FrameType
 from typing import Any, BinaryIO
 
 from engine.errors import PipeLabError
+
+#: Longest file name most file systems take (bytes), when the folder does not say.
+DEFAULT_NAME_MAX = 255
+#: Characters of random name mkstemp adds, plus the dots and ".part" around them.
+_TEMP_EXTRA = len(".") + 8 + len("..part") + 4
+
+
+def name_max(folder: str | Path) -> int:
+    """The longest file name (in bytes) the file system of ``folder`` accepts."""
+    try:
+        return int(os.pathconf(folder, "PC_NAME_MAX"))
+    except (OSError, ValueError, AttributeError):
+        return DEFAULT_NAME_MAX
+
+
+def resolve_target(path: str | Path) -> Path:
+    """The file a write to ``path`` should replace: ``path`` itself, or where its symlinks
+    (even a dangling one) lead, so that the link survives the write."""
+    target = Path(path)
+    try:
+        if target.is_symlink():
+            return Path(os.path.realpath(target))
+    except OSError:  # a name too long to look at: the write will say so
+        pass
+    return target
+
+
+def temp_prefix(name: str, limit: int) -> str:
+    """A temporary name's prefix: ``.NAME.`` when that fits the file system's name limit
+    beside mkstemp's random part, else a short ``.pipelab.``."""
+    prefix = f".{name}."
+    if len(prefix.encode("utf-8", "surrogateescape")) + _TEMP_EXTRA <= limit:
+        return prefix
+    return ".pipelab."
+
+
+class Interrupted(BaseException):
+    """A signal that would have killed the process arrived during an atomic write. It
+    unwinds the write (removing the temporary file); then the signal is raised again, so
+    the process ends as that signal would have ended it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"stopped by signal {signum}")
+        self.signum = signum
+
+
+_FATAL = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, name)
+)
+
+
+@contextlib.contextmanager
+def _signals_undo_the_write() -> Iterator[None]:
+    """While a write is under way, a signal whose action is to kill the process (SIGTERM,
+    SIGHUP; SIGINT where Qt set it so) unwinds the write first, then kills it. Ctrl-C with
+    Python's own handler is a KeyboardInterrupt already. Only the main thread can handle
+    signals; elsewhere this does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        raise Interrupted(signum)
+
+    hooked = [s for s in _FATAL if signal.getsignal(s) == signal.SIG_DFL]
+    for signum in hooked:
+        signal.signal(signum, stop)
+    try:
+        yield
+    except Interrupted as interrupted:
+        for signum in hooked:
+            signal.signal(signum, signal.SIG_DFL)
+        hooked = []
+        signal.raise_signal(interrupted.signum)
+        raise  # only reached where the signal does not end the process
+    finally:
+        for signum in hooked:
+            signal.signal(signum, signal.SIG_DFL)
 
 
 def write_atomic(path: str | Path, data: bytes | Callable[[BinaryIO], None]) -> None:
     """Write ``data`` (bytes, or a function that writes to a binary file) to ``path``.
 
-    The bytes go to a temporary file beside the target, which replaces the target only once
-    everything is written and flushed; on any failure the temporary file is removed and an
-    existing target is left as it was. OS errors become a one-line `PipeLabError`.
+    OS errors become a one-line `PipeLabError`. A path that names a device or a pipe
+    (``/dev/null``, ``/dev/stdout``) is written directly: there is nothing to replace.
     """
-    target = Path(path)
+    shown = Path(path)
+    target = resolve_target(shown)
+    try:
+        mode = target.stat().st_mode
+    except OSError:
+        mode = None
+    if mode is not None and stat.S_ISDIR(mode):
+        raise PipeLabError(f"{shown}: is a folder, not a file")
+    if mode is not None and not stat.S_ISREG(mode):
+        _write_stream(shown, target, data)
+        return
     folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise PipeLabError(f"{target}: folder {folder} does not exist")
     try:
-        handle, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=folder)
+        folder_exists = folder.is_dir()
     except OSError as error:
-        raise PipeLabError(f"{target}: cannot write here: {error.strerror}") from None
+        raise PipeLabError(f"{shown}: cannot write here: {error.strerror}") from None
+    if not folder_exists:
+        raise PipeLabError(f"{shown}: folder {folder} does not exist")
+    permissions = stat.S_IMODE(mode) if mode is not None else 0o644
+    temp_name: str | None = None
+    with _signals_undo_the_write():
+        try:
+            handle, temp_name = tempfile.mkstemp(
+                prefix=temp_prefix(target.name, name_max(folder)), suffix=".part", dir=folder
+            )
+            with os.fdopen(handle, "wb") as stream:
+                if isinstance(data, bytes | bytearray):
+                    stream.write(data)
+                else:
+                    data(stream)
+                stream.flush()
+                os.fsync(stream.fileno())
+            os.chmod(temp_name, permissions)
+            os.replace(temp_name, target)
+        except OSError as error:
+            _remove(temp_name)
+            where = "cannot write here" if temp_name is None else "cannot write"
+            raise PipeLabError(f"{shown}: {where}: {error.strerror}") from None
+        except BaseException:
+            _remove(temp_name)
+            raise
+
+
+def _remove(name: str | None) -> None:
+    if name is not None:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+
+
+def _write_stream(shown: Path, target: Path, data: bytes | Callable[[BinaryIO], None]) -> None:
     try:
-        with os.fdopen(handle, "wb") as stream:
+        with open(target, "wb") as stream:
             if isinstance(data, bytes | bytearray):
                 stream.write(data)
             else:
                 data(stream)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temp_name, 0o644)
-        os.replace(temp_name, target)
     except OSError as error:
-        with contextlib.suppress(OSError):
-            os.unlink(temp_name)
-        raise PipeLabError(f"{target}: cannot write: {error.strerror}") from None
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp_name)
-        raise
+        raise PipeLabError(f"{shown}: cannot write: {error.strerror}") from None
 
 
 def write_text_atomic(path: str | Path, produce: Callable[[Callable[[str], Any]], None]) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+import difflib
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -15,7 +15,8 @@ import numpy.typing as npt
 from engine.errors import PipeLabError
 from engine.resources import resource
 from engine.schedule import STAGES, UNITS
-from engine.validation import duration, whole_number
+from engine.toml_lines import MAX_NESTING, deepest_nesting, key_lines, line_of
+from engine.validation import check_durations, duration, shown, whole_number
 
 #: The most ops a scenario may have: 10^7 ops are 3·10^7 tasks, about 1.4 GB of columns.
 MAX_OPS = 10_000_000
@@ -34,15 +35,13 @@ _DEFAULT_KEYS = {"count", *STAGES}
 
 
 def _durations(values: Any, what: str, n: int) -> npt.NDArray[np.float64]:
-    array = np.array(values, dtype=np.float64, copy=True).reshape(-1)
+    try:
+        array = np.array(values, dtype=np.float64, copy=True).reshape(-1)
+    except (TypeError, ValueError, OverflowError):
+        raise PipeLabError(f"{what} durations must be numbers, not {shown(values)}") from None
     if len(array) != n:
         raise PipeLabError(f"{what} durations need one value per op ({n}), got {len(array)}")
-    if not np.isfinite(array).all():
-        bad = int(np.flatnonzero(~np.isfinite(array))[0])
-        raise PipeLabError(f"{what} duration of op {bad + 1} must be a finite number")
-    if (array < 0).any():
-        bad = int(np.flatnonzero(array < 0)[0])
-        raise PipeLabError(f"{what} duration of op {bad + 1} must be 0 or more")
+    check_durations(array, what)
     array.flags.writeable = False
     return array
 
@@ -186,10 +185,20 @@ class Scenario:
     @classmethod
     def from_toml(cls, text: str, source: str = "scenario") -> Scenario:
         """Parse and validate a scenario file's text; errors name the key and its line."""
+        depth, line = deepest_nesting(text)
+        if depth > MAX_NESTING:
+            raise PipeLabError(
+                f"{source}, line {line}: arrays or tables nested more than {MAX_NESTING} "
+                "levels deep (a scenario file needs two)"
+            )
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
             raise PipeLabError(f"{source}: not valid TOML: {error}") from None
+        except ValueError:  # tomllib's int(): more than 4,300 digits
+            raise PipeLabError(f"{source}: not valid TOML: a number with too many digits") from None
+        except RecursionError:  # guarded above; kept so no traceback can ever escape
+            raise PipeLabError(f"{source}: not valid TOML: nested too deeply") from None
         return cls.from_dict(data, source=source, text=text)
 
     @classmethod
@@ -221,52 +230,61 @@ class Scenario:
     def from_dict(
         cls, data: Mapping[str, Any], source: str = "scenario", text: str = ""
     ) -> Scenario:
-        def where(key: str) -> str:
-            line = _line_of(text, key)
+        """Validate a parsed scenario file; ``text``, when given, is the TOML it came from
+        and lets errors name the line of the key they are about."""
+        lines = key_lines(text) if text else {}
+
+        def where(*path: str | int) -> str:
+            line = line_of(lines, path)
             return f"{source}, line {line}" if line else source
 
-        def check_keys(table: Mapping[str, Any], allowed: Iterable[str], context: str) -> None:
+        def check_keys(
+            table: Mapping[str, Any], allowed: Iterable[str], path: tuple[str | int, ...]
+        ) -> None:
             for key in table:
                 if key not in allowed:
-                    listed = ", ".join(sorted(allowed))
+                    context = _context(path)
+                    hint = _suggestion(str(key), allowed, path)
                     raise PipeLabError(
-                        f"{where(key)}: unknown key {key!r}{context} (expected one of: {listed})"
+                        f"{where(*path, key)}: unknown key {shown(key)}{context}{hint}"
                     )
 
-        def field(key: str, convert: Any) -> Any:
+        def field(path: tuple[str | int, ...], convert: Any) -> Any:
             try:
                 return convert()
             except PipeLabError as error:
-                raise PipeLabError(f"{where(key)}: {error}") from None
+                raise PipeLabError(f"{where(*path)}: {error}") from None
 
-        check_keys(data, _TOP_KEYS, "")
+        check_keys(data, _TOP_KEYS, ())
         workers_table = data.get("workers", {})
         if not isinstance(workers_table, Mapping):
             raise PipeLabError(f"{where('workers')}: [workers] must be a table")
-        check_keys(workers_table, UNITS, " in [workers]")
+        check_keys(workers_table, UNITS, ("workers",))
         workers = tuple(
             field(
-                u, lambda u=u: whole_number(workers_table.get(u, 1), f"{u} workers", 1, MAX_WORKERS)
+                ("workers", u),
+                lambda u=u: whole_number(workers_table.get(u, 1), f"{u} workers", 1, MAX_WORKERS),
             )
             for u in UNITS
         )
         common: dict[str, Any] = {
-            "name": field("name", lambda: _text(data.get("name", "Untitled"), "name")),
+            "name": field(("name",), lambda: _text(data.get("name", "Untitled"), "name")),
             "description": field(
-                "description", lambda: _text(data.get("description", ""), "description")
+                ("description",), lambda: _text(data.get("description", ""), "description")
             ),
-            "policy": field("policy", lambda: _policy(data.get("policy", "pipelined"))),
+            "policy": field(("policy",), lambda: _policy(data.get("policy", "pipelined"))),
             "buffers": field(
-                "buffers", lambda: whole_number(data.get("buffers", 0), "buffers", 0, MAX_OPS)
+                ("buffers",), lambda: whole_number(data.get("buffers", 0), "buffers", 0, MAX_OPS)
             ),
             "workers": workers,
         }
         defaults = data.get("defaults", {})
         if not isinstance(defaults, Mapping):
             raise PipeLabError(f"{where('defaults')}: [defaults] must be a table")
-        check_keys(defaults, _DEFAULT_KEYS, " in [defaults]")
+        check_keys(defaults, _DEFAULT_KEYS, ("defaults",))
         base = {
-            s: field(s, lambda s=s: duration(defaults.get(s, 1.0), f"{s} duration")) for s in STAGES
+            s: field(("defaults", s), lambda s=s: duration(defaults.get(s, 1.0), f"{s} duration"))
+            for s in STAGES
         }
         ops = data.get("ops")
         if ops is None and "defaults" not in data:
@@ -276,41 +294,63 @@ class Scenario:
             )
         if ops is None:
             count = field(
-                "count", lambda: whole_number(defaults.get("count", 3), "count", 1, MAX_OPS)
+                ("defaults", "count"),
+                lambda: whole_number(defaults.get("count", 3), "count", 1, MAX_OPS),
             )
             return cls.uniform_ops(count, **base, **common)
         if not isinstance(ops, Sequence) or isinstance(ops, str) or not ops:
             raise PipeLabError(f"{where('ops')}: [[ops]] must list at least one op")
         if "count" in defaults:
             raise PipeLabError(
-                f"{where('count')}: give either [defaults] count or a list of [[ops]], not both"
+                f"{where('defaults', 'count')}: give either [defaults] count or a list of "
+                "[[ops]], not both"
             )
-        whole_number(len(ops), "the number of ops", 1, MAX_OPS)
+        field(("ops",), lambda: whole_number(len(ops), "the number of ops", 1, MAX_OPS))
         columns: dict[str, list[float]] = {s: [] for s in STAGES}
         for index, op in enumerate(ops):  # typos first: they explain missing values
             if not isinstance(op, Mapping):
-                raise PipeLabError(f"{where('ops')}: op {index + 1} must be a table")
-            for key in op:
-                if key not in STAGES:
-                    raise PipeLabError(
-                        f"{source}, line {_line_of(text, key, nth_table=('ops', index)) or '?'}: "
-                        f"unknown key {key!r} in op {index + 1} (expected read, compute, write)"
-                    )
+                raise PipeLabError(f"{where('ops', index)}: op {index + 1} must be a table")
+            check_keys(op, STAGES, ("ops", index))
         for index, op in enumerate(ops):
             for s in STAGES:
                 if s in op:
-                    value = duration(op[s], f"op {index + 1} {s} duration")
+                    value = field(
+                        ("ops", index, s),
+                        lambda s=s, op=op, index=index: duration(
+                            op[s], f"op {index + 1} {s} duration"
+                        ),
+                    )
                 elif s in defaults:
                     value = base[s]  # the [defaults] table gives the stage for every op
                 else:
-                    line = _line_of(text, "ops", nth_table=("ops", index))
                     raise PipeLabError(
-                        f"{source}, line {line or '?'}: op {index + 1} has no {s} time "
+                        f"{where('ops', index)}: op {index + 1} has no {s} time "
                         f"(give it, or a {s} in [defaults])"
                     )
                 columns[s].append(value)
         r, c, w = (np.array(columns[s], dtype=np.float64) for s in STAGES)
         return cls(r, c, w, **common)
+
+
+def _suggestion(key: str, allowed: Iterable[str], path: tuple[str | int, ...]) -> str:
+    """ "; did you mean 'buffers'?", a hint that a key belongs at the top, or the list."""
+    close = difflib.get_close_matches(key, list(allowed), n=1, cutoff=0.6)
+    if close:
+        return f"; did you mean {close[0]!r}?"
+    if path:
+        top = difflib.get_close_matches(key, sorted(_TOP_KEYS), n=1, cutoff=0.75)
+        if top:
+            return f"; {top[0]!r} goes at the top of the file, above every [table]"
+    return f" (expected one of: {', '.join(sorted(allowed))})"
+
+
+def _context(path: tuple[str | int, ...]) -> str:
+    """Where an unknown key was found, in the file's own words."""
+    if not path:
+        return ""
+    if path[0] == "ops" and len(path) == 2 and isinstance(path[1], int):
+        return f" in op {path[1] + 1}"
+    return f" in [{'.'.join(str(p) for p in path)}]"
 
 
 def _text(value: Any, what: str) -> str:
@@ -325,34 +365,6 @@ def _policy(value: Any) -> str:
     return str(value)
 
 
-def _line_of(text: str, key: str, nth_table: tuple[str, int] | None = None) -> int | None:
-    """1-based line where ``key = …`` (or the table ``[key]``) appears in ``text``.
-
-    With ``nth_table=("ops", i)`` the search starts at the i-th ``[[ops]]`` header.
-    """
-    if not text:
-        return None
-    lines = text.splitlines()
-    first = 0
-    if nth_table is not None:
-        header = re.compile(rf"^\s*\[\[\s*{re.escape(nth_table[0])}\s*\]\]")
-        seen = -1
-        for number, line in enumerate(lines):
-            if header.match(line):
-                seen += 1
-                if seen == nth_table[1]:
-                    first = number
-                    break
-    pattern = re.compile(
-        rf"^\s*(?:{re.escape(key)}|\"{re.escape(key)}\"|'{re.escape(key)}')\s*=|"
-        rf"^\s*\[+\s*{re.escape(key)}\s*\]+|[{{,]\s*{re.escape(key)}\s*="
-    )
-    for number in range(first, len(lines)):
-        if pattern.search(lines[number]):
-            return number + 1
-    return None
-
-
 def preset_names() -> list[str]:
     """Names of the presets shipped in engine/presets (file stems), book example first."""
     names = sorted(p.stem for p in PRESETS_DIR.glob("*.toml"))
@@ -363,8 +375,11 @@ def preset_names() -> list[str]:
 
 
 def load_preset(name: str) -> Scenario:
+    """The shipped preset ``name`` (a file stem in assets/presets; nothing else)."""
     path = PRESETS_DIR / f"{name}.toml"
-    if not path.is_file():
+    if name not in preset_names():
         known = ", ".join(preset_names())
-        raise PipeLabError(f"unknown preset {name!r} (known: {known})")
+        close = difflib.get_close_matches(name, preset_names(), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise PipeLabError(f"unknown preset {shown(name)}{hint} (known: {known})")
     return Scenario.load(path)

@@ -27,7 +27,17 @@ IntArray = npt.NDArray[np.int64]
 
 
 def _frozen(values: Any, dtype: type) -> npt.NDArray[Any]:
-    array: npt.NDArray[Any] = np.array(values, dtype=dtype, copy=True).reshape(-1)
+    """A read-only 1-D copy of ``values``; an array that is one already (it owns its data
+    and nobody may write it: another Schedule's column) is shared, not copied."""
+    if (
+        isinstance(values, np.ndarray)
+        and values.dtype == dtype
+        and values.ndim == 1
+        and values.flags.owndata
+        and not values.flags.writeable
+    ):
+        return values
+    array: npt.NDArray[Any] = np.ravel(np.asarray(values, dtype=dtype)).copy()
     array.flags.writeable = False
     return array
 
@@ -189,7 +199,8 @@ class Schedule:
         return self.end - self.start
 
     def with_meta(self, **changes: Any) -> Schedule:
-        """A copy with other metadata (label, policy, source…); arrays are shared."""
+        """A copy with other metadata (label, policy, source…); the columns are shared,
+        not copied (they are read-only), so relabelling a 10^6-task run costs no memory."""
         return replace(self, **changes)
 
     # -- per-op view (pipelines where each op has one task per stage) -------------------

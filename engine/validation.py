@@ -1,5 +1,11 @@
 """Checks shared by every model's inputs: whole numbers in a range, durations in seconds.
-Each failure is a one-line `PipeLabError` naming the value and what it is."""
+Each failure is a one-line `PipeLabError` naming the value and what it is.
+
+The magnitude policy (docs/model.md, "Limits"): every duration is 0 or within
+[`MIN_DURATION`, `MAX_DURATION`] = [1e-6, 1e9] time units. With at most 10^7 ops of three
+stages that keeps every start, end and makespan finite (at most 3·10^16) and every view's
+arithmetic (scales, widths, fractions) away from overflow and subnormal numbers.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +13,43 @@ import math
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from engine.errors import PipeLabError
+
+#: The shortest non-zero duration: a microsecond when the unit is seconds. The views resolve
+#: time to 1e-9 of max(1, makespan) (event stepping, narration, the clock), so a shorter
+#: stage could not be stepped to or told apart from its neighbours.
+MIN_DURATION = 1e-6
+#: The longest duration: about 32 years in seconds.
+MAX_DURATION = 1e9
+#: How the limits read in messages.
+DURATION_LIMITS = "0 or between 1e-6 and 1e9"
+#: At most this many characters of a bad value are quoted in a message.
+_SHOWN = 60
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` cut to a readable length: messages stay one short line whatever the
+    input (a megabyte string, a deep list)."""
+    try:
+        text = repr(value)
+    except Exception:  # a repr that fails is no reason to lose the message
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
+
+
+def number_text(value: float) -> str:
+    """A number as people write it in a message: 2.5, -1, 1e-320, 3e9 (no "e+09"); the
+    exact value when six digits would misstate it and it is short (1e-320, not 9.99989e-321)."""
+    text = f"{value:.6g}"
+    exact = repr(float(value))
+    if (float(text) != value and len(exact) <= 17) or len(exact) < len(text):
+        text = exact
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa.removesuffix('.0')}e{int(exponent)}"
+    return text
 
 
 def whole_number(value: Any, what: str, low: int, high: int, unit: str = "") -> int:
@@ -18,20 +59,47 @@ def whole_number(value: Any, what: str, low: int, high: int, unit: str = "") -> 
             value = int(value)
         else:
             noun = f"a whole number of {unit}" if unit else "a whole number"
-            raise PipeLabError(f"{what} must be {noun}, not {value!r}")
+            raise PipeLabError(f"{what} must be {noun}, not {shown(value)}")
     number = int(value)
     if number < low or number > high:
-        raise PipeLabError(f"{what} must be between {low} and {high:,}, not {number:,}")
+        # 10^5000 has more digits than a line should hold: say "more" or "less" instead.
+        text = f"{number:,}" if abs(number) < 10**30 else ("more" if number > 0 else "less")
+        raise PipeLabError(f"{what} must be between {low} and {high:,}, not {text}")
     return number
 
 
 def duration(value: Any, what: str) -> float:
-    """``value`` as a finite, non-negative number of seconds."""
+    """``value`` as a duration within the magnitude policy (0 or in [MIN_DURATION,
+    MAX_DURATION]); ``what`` names the field in the message."""
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
-        raise PipeLabError(f"{what} must be a number of seconds, not {value!r}")
-    number = float(value)
+        raise PipeLabError(f"{what} must be a number of seconds, not {shown(value)}")
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond a float (10^400)
+        raise PipeLabError(f"{what} must be {DURATION_LIMITS}, not more") from None
     if math.isnan(number) or math.isinf(number):
         raise PipeLabError(f"{what} must be a finite number, not {number}")
     if number < 0:
-        raise PipeLabError(f"{what} must be 0 or more, not {number:g}")
+        raise PipeLabError(f"{what} must be 0 or more, not {number_text(number)}")
+    if number != 0 and not MIN_DURATION <= number <= MAX_DURATION:
+        raise PipeLabError(f"{what} must be {DURATION_LIMITS}, not {number_text(number)}")
     return number
+
+
+def check_durations(array: npt.NDArray[np.float64], what: str) -> None:
+    """`duration`'s policy for a whole column at once; ``what`` is e.g. "read" and the
+    message names the first bad op ("read duration of op 3 must be …")."""
+    finite = np.isfinite(array)
+    if not finite.all():
+        bad = int(np.flatnonzero(~finite)[0])
+        raise PipeLabError(f"{what} duration of op {bad + 1} must be a finite number")
+    if (array < 0).any():
+        bad = int(np.flatnonzero(array < 0)[0])
+        raise PipeLabError(f"{what} duration of op {bad + 1} must be 0 or more")
+    outside = (array != 0) & ((array < MIN_DURATION) | (array > MAX_DURATION))
+    if outside.any():
+        bad = int(np.flatnonzero(outside)[0])
+        raise PipeLabError(
+            f"{what} duration of op {bad + 1} must be {DURATION_LIMITS}, "
+            f"not {number_text(float(array[bad]))}"
+        )

@@ -8,9 +8,11 @@ No Qt here: the GUI renders these, tests check them without a display.
 
 from __future__ import annotations
 
+import functools
 import heapq
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -25,6 +27,29 @@ from engine.text import format_time as format_time
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+T = TypeVar("T")
+
+#: Attribute of a Schedule's ``__dict__`` that holds the per-Schedule view caches.
+_CACHE = "_view_cache"
+
+
+def cached_per_schedule(function: Callable[[Schedule], T]) -> Callable[[Schedule], T]:
+    """Cache ``function(schedule)`` on the Schedule itself (as `functools.cached_property`
+    does), so the value lives exactly as long as its Schedule: a module-level cache keyed
+    by Schedules would keep dead ones, and their arrays, alive."""
+    key = function.__qualname__
+
+    @functools.wraps(function)
+    def cached(schedule: Schedule) -> T:
+        cache: dict[str, T] = schedule.__dict__.setdefault(_CACHE, {})
+        try:
+            return cache[key]
+        except KeyError:
+            value = cache[key] = function(schedule)
+            return value
+
+    return cached
+
 
 # -- the timeline ---------------------------------------------------------------------------
 
@@ -109,7 +134,7 @@ def stage_units(schedule: Schedule) -> tuple[int, ...]:
     return tuple(units)
 
 
-@lru_cache(maxsize=16)
+@cached_per_schedule
 def op_transitions(schedule: Schedule) -> FloatArray:
     """Shape (n_ops, 2·stages): start and end of every stage of every op, interleaved.
 
@@ -162,7 +187,7 @@ def _motion_of_rows(times: FloatArray, time: float, travel: float) -> Motion:
     return Motion(place, next_place, fraction)
 
 
-@lru_cache(maxsize=16)
+@cached_per_schedule
 def typical_duration(schedule: Schedule) -> float:
     """Median positive task duration (1 for an empty schedule): sets the glide length."""
     durations = schedule.duration
@@ -170,7 +195,7 @@ def typical_duration(schedule: Schedule) -> float:
     return float(np.median(positive)) if len(positive) else 1.0
 
 
-@lru_cache(maxsize=16)
+@cached_per_schedule
 def slot_assignment(schedule: Schedule) -> IntArray:
     """Per op, the shared-memory slot it holds.
 
@@ -249,7 +274,7 @@ class _OpIndex:
     slot_bounds: IntArray  # slot s's ops are slot_order[slot_bounds[s]:slot_bounds[s + 1]]
 
 
-@lru_cache(maxsize=16)
+@cached_per_schedule
 def _op_index(schedule: Schedule) -> _OpIndex:
     times = op_transitions(schedule)
     earliest, latest = times.min(axis=1), times.max(axis=1)

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import ctypes
 import importlib
+import logging
 from dataclasses import dataclass
 from typing import Any
 
 from gpu.errors import GpuError
+
+_log = logging.getLogger(__name__)
 
 BACKENDS = ("auto", "cupy", "cpu")
 #: cp.async (experiment 2's pipelined kernels) needs compute capability 8.0 (Ampere).
@@ -67,6 +70,7 @@ def import_cupy() -> Any:
     except ImportError:
         raise GpuError(f"CuPy is not installed ({install_hint(driver_cuda_version())})") from None
     except Exception as error:  # a broken install: CUDA libraries that don't load, …
+        _log.warning("CuPy is installed but fails to load", exc_info=True)
         raise GpuError(f"CuPy is installed but fails to load: {_first_line(error)}") from None
 
 

@@ -6,6 +6,7 @@ timer and its wall-clock source are injected, so tests advance it without sleepi
 
 from __future__ import annotations
 
+import math
 import time as _time
 from collections.abc import Callable
 
@@ -62,15 +63,20 @@ class Clock(QObject):
         Keeps the current time, clamped to the new range.
         """
         times = np.asarray(events, dtype=np.float64).reshape(-1)
+        times = times[np.isfinite(times)]
         if not (len(times) and times[0] == 0.0 and (np.diff(times) > 0).all()):
             times = np.unique(np.concatenate([[0.0], times]))  # else: already as needed
         self._events = times
-        self._end = float(times[-1] if end is None else max(end, times[-1]))
+        last = float(times[-1])
+        self._end = last if end is None or not math.isfinite(end) else max(float(end), last)
         # Short runs (the textbook's seconds) play in real time; long or tiny ones
         # (a thousand ops, a measured run in milliseconds) play in about PLAY_SECONDS.
         self._rate = 1.0 if 1.0 <= self._end <= 2 * PLAY_SECONDS else self._end / PLAY_SECONDS
+        # Clamp before telling anyone: a listener of timeline_changed reads `time` and must
+        # find it inside the new run (a time of 3e6 on a 5 s run overflowed the slider).
+        self._time = min(max(self._time, 0.0), self._end)
         self.timeline_changed.emit()
-        self._set_time(min(max(self._time, 0.0), self._end), force=True)
+        self._set_time(self._time, force=True)
 
     @property
     def events(self) -> npt.NDArray[np.float64]:
@@ -146,9 +152,13 @@ class Clock(QObject):
         self._set_time(self._end)
 
     def seek(self, time: float) -> None:
-        """Scrub to ``time`` (clamped); playback, if on, goes on from there. NaN is not a
-        time: it is ignored (it would otherwise pass both clamps and reach every view)."""
-        value = float(time)
+        """Scrub to ``time`` (clamped, ±inf too); playback, if on, goes on from there. NaN
+        is not a time: it is ignored (it would otherwise pass both clamps and reach every
+        view)."""
+        try:
+            value = float(time)
+        except (TypeError, ValueError, OverflowError):  # 10**400, or not a number at all
+            return
         if value != value:
             return
         self._set_time(min(max(value, 0.0), self._end))

@@ -9,6 +9,7 @@ connects `schedules_ready` ([measured pipelined, predicted] Schedules, for the t
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Generator
 from typing import Any
@@ -39,6 +40,8 @@ from gpu.experiments import default_params, pipeline_experiment, run_to_end
 from gpu.measured import PipelineResult
 from gpu.params import MIB, Progress
 from gpu.report import pipeline_rows
+
+_log = logging.getLogger(__name__)
 
 ExperimentFactory = Callable[[threading.Event], Generator[Progress, None, PipelineResult]]
 #: Progress bar steps.
@@ -84,6 +87,7 @@ class ExperimentThread(QObject):
         except MemoryError:
             self.failed.emit("out of memory: use a smaller size")
         except Exception as error:  # shown in the panel; the app stays up
+            _log.exception("the experiment failed")  # the traceback, for a bug report
             self.failed.emit(f"the run failed: {type(error).__name__}: {error}")
         else:
             self.succeeded.emit(result)

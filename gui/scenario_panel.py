@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.scenario import MAX_OPS, MAX_WORKERS, Scenario, load_preset, preset_names
+from engine.validation import MAX_DURATION
 
 VIEWS = ("both", "sequential", "pipelined")
 VIEW_WORDS = {
@@ -60,7 +61,7 @@ class ScenarioPanel(QWidget):
         self.durations: dict[str, QDoubleSpinBox] = {}
         for stage in ("read", "compute", "write"):
             box = QDoubleSpinBox(self)
-            box.setRange(0.0, 1e6)
+            box.setRange(0.0, MAX_DURATION)  # the engine's policy decides the rest
             box.setDecimals(2)
             box.setSingleStep(0.25)
             box.setSuffix(" s")

@@ -3,6 +3,8 @@ scrub slider; the time readout. It only talks to the `Clock`."""
 
 from __future__ import annotations
 
+import math
+
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSlider, QToolButton, QWidget
@@ -12,6 +14,17 @@ from gui.clock import SPEEDS, Clock
 from gui.icons import icon
 
 SLIDER_STEPS = 10_000
+
+
+def slider_position(time: float, end: float) -> int:
+    """The slider step for ``time`` in a run of length ``end``, always in [0, SLIDER_STEPS]
+    (QSlider takes a 32-bit int: a time beyond the end must never reach it unclamped)."""
+    if not end > 0:
+        return 0
+    fraction = time / end
+    if not math.isfinite(fraction):
+        return SLIDER_STEPS if fraction > 0 else 0
+    return round(SLIDER_STEPS * min(1.0, max(0.0, fraction)))
 
 
 class TransportBar(QWidget):
@@ -107,7 +120,7 @@ class TransportBar(QWidget):
     def _on_time(self, time: float) -> None:
         end = self._clock.end
         self.slider.blockSignals(True)
-        self.slider.setValue(round(SLIDER_STEPS * time / end) if end > 0 else 0)
+        self.slider.setValue(slider_position(time, end))
         self.slider.blockSignals(False)
         events = len(self._clock.events)
         self.readout.setText(

@@ -177,14 +177,15 @@ def test_bad_scenario_files(tmp_path: Path) -> None:
 
 
 def test_failed_write_leaves_no_partial_file(tmp_path: Path) -> None:
-    """The target is a folder, so the final rename fails after everything was written to
-    the temporary file: the temporary must be gone and the folder untouched."""
+    """The target is a folder: refused before anything is written (cli/paths.py), the
+    folder untouched and no temporary file left (the rename-fails path is tested in
+    tests/cli/test_paths.py)."""
     target = tmp_path / "out.json"
     target.mkdir()
     (target / "keep").write_text("old")
     result = pipelab("simulate", "--format", "json", "--out", str(target))
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert len(result.stderr.splitlines()) == 1 and "cannot write" in result.stderr
+    assert len(result.stderr.splitlines()) == 1 and "is a folder" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
     assert [p.name for p in target.iterdir()] == ["keep"]
 

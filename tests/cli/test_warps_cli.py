@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from engine.warp_stream import summarize
+from engine.warps import WarpConfig
 from main import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,3 +111,75 @@ def test_help_names_the_defaults():
     for flag in ("--warps W", "--latency L", "--compute C", "--cycles T", "--format"):
         assert flag in help_text
     assert "(default: 4)" in help_text and "(default: 40)" in help_text
+
+
+def _pipelab(*argv: str, **env: str) -> subprocess.CompletedProcess[bytes]:
+    import os
+
+    return subprocess.run(
+        [sys.executable, "main.py", *argv],
+        cwd=ROOT,
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, **env},
+    )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["warps", "--warps", "4", "--width", "80"],
+        ["simulate", "--policy", "both", "--width", "80"],
+        ["warps", "--help"],
+        ["bench", "--help"],
+    ],
+)
+@pytest.mark.parametrize("encoding", ["cp1252", "ascii", "latin-1"])
+def test_a_console_without_block_characters_gets_ascii(argv, encoding):
+    """A Windows cp1252 console once crashed `warps` with UnicodeEncodeError (exit 1)."""
+    result = _pipelab(*argv, PYTHONIOENCODING=encoding)
+    assert result.returncode == 0, result.stderr.decode(errors="replace")
+    assert result.stderr == b""
+    text = result.stdout.decode(encoding)
+    assert "█" not in text and "?" * 3 not in text
+    if argv[0] == "warps" and "--help" not in argv:
+        assert "#" in text and ":" in text and "# computing  : waiting for memory" in text
+
+
+def test_json_is_streamed_from_the_model_not_from_a_schedule(capsys, monkeypatch):
+    """The JSON is written chunk by chunk: the whole Schedule is never built."""
+    import engine.warps
+
+    def refuse(config):
+        raise AssertionError("the CLI built the whole run")
+
+    monkeypatch.setattr(engine.warps, "simulate_warps", refuse)
+    code, out, err = _run(capsys, "--warps", "3", "--cycles", "50000", "--format", "json")
+    assert (code, err) == (0, "")
+    data = json.loads(out)
+    assert len(data["tasks"]) == summarize(WarpConfig(3, 10, 40, 50_000)).tasks > 5_000
+    starts = [(t["start"], t["unit"] == "issue", t["worker"]) for t in data["tasks"]]
+    assert starts == sorted(starts)
+
+
+def test_progress_shows_on_a_terminal(capsys, monkeypatch):
+    """Work longer than the delay shows a progress line on stderr, erased at the end; with
+    stderr not a terminal (every other test) nothing is written."""
+    import io
+
+    import cli.console
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(cli.console, "DELAY", 0.0)
+    monkeypatch.setattr(cli.console, "INTERVAL", 0.001)
+    monkeypatch.setattr("sys.stderr", terminal)
+    code = main(["warps", "--warps", "3", "--cycles", "300000", "--format", "json",
+                 "--out", "/dev/null"])  # fmt: skip
+    assert code == 0
+    shown = terminal.getvalue()
+    assert "pipelab: " in shown and "%" in shown
+    assert shown.endswith("\r")  # erased: the terminal is left clean

@@ -12,13 +12,15 @@ from engine.scenario import Scenario
 from engine.schedule import Schedule
 from engine.scheduler import simulate, simulate_reference
 from engine.timeline import Place, state_at
+from engine.validation import MIN_DURATION
 
 EPS = 1e-9
 
-# Durations from a small grid make ties (and zero-length stages) common; floats cover the rest.
+# Durations from a small grid make ties (and zero-length stages) common; floats cover the rest
+# of what a scenario accepts (0, or at least MIN_DURATION).
 duration = st.one_of(
     st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, 3.0]),
-    st.floats(min_value=0.0, max_value=10.0, allow_nan=False, allow_infinity=False),
+    st.floats(min_value=MIN_DURATION, max_value=10.0, allow_nan=False, allow_infinity=False),
 )
 
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from engine.errors import PipeLabError
 from engine.scenario import MAX_OPS, Scenario, load_preset, preset_names
+from engine.validation import MAX_DURATION, MIN_DURATION
 
 EXPECTED_PRESETS = {
     "book",
@@ -49,12 +50,14 @@ def test_unknown_preset_names_the_known_ones() -> None:
         load_preset("nope")
 
 
+#: What a scenario accepts: 0, or a duration in [MIN_DURATION, MAX_DURATION].
+durations = st.one_of(st.just(0.0), st.floats(MIN_DURATION, MAX_DURATION))
+
+
 @settings(max_examples=100, deadline=None)
 @given(
     st.booleans(),
-    st.lists(
-        st.tuples(*(st.floats(0, 1e6, allow_nan=False) for _ in range(3))), min_size=1, max_size=20
-    ),
+    st.lists(st.tuples(*(durations for _ in range(3))), min_size=1, max_size=20),
     st.tuples(*(st.integers(1, 8) for _ in range(3))),
     st.integers(0, 50),
     st.sampled_from(["sequential", "pipelined"]),
@@ -181,3 +184,147 @@ def test_with_changes_keeps_per_op_lists_when_only_the_count_changes() -> None:
     flat = uneven.with_changes(read=2.0)
     assert flat.uniform and flat.n_ops == uneven.n_ops and (flat.read == 2.0).all()
     assert flat.compute[0] == uneven.compute[0]
+
+
+# -- the magnitude policy -------------------------------------------------------------------
+
+OUTSIDE = [1e-320, 5e-324, 1e-7, 9.99e-7, 1.0000001e9, 1e308, 1.7976931348623157e308]
+
+
+@pytest.mark.parametrize("value", OUTSIDE)
+def test_durations_outside_the_policy_name_field_and_limit(value: float) -> None:
+    for build in (
+        lambda: Scenario.uniform_ops(2, read=value),
+        lambda: Scenario([1.0, value], [1.0, 1.0], [1.0, 1.0]),
+        lambda: load_preset("book").with_changes(compute=value),
+        lambda: Scenario.from_toml(f"[defaults]\nwrite = {value!r}\n", source="f.toml"),
+    ):
+        with pytest.raises(PipeLabError, match=r"0 or between 1e-6 and 1e9") as caught:
+            build()
+        message = str(caught.value)
+        assert "\n" not in message and any(s in message for s in ("read", "compute", "write"))
+
+
+@pytest.mark.parametrize("value", [0.0, MIN_DURATION, 1.0, MAX_DURATION, 0, 10**9])
+def test_durations_inside_the_policy_are_accepted(value: float) -> None:
+    assert Scenario.uniform_ops(2, read=value, compute=value, write=value).read[0] == value
+
+
+def test_the_largest_scenario_keeps_every_time_finite() -> None:
+    """10^7 ops (the most) of MAX_DURATION each: sequential sums 3·10^16, far from overflow."""
+    assert np.isfinite(MAX_OPS * 3 * MAX_DURATION) and MAX_OPS * 3 * MAX_DURATION < 1e17
+
+
+def test_messages_quote_a_long_value_short() -> None:
+    with pytest.raises(PipeLabError) as caught:
+        Scenario.from_toml("[defaults]\nread = '" + "x" * 100_000 + "'\n", source="f.toml")
+    assert len(str(caught.value)) < 200
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[defaults]\ncount = 1" + "0" * 5000 + "\n", "a number with too many digits"),
+        (
+            "[defaults]\ncount = " + "9" * 40 + "\n",
+            "count must be between 1 and 10,000,000, not more",
+        ),
+        ("[defaults]\nread = 1979-05-27\n", "read duration must be a number"),
+        ("[defaults]\nread = [1, 2]\n", "read duration must be a number"),
+        ("[defaults]\nread = true\n", "read duration must be a number"),
+        ("[[ops]]\nread = 1\ncompute = 1\nwrite = {x = 1}\n", "op 1 write duration"),
+        ("ops = [1, 2]\n", "op 1 must be a table"),
+        ("ops = 'three'\n", "must list at least one op"),
+        ("workers = 2\n[defaults]\n", "[workers] must be a table"),
+        ("defaults = 3\n", "[defaults] must be a table"),
+        ("name = 5\n[defaults]\n", "name must be text"),
+    ],
+)
+def test_odd_values_are_one_line(text: str, message: str) -> None:
+    with pytest.raises(PipeLabError) as caught:
+        Scenario.from_toml(text, source="f.toml")
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+# -- TOML: the line of every key form, nesting, suggestions --------------------------------
+
+KEY_LINES = [
+    # dotted keys, at the top and inside a table
+    ("defaults.count = 3\ndefaults.foo = 1\n", 2, "unknown key 'foo' in [defaults]"),
+    ("[defaults]\ncount = 3\nsub.x = 1\n", 3, "unknown key 'sub' in [defaults]"),
+    ("[workers]\nload = 1\n\n\ncompute.x = 2\n", 5, "compute workers must be a whole number"),
+    # sub-tables
+    ("[defaults]\ncount = 3\n[defaults.sub]\nx = 1\n", 3, "unknown key 'sub' in [defaults]"),
+    ("[defaults]\ncount = 3\n\n[ defaults . 'sub' ]\n", 4, "unknown key 'sub'"),
+    ("[workers.extra]\n[defaults]\n", 1, "unknown key 'extra' in [workers]"),
+    # arrays of tables: the entry, not the first key of that name
+    (
+        "[[ops]]\nread = 1\ncompute = 1\nwrite = 1\n[[ops]]\nread = 1\ncomptue = 2\n",
+        7,
+        "unknown key 'comptue' in op 2; did you mean 'compute'?",
+    ),
+    (
+        "[[ops]]\nread = 1\ncompute = 1\nwrite = 1\n[[ops]]\nread = -1\n",
+        6,
+        "op 2 read duration must be 0 or more",
+    ),
+    ("[[ops]]\nread = 1\ncompute = 1\nwrite = 1\n[[ops]]\nread = 1\n", 5, "op 2 has no compute"),
+    ("[[ops]]\nread = 1\ncompute = 1\nwrite = 1\n[[ops.sub]]\n", 5, "unknown key 'sub' in op 1"),
+    # inline tables and arrays of inline tables, over several lines
+    (
+        "ops = [\n  {read = 1, compute = 1, write = 1},\n  {read = 1, comptue = 1},\n]\n",
+        3,
+        "unknown key 'comptue' in op 2",
+    ),
+    ("workers = {load = 1, stroe = 2}\n[defaults]\n", 1, "did you mean 'store'?"),
+    # keys that also appear in strings and comments before the real key
+    ('name = "bufers = 2"\n# bufers = 3\nbufers = 2\n', 3, "unknown key 'bufers'"),
+    (
+        'description = """\n[defaults]\nraed = 1\n"""\n[defaults]\nraed = 2\n',
+        6,
+        "unknown key 'raed' in [defaults]; did you mean 'read'?",
+    ),
+    ("description = '''\nbuffers = -1\n'''\nbuffers = -1\n", 4, "buffers must be between 0"),
+    ('name = "a \\" buffers = -1"\nbuffers = -1\n', 2, "buffers must be between 0"),
+    # quoted keys
+    ('"polcy" = "x"\n', 1, "did you mean 'policy'?"),
+    ("[defaults]\n'read' = 1\n\"count\" = 0\n", 3, "count must be between 1"),
+    # a top-level key in the wrong table
+    ("[defaults]\ncount = 3\nbuffers = 2\n", 3, "'buffers' goes at the top of the file"),
+    # CRLF line ends, comments and blank lines
+    ("# a scenario\r\n\r\n[defaults]\r\ncount = 3 # three\r\nbufers = 1\r\n", 5, "bufers"),
+]
+
+
+@pytest.mark.parametrize(("text", "line", "message"), KEY_LINES)
+def test_errors_name_the_exact_line(text: str, line: int, message: str) -> None:
+    with pytest.raises(PipeLabError) as caught:
+        Scenario.from_toml(text, source="f.toml")
+    error = str(caught.value)
+    assert error.startswith(f"f.toml, line {line}: "), error
+    assert message in error and "\n" not in error
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a = " + "[" * 100 + "]" * 100 + "\n",
+        "a = " + "[" * 100_000 + "\n",  # not even valid: refused before the parser recurses
+        "a = " + "{b = " * 50 + "1" + "}" * 50 + "\n",
+        "x = 1\n\nops = [" + "[" * 40 + "\n",
+    ],
+)
+def test_deep_nesting_is_one_line_before_parsing(text: str) -> None:
+    with pytest.raises(PipeLabError, match=r"nested more than 32 levels deep") as caught:
+        Scenario.from_toml(text, source="f.toml")
+    assert "\n" not in str(caught.value) and "line " in str(caught.value)
+
+
+def test_nesting_in_strings_and_comments_does_not_count() -> None:
+    text = 'name = "' + "[" * 100 + '"\n# ' + "{" * 100 + "\n[defaults]\ncount = 2\n"
+    assert Scenario.from_toml(text).n_ops == 2
+
+
+def test_unknown_keys_without_a_close_match_list_the_choices() -> None:
+    with pytest.raises(PipeLabError, match=r"unknown key 'zzz' \(expected one of: buffers"):
+        Scenario.from_toml("zzz = 1\n")

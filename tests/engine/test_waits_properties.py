@@ -13,6 +13,7 @@ from engine.scenario import Scenario
 from engine.schedule import Schedule
 from engine.scheduler import simulate
 from engine.timeline import narrate
+from engine.validation import MIN_DURATION
 from engine.waits import (
     DONE,
     INPUT,
@@ -30,7 +31,7 @@ EPS = 1e-9
 # As in test_properties: a small grid makes ties and zero-length stages common.
 duration = st.one_of(
     st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, 3.0]),
-    st.floats(min_value=0.0, max_value=10.0, allow_nan=False, allow_infinity=False),
+    st.floats(min_value=MIN_DURATION, max_value=10.0, allow_nan=False, allow_infinity=False),
 )
 
 

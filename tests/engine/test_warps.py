@@ -11,6 +11,7 @@ from engine.errors import PipeLabError
 from engine.metrics import idle_by_worker, idle_gaps, utilization_by_unit
 from engine.scenario import Scenario
 from engine.scheduler import simulate
+from engine.warp_stream import burst_count, summarize, task_chunks
 from engine.warps import (
     COMPUTE,
     ISSUE_UNIT,
@@ -28,6 +29,7 @@ from engine.warps import (
     utilization_curve,
     warp_state_at,
 )
+from engine.writers import schedule_to_dict
 
 SIMULATORS = [simulate_warps, simulate_warps_reference]
 
@@ -294,3 +296,68 @@ def test_whole_floats_are_accepted_and_window_must_be_forward():
         run.utilization_between(10, 10)
     assert WarpConfig(1, 10, 40, cycles=20).warm_up == 50
     assert simulate_warps(WarpConfig(1, 10, 40, cycles=20)).steady_state_utilization is None
+
+
+# -- the streamed run (engine.warp_stream): same numbers, same tasks, bounded memory --------
+
+
+@settings(max_examples=150, deadline=None)
+@given(configs, st.sampled_from([1, 2, 3, 7, 64, 65_536]))
+def test_streamed_tasks_equal_the_schedule_in_order(config, chunk):
+    run = simulate_warps(config)
+    schedule = run.schedule
+    parts = list(task_chunks(config, chunk))
+    columns = [np.concatenate([part[k] for part in parts]) for k in range(6)]
+    expected = [schedule.op, schedule.stage, schedule.unit, schedule.worker]
+    expected += [schedule.start, schedule.end]
+    for got, want in zip(columns, expected, strict=True):
+        assert np.array_equal(got, want)
+    assert burst_count(config) == len(run.burst_start)
+
+
+@settings(max_examples=150, deadline=None)
+@given(configs, st.sampled_from([1, 5, 65_536]))
+def test_streamed_summary_equals_the_runs_figures(config, chunk):
+    run = simulate_warps(config)
+    summary = summarize(config, chunk)
+    assert summary.makespan == run.schedule.makespan
+    assert summary.tasks == len(run.schedule)
+    assert summary.utilization == pytest.approx(run.utilization, abs=1e-12)
+    assert np.allclose(summary.stall_cycles, run.stall_cycles)
+    steady = run.steady_state_utilization
+    if steady is None:
+        assert summary.steady_state_utilization is None
+    else:
+        assert summary.steady_state_utilization == pytest.approx(steady, abs=1e-12)
+    expected = utilization_by_unit(run.schedule)
+    for unit, value in summary.utilization_by_unit().items():
+        assert value == pytest.approx(expected[unit], abs=1e-12)
+    assert schedule_to_dict(run.schedule)["ops"] == config.warps
+
+
+def test_streaming_never_builds_the_whole_run():
+    """A million bursts in chunks of 4,096: no chunk holds more than its share of tasks."""
+    config = WarpConfig(warps=1024, compute=1, latency=10, cycles=1_000_000)
+    largest = max(len(part[0]) for part in task_chunks(config, 4096))
+    assert largest <= 3 * 4096 + 4096  # a chunk's tasks plus the loads carried over
+    # W·C > C + L: the issue unit never rests, a burst every cycle; all but the last load.
+    assert summarize(config).tasks == 2 * 1_000_000 + 999_999
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("warps", 1e308),
+        ("warps", float("nan")),
+        ("compute", float("-inf")),
+        ("latency", 10**400),
+        ("cycles", "400"),
+        ("warps", True),
+        ("compute", 2.5),
+    ],
+)
+def test_warp_inputs_outside_the_limits_are_one_line(field, value):
+    with pytest.raises(PipeLabError) as caught:
+        WarpConfig(**{field: value})
+    message = str(caught.value)
+    assert message.startswith(field) and "\n" not in message and len(message) < 120

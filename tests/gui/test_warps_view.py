@@ -218,21 +218,12 @@ def test_a_sweep_still_rising_at_its_largest_w_names_no_knee(view):
     label = next(t for t in _legend_labels(view) if t.startswith("measured"))
     assert "not saturated by W = 64" in label and "knee" not in label
 
-    saturating = OccupancySweep(
-        "Stand-in GPU (sm_90, 1 GiB, 4 SMs)",
-        4,
-        16,
-        tuple(
-            OccupancyPoint(
-                launch_shape(w, 4),
-                milliseconds=1.0,
-                bytes_read=int(1e6 * g),
-                sm_warps_min=w,
-                sm_warps_max=w,
-            )
-            for w, g in ((1, 100.0), (8, 800.0), (32, 2000.0), (64, 2000.0))
-        ),  # fmt: skip
-    )
+    points = tuple(
+        OccupancyPoint(launch_shape(w, 4), milliseconds=1.0, bytes_read=int(1e6 * g),
+                       sm_warps_min=w, sm_warps_max=w)
+        for w, g in ((1, 100.0), (8, 800.0), (32, 2000.0), (64, 2000.0))
+    )  # fmt: skip
+    saturating = OccupancySweep("Stand-in GPU (sm_90, 1 GiB, 4 SMs)", 4, 16, points)
     view.show_measured(saturating)
     label = next(t for t in _legend_labels(view) if t.startswith("measured"))
     assert "knee ≈ 20" in label
