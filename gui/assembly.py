@@ -1,87 +1,67 @@
-"""The assembly line: stations of workers, shared-memory slots and op boxes that travel
-global memory → load → shared memory → compute → store → global memory, one lane per
-Schedule, all on the same clock.
+"""The assembly line: stations of workers, numbered shared-memory slots and op chips that
+travel global memory → load → shared memory → compute → store → global memory, one lane
+per Schedule, all on the same clock.
 
-It only renders: where things are comes from the engine — `engine.timeline.workers_at`
-(the workers' part of `state_at`), and `engine.view_model.ops_now` (op boxes and their
-glide, as `op_motion` gives them, for the ops in flight and on the shelves only) and
-`slot_holders`.
+It only renders. What is where comes from `engine.assembly_model.assembly_frame`: every
+worker's task, the state of each slot (free, reserved, loading, held, being written, with
+the op in it) and, per chip, the spot it sits at and the spot it glides from just after
+its op moved. Where the parts sit comes from `gui.assembly_layout` (minimum sizes, and a
+compact layout below a width instead of shrinking them).
 
-A tick repaints only what moves: the cards, stations, titles and empty slots are drawn
-once into a pixmap (per size, theme and Schedules) and blitted; each frame draws the worker
-figures, progress, counts and op boxes on top, in time independent of the number of ops.
+A tick repaints only what changes: the cards, titles and empty slots are drawn once into a
+pixmap (per size, theme and lane shape) and blitted; each frame draws the figures, slots,
+chips and their words on top, in time independent of the number of ops.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import lru_cache
-
-import numpy as np
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QPaintEngine, QPainter, QPaintEvent, QPen, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from engine.assembly_model import (
+    SLOT_WORDS,
+    AssemblyFrame,
+    SlotState,
+    Spot,
+    assembly_frame,
+    assembly_index,
+    idle_durations,
+)
 from engine.schedule import Schedule
 from engine.timeline import workers_at
-from engine.view_model import (
-    OpsNow,
-    format_time,
-    idle_time,
-    ops_now,
-    slot_assignment,
-    slot_holders,
-    typical_duration,
+from engine.view_model import format_time, typical_duration
+from gui.assembly_layout import (
+    LaneLayout,
+    LaneSpec,
+    Station,
+    fit_text,
+    lane_minimum,
+    layout_lane,
+)
+from gui.assembly_paint import (
+    chip_ink,
+    chip_label,
+    chip_pixmap,
+    ease,
+    paint_chip,
+    paint_empty_slot,
+    paint_slot,
 )
 from gui.clock import Clock
-from gui.colours import LIGHT, OP_COLOURS, Theme, ink_on, op_colour
+from gui.colours import LIGHT, OP_COLOURS, Theme, op_colour
 from gui.icons import tinted
 
-#: Most boxes drawn on a shelf, and most slots (or boxes) drawn in shared memory.
-SHELF_BOXES = 6
-MEMORY_SLOTS = 16
-#: Most worker figures drawn per station (the rest are counted).
-FIGURES = 6
 #: Paint engines that keep shapes (the assembly line draws no cached pixmaps into these).
 VECTOR_ENGINES = (QPaintEngine.Type.SVG, QPaintEngine.Type.Pdf, QPaintEngine.Type.Picture)
-
-
-@dataclass(frozen=True)
-class LaneGeometry:
-    """Where the parts of one lane sit, in widget pixels."""
-
-    header: QRectF
-    shelf_in: QRectF
-    stations: tuple[QRectF, ...]
-    shelf_out: QRectF
-    memory: QRectF
-    box: float
-
-
-def lane_geometry(rect: QRectF, n_units: int) -> LaneGeometry:
-    """Columns: input shelf, one station per unit, output shelf; shared memory below."""
-    header = QRectF(rect.left(), rect.top(), rect.width(), 22.0)
-    body = rect.adjusted(0, 24, 0, -4)
-    weights = [0.75] + [1.4] * n_units + [0.75]
-    gap = 14.0
-    unit = (body.width() - gap * (len(weights) - 1)) / sum(weights)
-    columns, x = [], body.left()
-    for weight in weights:
-        columns.append((x, unit * weight))
-        x += unit * weight + gap
-    station_h = body.height() * 0.64
-    memory_h = body.height() - station_h - 8
-    shelf_in = QRectF(columns[0][0], body.top(), columns[0][1], body.height())
-    shelf_out = QRectF(columns[-1][0], body.top(), columns[-1][1], body.height())
-    stations = tuple(QRectF(cx, body.top(), cw, station_h) for cx, cw in columns[1:-1])
-    memory = QRectF(
-        columns[1][0],
-        body.top() + station_h + 8,
-        columns[-2][0] + columns[-2][1] - columns[1][0],
-        memory_h,
-    )
-    box = max(12.0, min(30.0, memory_h * 0.42, shelf_in.width() * 0.42))
-    return LaneGeometry(header, shelf_in, stations, shelf_out, memory, box)
+#: A chip's glide after its op moves: wall-clock seconds at the playback speed, and at
+#: most this share of a typical stage (so that glides never blur into one another).
+GLIDE_SECONDS = 0.3
+GLIDE_SHARE = 0.35
+#: Device pixel ratio of the worker figures embedded in vector exports (sharp in print).
+VECTOR_FIGURE_RATIO = 4.0
+#: Margins around the lanes, and between two lanes.
+MARGIN_X, MARGIN_Y, LANE_GAP = 10, 6, 8
 
 
 class AssemblyLineView(QWidget):
@@ -92,20 +72,26 @@ class AssemblyLineView(QWidget):
         self._clock = clock
         self._theme = theme
         self._schedules: list[Schedule] = []
+        self._specs: list[LaneSpec] = []
         self._static: QPixmap | None = None
         self._static_key: tuple[object, ...] = ()
         self.static_paints = 0  # how often the static layer was drawn (ticks leave it alone)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.setMinimumHeight(180)
         self.setAutoFillBackground(False)
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)  # we fill every pixel
+        self._update_minimum()
         clock.time_changed.connect(self.update)
 
     def sizeHint(self) -> QSize:
         return QSize(1000, 420)
 
+    def minimumSizeHint(self) -> QSize:
+        return self.minimum_size()
+
     def set_schedules(self, schedules: list[Schedule]) -> None:
         self._schedules = list(schedules)
+        self._specs = [lane_spec(s) for s in self._schedules]
+        self._update_minimum()
         self.update()
 
     def set_theme(self, theme: Theme) -> None:
@@ -113,21 +99,59 @@ class AssemblyLineView(QWidget):
         self._static = None
         self.update()
 
+    # -- geometry ------------------------------------------------------------------------
+
+    def minimum_size(self) -> QSize:
+        """The smallest size at which every lane keeps its figures, chips and slots at
+        their minimum sizes and no text overlaps another (the tightest layout)."""
+        sizes = [lane_minimum(spec, self.font()) for spec in self._specs] or [(320, 150)]
+        width = max(w for w, _ in sizes) + 2 * MARGIN_X
+        height = sum(h for _, h in sizes) + LANE_GAP * (len(sizes) - 1) + 2 * MARGIN_Y
+        return QSize(width, height)
+
+    def _update_minimum(self) -> None:
+        self.setMinimumSize(self.minimum_size())
+        self.updateGeometry()
+
     def lane_rects(self) -> list[QRectF]:
         """One rectangle per Schedule, stacked top to bottom."""
         n = max(1, len(self._schedules))
-        area = QRectF(self.rect()).adjusted(12, 6, -12, -6)
-        height = area.height() / n
+        area = QRectF(self.rect()).adjusted(MARGIN_X, MARGIN_Y, -MARGIN_X, -MARGIN_Y)
+        height = (area.height() - LANE_GAP * (n - 1)) / n
         return [
-            QRectF(area.left(), area.top() + i * height, area.width(), height - 8) for i in range(n)
+            QRectF(area.left(), area.top() + i * (height + LANE_GAP), area.width(), height)
+            for i in range(n)
+        ]
+
+    def layouts(self) -> list[LaneLayout]:
+        """Each lane's layout at the current size."""
+        return [
+            layout_lane(rect, spec, self.font())
+            for rect, spec in zip(self.lane_rects(), self._specs, strict=False)
         ]
 
     def station_rects(self) -> list[list[QRectF]]:
-        """Per lane, the rectangle of each station (tests check the pixels there)."""
+        """Per lane, the rectangle of each station in widget pixels (tests check there)."""
         return [
-            list(lane_geometry(rect, s.n_units).stations)
-            for rect, s in zip(self.lane_rects(), self._schedules, strict=False)
+            [_LanePainter.to_widget(lane, rect, s.card) for s in lane.stations]
+            for lane, rect in zip(self.layouts(), self.lane_rects(), strict=False)
         ]
+
+    def figure_rects(self) -> list[list[QRectF]]:
+        """Per lane, every drawn worker figure's rectangle in widget pixels."""
+        return [
+            [_LanePainter.to_widget(lane, rect, c.figure) for s in lane.stations for c in s.cells]
+            for lane, rect in zip(self.layouts(), self.lane_rects(), strict=False)
+        ]
+
+    def travel(self, schedule: Schedule) -> float:
+        """How long (schedule time) a chip glides after its op moves: only while playing,
+        so that every still frame (stepping, scrubbing, exports) is exactly the engine's
+        state at that instant."""
+        if not self._clock.playing:
+            return 0.0
+        glide = GLIDE_SECONDS * self._clock.speed * self._clock.rate
+        return min(glide, GLIDE_SHARE * typical_duration(schedule))
 
     # -- painting --------------------------------------------------------------------------
 
@@ -154,21 +178,26 @@ class AssemblyLineView(QWidget):
 
     def _lanes(self, painter: QPainter, time: float, vector: bool = False) -> list[_LanePainter]:
         return [
-            _LanePainter(painter, self._theme, schedule, time, rect, vector)
-            for rect, schedule in zip(self.lane_rects(), self._schedules, strict=False)
+            _LanePainter(painter, self._theme, schedule, time, rect, layout, travel, vector)
+            for rect, layout, schedule, travel in zip(
+                self.lane_rects(),
+                self.layouts(),
+                self._schedules,
+                [self.travel(s) for s in self._schedules],
+                strict=False,
+            )
         ]
 
     def _static_layer(self) -> QPixmap:
-        """What does not change with time, drawn once per size, theme and the Schedules'
+        """What does not change with time, drawn once per size, theme and the lanes'
         shape (an edited duration keeps the layer; other workers or buffers redraw it)."""
         ratio = self.devicePixelRatioF()
-        key = (self.width(), self.height(), ratio, *(static_signature(s) for s in self._schedules))
+        key = (self.width(), self.height(), ratio, self.font(), *self._specs)
         if self._static is None or self._static_key != key:
             pixmap = QPixmap(round(self.width() * ratio), round(self.height() * ratio))
             pixmap.setDevicePixelRatio(ratio)
             pixmap.fill(self._theme.colour("background"))
             painter = QPainter(pixmap)
-            painter.setFont(self.font())
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
             for lane in self._lanes(painter, self._clock.time):
                 lane.paint_static()
@@ -178,25 +207,88 @@ class AssemblyLineView(QWidget):
         return self._static
 
 
-def static_signature(schedule: Schedule) -> tuple[object, ...]:
-    """Everything the static layer of a lane shows about ``schedule``."""
+# -- what a lane shows of its Schedule ----------------------------------------------------
+
+
+def _widest_digits(text: str) -> str:
+    return "".join("8" if c.isdigit() else c for c in text)
+
+
+def _widest_time(schedule: Schedule) -> str:
+    """The widest text `format_time` gives for a time in this run."""
+    sample = format_time(schedule.makespan * 0.987654321 or 8.888, schedule.time_unit)
+    mantissa = "8.888e+08" if "e" in sample else "8.888"
+    return f"{mantissa} {schedule.time_unit}"
+
+
+def memory_heading(schedule: Schedule) -> tuple[str, ...]:
+    """The shared-memory heading's variants, longest first."""
+    b = schedule.buffers
+    if b > 0:
+        return (f"shared memory · {b} slot{'s' if b != 1 else ''}", "shared memory", "memory")
+    return ("shared memory · unlimited", "shared memory", "memory")
+
+
+def memory_usage(schedule: Schedule, in_use: int, peak: int) -> tuple[str, ...]:
+    """How many slots are in use, in words, longest first."""
+    b = schedule.buffers
+    if b > 0:
+        return (f"{in_use} of {b} in use", f"{in_use}/{b} in use", f"{in_use}/{b}")
+    return (f"{in_use} in use · peak {peak}", f"{in_use} in use", f"{in_use}")
+
+
+def status_texts(schedule: Schedule, time: float, makespan: float) -> tuple[tuple[str, ...], bool]:
+    """The lane's status variants at ``time`` (longest first), and whether it is done."""
+    unit = schedule.time_unit
+    span = format_time(makespan, unit)
+    if len(schedule) and time >= makespan - 1e-9 * max(1.0, makespan):
+        return (f"done in {span}", span), True
+    now = format_time(time, unit)
+    return (f"t = {now} of {span}", f"{now} / {span}", now), False
+
+
+def lane_spec(schedule: Schedule) -> LaneSpec:
+    """What the layout of ``schedule``'s lane depends on (its static signature)."""
+    pipeline = schedule.is_pipeline and schedule.n_ops > 0
     slots = 0
-    if schedule.buffers <= 0 and schedule.is_pipeline and schedule.n_ops:
-        slots = int(slot_assignment(schedule).max()) + 1
-    return (
-        schedule.label,
-        schedule.policy,
-        schedule.source,
-        schedule.workers,
-        schedule.unit_names,
-        schedule.buffers,
-        slots,
+    usage_widest: tuple[str, ...] = ("",)
+    if pipeline:
+        index = assembly_index(schedule)
+        slots = schedule.buffers if schedule.buffers > 0 else index.plan.count
+        usage_widest = tuple(
+            _widest_digits(t) for t in memory_usage(schedule, max(slots, index.peak), index.peak)
+        )
+    widest = _widest_time(schedule)
+    title = f"{schedule.label or schedule.policy}" + (
+        " (measured)" if schedule.source == "measured" else ""
+    )
+    units = []
+    for unit in range(schedule.n_units):
+        variants = [schedule.unit_title(unit), schedule.unit_names[unit]]
+        units.append(tuple(dict.fromkeys(variants)))
+    return LaneSpec(
+        title=title,
+        unit_titles=tuple(units),
+        workers=tuple(schedule.workers),
+        slots=slots,
+        pipeline=pipeline,
+        status_widest=(f"t = {widest} of {widest}", f"{widest} / {widest}", widest),
+        memory_heading=memory_heading(schedule),
+        usage_widest=usage_widest,
     )
 
 
+def static_signature(schedule: Schedule) -> tuple[object, ...]:
+    """Everything the static layer of a lane shows about ``schedule``."""
+    return (lane_spec(schedule),)
+
+
+# -- one lane -----------------------------------------------------------------------------
+
+
 class _LanePainter:
-    """Paints one lane: the static parts (cards, station frames, empty slots, titles) and
-    the moving ones (status, workers, slots in use, op boxes, shelf counts)."""
+    """Paints one lane: the static parts (cards, station titles, empty bars and slots) and
+    the moving ones (status, workers, slots in use, chips, shelf counts)."""
 
     def __init__(
         self,
@@ -205,6 +297,8 @@ class _LanePainter:
         schedule: Schedule,
         time: float,
         rect: QRectF,
+        layout: LaneLayout,
+        travel: float,
         vector: bool = False,
     ) -> None:
         self.p = painter
@@ -212,375 +306,308 @@ class _LanePainter:
         self.theme = theme
         self.s = schedule
         self.t = time
-        self.g = lane_geometry(rect, schedule.n_units)
-        self.font = QFont(painter.font())
-        self.font.setPixelSize(12)
-        self.small = QFont(self.font)
-        self.small.setPixelSize(11)
-        self.bold = QFont(self.font)
-        self.bold.setPixelSize(13)
-        self.bold.setBold(True)
-        self.cells: list[tuple[int, QRectF, QRectF, QRectF, QRectF]] = []
-        for unit, station in enumerate(self.g.stations):
-            self.cells += self._worker_cells(unit, station)
-        # timeline row → figure rectangle (where a box sits while that worker holds it)
-        self.figures = {row: figure for row, _, figure, _, _ in self.cells}
+        self.rect = rect
+        self.lane = layout
+        self.travel = travel
+        self.ratio = 1.0 if vector else painter.device().devicePixelRatioF()
+        self.figures = {c.row: c.figure for st in layout.stations for c in st.cells}
+
+    @staticmethod
+    def to_widget(lane: LaneLayout, rect: QRectF, part: QRectF) -> QRectF:
+        """``part`` of ``lane`` in widget pixels (a lane below its minimum is scaled)."""
+        if lane.fits:
+            return QRectF(part)
+        scale = _scale(lane, rect)
+        return QRectF(
+            rect.left() + (part.left() - rect.left()) * scale,
+            rect.top() + (part.top() - rect.top()) * scale,
+            part.width() * scale,
+            part.height() * scale,
+        )
+
+    # -- the two layers ------------------------------------------------------------------
 
     def paint_static(self) -> None:
-        s = self.s
-        title = f"{s.label or s.policy}" + (" (measured)" if s.source == "measured" else "")
-        self._text(self.g.header, title, self.bold, "text", Qt.AlignmentFlag.AlignLeft)
-        self._card(self.g.shelf_in, "global memory", "input")
-        self._card(self.g.shelf_out, "global memory", "output")
-        for unit, rect in enumerate(self.g.stations):
-            self._station(unit, rect)
-        self._memory_frame()
+        self.p.save()
+        self._transform()
+        lane = self.lane
+        self.draw(lane.title, lane.title_text, lane.bold, "text", Qt.AlignmentFlag.AlignLeft)
+        for shelf in (lane.shelf_in, lane.shelf_out):
+            if shelf is not None:
+                self._card(shelf.card)
+                for rect, text in shelf.titles:
+                    self.draw(rect, text, lane.small, "muted", Qt.AlignmentFlag.AlignHCenter)
+        for station in lane.stations:
+            self._station(station)
+        if lane.memory is not None:
+            self._memory_frame()
+        self.p.restore()
 
     def paint_moving(self) -> None:
-        self._status()
-        self._workers()
-        ops = self._ops_now()
-        self._memory_in_use(ops)
-        if ops is not None:
-            self._boxes(ops)
+        self.p.save()
+        self._transform()
+        frame = self._frame()
+        self._status(frame)
+        self._workers(frame)
+        if frame is not None:
+            self._memory(frame)
+            self._shelf_counts(frame)
+            self._chips(frame)
+        self.p.restore()
 
-    # -- parts ---------------------------------------------------------------------------
+    def _transform(self) -> None:
+        if not self.lane.fits:  # below the minimum: the tightest layout, scaled down
+            scale = _scale(self.lane, self.rect)
+            self.p.translate(self.rect.topLeft())
+            self.p.scale(scale, scale)
+            self.p.translate(-self.rect.topLeft())
 
-    def _text(
-        self, rect: QRectF, text: str, font: QFont, colour: str, align: Qt.AlignmentFlag
+    def _frame(self) -> AssemblyFrame | None:
+        lane = self.lane
+        if lane.shelf_in is None or lane.shelf_out is None:
+            return None  # not a pipeline: no ops travel
+        shelf = max(len(lane.shelf_in.spots), len(lane.shelf_out.spots))
+        shown = len(lane.memory.boxes) if lane.memory is not None else 0
+        return assembly_frame(self.s, self.t, self.travel, shelf, shown)
+
+    # -- texts -----------------------------------------------------------------------------
+
+    def draw(
+        self,
+        rect: QRectF,
+        text: str,
+        font: QFont,
+        colour: str | QColor,
+        align: Qt.AlignmentFlag,
     ) -> None:
+        """Draw ``text`` (already chosen to fit) in ``rect``, vertically centred, in a
+        theme colour (by name) or ``colour``. Every text of the lane goes through here."""
+        if not text:
+            return
         self.p.setFont(font)
-        self.p.setPen(self.theme.colour(colour))
-        self.p.drawText(rect, int(align), text)
+        self.p.setPen(self.theme.colour(colour) if isinstance(colour, str) else colour)
+        self.p.drawText(rect, int(align | Qt.AlignmentFlag.AlignVCenter), text)
 
-    def _status(self) -> None:
-        s, unit = self.s, self.s.time_unit
-        done = self.t >= s.makespan - 1e-9 * max(1.0, s.makespan) and len(s)
-        status = (
-            f"done in {format_time(s.makespan, unit)}"
-            if done
-            else f"t = {format_time(self.t, unit)} of {format_time(s.makespan, unit)}"
+    def fit(
+        self,
+        rect: QRectF,
+        variants: tuple[str, ...],
+        font: QFont,
+        colour: str,
+        align: Qt.AlignmentFlag = Qt.AlignmentFlag.AlignHCenter,
+    ) -> None:
+        self.draw(rect, fit_text(variants, font, rect.width()), font, colour, align)
+
+    # -- static parts ----------------------------------------------------------------------
+
+    def _card(self, rect: QRectF) -> None:
+        self.p.setPen(QPen(self.theme.colour("grid"), 1))
+        self.p.setBrush(self.theme.colour("surface"))
+        self.p.drawRoundedRect(rect, 8, 8)
+
+    def _station(self, station: Station) -> None:
+        """Frame, title, empty progress bars and the "+k more" count of one station."""
+        lane = self.lane
+        self._card(station.card)
+        self.draw(
+            station.title, station.title_text, lane.bold, "text", Qt.AlignmentFlag.AlignHCenter
         )
-        self._text(
-            self.g.header,
-            status,
-            self.bold,
+        self.p.setPen(Qt.PenStyle.NoPen)
+        self.p.setBrush(self.theme.colour("idle"))
+        for cell in station.cells:
+            self.p.drawRoundedRect(cell.bar, 2.5, 2.5)
+        if station.more is not None:
+            k = station.more_count
+            self.fit(station.more, (f"+{k} more", f"+{k}"), lane.small, "muted")
+
+    def _memory_frame(self) -> None:
+        """The shared-memory card, every drawn slot as free, the slot numbers beside the
+        slots (compact layouts), the heading's first line there, and "+N" for the rest."""
+        memory, small = self.lane.memory, self.lane.small
+        assert memory is not None
+        self._card(memory.card)
+        for box in memory.boxes:
+            paint_empty_slot(self.p, box, self.theme)
+        if memory.usage is not None:  # compact: numbers beside the slots, heading on two lines
+            for slot, caption in enumerate(memory.captions):
+                self.draw(caption, str(slot + 1), small, "muted", Qt.AlignmentFlag.AlignRight)
+            self.fit(
+                memory.heading, memory_heading(self.s), small, "muted", Qt.AlignmentFlag.AlignLeft
+            )
+        if memory.more is not None:
+            self.fit(memory.more, (f"+{memory.hidden}",), small, "muted")
+
+    # -- moving parts ----------------------------------------------------------------------
+
+    def _status(self, frame: AssemblyFrame | None) -> None:
+        makespan = frame_makespan(self.s)
+        variants, done = status_texts(self.s, self.t, makespan)
+        self.fit(
+            self.lane.status,
+            variants,
+            self.lane.bold,
             "done" if done else "muted",
             Qt.AlignmentFlag.AlignRight,
         )
 
-    def _card(self, rect: QRectF, title: str, subtitle: str) -> None:
-        self.p.setPen(QPen(self.theme.colour("grid"), 1))
-        self.p.setBrush(self.theme.colour("surface"))
-        self.p.drawRoundedRect(rect, 8, 8)
-        top = QRectF(rect.left(), rect.top() + 4, rect.width(), 16)
-        self._text(top, title, self.small, "muted", Qt.AlignmentFlag.AlignHCenter)
-        sub = QRectF(rect.left(), rect.top() + 18, rect.width(), 16)
-        self._text(sub, subtitle, self.small, "muted", Qt.AlignmentFlag.AlignHCenter)
-
-    def _worker_cells(
-        self, unit: int, rect: QRectF
-    ) -> list[tuple[int, QRectF, QRectF, QRectF, QRectF]]:
-        """(timeline row, cell, figure, progress bar, label) of each drawn worker."""
-        k = self.s.workers[unit]
-        shown = min(k, FIGURES)
-        area = rect.adjusted(8, 26, -8, -6)
-        cell_w = area.width() / shown
-        text_h = 30.0
-        size = max(12.0, min(cell_w * 0.8, area.height() - text_h, 76.0))
-        first = int(self.s.worker_offsets[unit])
-        cells = []
-        for w in range(shown):
-            cell = QRectF(area.left() + w * cell_w, area.top(), cell_w, area.height())
-            top = cell.top() + max(0.0, (cell.height() - text_h - size) / 2)
-            figure = QRectF(cell.center().x() - size / 2, top, size, size)
-            bar = QRectF(cell.left() + 6, figure.bottom() + 3, cell.width() - 12, 6)
-            label = QRectF(cell.left(), bar.bottom() + 2, cell.width(), 16)
-            cells.append((first + w, cell, figure, bar, label))
-        return cells
-
-    def _station(self, unit: int, rect: QRectF) -> None:
-        """Frame, title, empty progress bars and the "+k more" count of one station."""
-        s = self.s
-        self.p.setPen(QPen(self.theme.colour("grid"), 1))
-        self.p.setBrush(self.theme.colour("surface"))
-        self.p.drawRoundedRect(rect, 8, 8)
-        k = s.workers[unit]
-        title = s.unit_title(unit) + (f" × {k}" if k > 1 else "")
-        self._text(
-            QRectF(rect.left(), rect.top() + 4, rect.width(), 18),
-            title,
-            self.bold,
-            "text",
-            Qt.AlignmentFlag.AlignHCenter,
-        )
-        self.p.setPen(Qt.PenStyle.NoPen)
-        self.p.setBrush(self.theme.colour("idle"))
-        for _, _, _, bar, _ in self._worker_cells(unit, rect):
-            self.p.drawRoundedRect(bar, 3, 3)
-        shown = min(k, FIGURES)
-        if k > shown:
-            more = QRectF(rect.left(), rect.bottom() - 16, rect.width() - 6, 14)
-            self._text(more, f"+{k - shown} more", self.small, "muted", Qt.AlignmentFlag.AlignRight)
-
-    def _workers(self) -> None:
+    def _workers(self, frame: AssemblyFrame | None) -> None:
         """Each drawn worker: its figure in its op's colour (grey when idle), its progress
         and what it does, or how long it has been idle."""
-        s = self.s
-        now = workers_at(s, self.t)
-        for row, _, figure, bar, label in self.cells:
-            op = int(now.op[row])
-            colour = op_colour(op) if op >= 0 else self.theme.colour("idle_hatch")
-            size = int(figure.width())
-            self.p.drawImage(figure, tinted("worker", size, size, colour.rgba()))
-            if op >= 0:
-                fraction = float(now.fraction[row])
-                self.p.setPen(Qt.PenStyle.NoPen)
-                self.p.setBrush(colour)
-                self.p.drawRoundedRect(
-                    QRectF(bar.left(), bar.top(), bar.width() * fraction, bar.height()), 3, 3
-                )
-                stage = s.stage_names[int(now.stage[row])]
-                words = f"op {op + 1} {stage} {fraction:.0%}"
-                self._text(label, words, self.small, "text", Qt.AlignmentFlag.AlignHCenter)
-            else:
-                idle = idle_time(s, float(now.idle_since[row]), self.t)
-                words = f"idle {format_time(idle, s.time_unit)}"
-                self._text(label, words, self.small, "muted", Qt.AlignmentFlag.AlignHCenter)
-
-    def _ops_now(self) -> OpsNow | None:
-        """The ops in flight and on the shelves now (pipelines only)."""
-        if not (self.s.is_pipeline and self.s.n_ops):
-            return None
-        return ops_now(self.s, self.t, 0.35 * typical_duration(self.s), SHELF_BOXES)
-
-    def _memory_slots(self) -> tuple[int, int]:
-        """(slots to draw, slots the run has or used)."""
-        if self.s.buffers > 0:
-            total = self.s.buffers
-        elif self.s.is_pipeline and self.s.n_ops:
-            total = int(slot_assignment(self.s).max()) + 1
+        s, small = self.s, self.lane.small
+        if frame is not None:
+            now, idle = frame.workers, frame.idle
         else:
-            total = 0
-        return min(total, MEMORY_SLOTS), total
+            now = workers_at(s, self.t)
+            idle = idle_durations(now, self.t, frame_makespan(s))
+        ratio = VECTOR_FIGURE_RATIO if self.vector else self.ratio
+        for station in self.lane.stations:
+            for cell in station.cells:
+                op = int(now.op[cell.row])
+                colour = op_colour(op) if op >= 0 else self.theme.colour("idle_hatch")
+                size = int(cell.figure.width())
+                image = tinted("worker", size, size, colour.rgba(), ratio)
+                self.p.drawImage(cell.figure.topLeft(), image)
+                if op >= 0:
+                    fraction = float(now.fraction[cell.row])
+                    bar = cell.bar
+                    self.p.setPen(Qt.PenStyle.NoPen)
+                    self.p.setBrush(colour)
+                    self.p.drawRoundedRect(
+                        QRectF(bar.left(), bar.top(), bar.width() * fraction, bar.height()),
+                        2.5,
+                        2.5,
+                    )
+                    stage = s.stage_names[int(now.stage[cell.row])]
+                    n, pct = op + 1, f"{fraction:.0%}"
+                    words = (f"op {n} {stage} {pct}", f"op {n} {pct}", f"{n} · {pct}", f"{n}")
+                    self.fit(cell.label, words, small, "text")
+                else:
+                    spent = format_time(float(idle[cell.row]), s.time_unit)
+                    self.fit(cell.label, (f"idle {spent}", "idle"), small, "muted")
 
-    def _slot_rect(self, slot: int, drawn: int) -> QRectF:
-        m = self.g.memory
-        inner = m.adjusted(10, 22, -10, -6)
-        step = min(self.g.box + 14, inner.width() / max(1, drawn))
-        size = min(self.g.box + 6, step - 4, inner.height())
-        return QRectF(
-            inner.left() + slot * step, inner.top() + (inner.height() - size) / 2, size, size
-        )
-
-    def _memory_frame(self) -> None:
-        """The shared-memory box with every slot drawn empty, and "+N" for the rest."""
-        m = self.g.memory
-        self.p.setPen(QPen(self.theme.colour("grid"), 1))
-        self.p.setBrush(self.theme.colour("surface"))
-        self.p.drawRoundedRect(m, 8, 8)
-        drawn, total = self._memory_slots()
-        self.p.setBrush(Qt.BrushStyle.NoBrush)
-        self.p.setPen(QPen(self.theme.colour("idle_hatch"), 1.2, Qt.PenStyle.DashLine))
-        for slot in range(drawn):
-            self.p.drawRoundedRect(self._slot_rect(slot, drawn), 4, 4)
-        if total > drawn:
-            last = self._slot_rect(drawn - 1, drawn)
-            self._text(
-                QRectF(last.right() + 4, last.top(), 80, last.height()),
-                f"+{total - drawn}",
-                self.small,
-                "muted",
-                Qt.AlignmentFlag.AlignVCenter,
-            )
-
-    def _memory_in_use(self, ops: OpsNow | None) -> None:
-        """The title with the count in use, and each drawn slot that an op holds, filled."""
-        m = self.g.memory
-        in_use = ops.slots_in_use if ops is not None else 0
-        if self.s.buffers > 0:
-            plural = "s" if self.s.buffers != 1 else ""
-            title = f"shared memory · {self.s.buffers} slot{plural} · {in_use} in use"
-        else:
-            title = f"shared memory · unlimited slots · {in_use} in use"
-        self._text(
-            QRectF(m.left() + 10, m.top() + 3, m.width() - 20, 18),
-            title,
-            self.small,
-            "muted",
-            Qt.AlignmentFlag.AlignLeft,
-        )
-        drawn, _ = self._memory_slots()
-        if ops is None or not drawn:
+    def _memory(self, frame: AssemblyFrame) -> None:
+        """The heading with the slots in use, and each drawn slot in its state with the op
+        in it (unless that op's chip sits in it) and its caption."""
+        memory, small = self.lane.memory, self.lane.small
+        if memory is None:
             return
-        ratio = 1.0 if self.vector else self.p.device().devicePixelRatioF()
-        for slot, op in enumerate(slot_holders(self.s, self.t, drawn).tolist()):
-            if op < 0:
-                continue
-            rect = self._slot_rect(slot, drawn)
-            if rect.width() < 1:
-                continue  # squeezed out of a tiny widget
-            if self.vector:
-                paint_held_slot(self.p, rect, op)
-            else:
-                pixels = round(rect.width())
-                image = held_slot_image(op % len(OP_COLOURS), pixels, ratio)
-                corner = QPointF(
-                    rect.center().x() - pixels / 2 - 1, rect.center().y() - pixels / 2 - 1
-                )
-                self.p.drawPixmap(corner, image)
-
-    # -- op boxes ------------------------------------------------------------------------
-
-    def _boxes(self, now: OpsNow) -> None:
-        room = int((self.g.shelf_in.height() - 44 - 24) // (self.g.box + 5))
-        fit = max(0, min(SHELF_BOXES, room))  # as many boxes as the shelf holds
-        wait_rank = {int(op): r for r, op in enumerate(now.first_waiting[:fit].tolist())}
-        done_rank = {int(op): r for r, op in enumerate(now.last_done[:fit].tolist())}
-        slots = slot_assignment(self.s)
-        drawn, _ = self._memory_slots()
-        motion = {
-            int(op): (int(place), int(next_place), float(fraction))
-            for op, place, next_place, fraction in zip(
-                now.ops.tolist(),
-                now.place.tolist(),
-                now.next_place.tolist(),
-                now.fraction.tolist(),
-                strict=True,
+        usage = memory_usage(self.s, frame.in_use, frame.peak)
+        if memory.usage is None:  # roomy: one heading line above the slots
+            heading = memory_heading(self.s)
+            variants = (
+                f"{heading[0]} · {usage[0]}",
+                f"{heading[0]} · {usage[1]}",
+                f"{heading[1]} · {usage[1]}",
+                usage[1],
+                usage[2],
             )
-        }
-        candidates = set(now.moving.tolist()) | set(wait_rank) | set(done_rank)
-        self._shelf_counts(now.waiting, now.done)
-        for op in sorted(candidates, reverse=True):
-            place, next_place, fraction = motion[op]
-            here = self._spot(op, place, wait_rank, done_rank, slots, drawn, arriving=False)
-            if here is None:
-                continue
-            if fraction > 0:
-                there = self._spot(
-                    op, next_place, wait_rank, done_rank, slots, drawn, arriving=True
-                )
-                if there is not None:
-                    ease = fraction * fraction * (3 - 2 * fraction)
-                    here = here + (there - here) * ease
-            self._box(op, here)
+            self.fit(memory.heading, variants, small, "muted", Qt.AlignmentFlag.AlignLeft)
+        else:
+            self.fit(memory.usage, usage, small, "muted", Qt.AlignmentFlag.AlignLeft)
+        chips = frame.chips
+        sitting = set(chips.to_index[(chips.to_spot == Spot.SLOT) & (chips.fraction >= 1)].tolist())
+        for slot, box in enumerate(memory.boxes):
+            op, state = int(frame.slots.op[slot]), int(frame.slots.state[slot])
+            if state != SlotState.FREE:
+                paint_slot(self.p, box, state, op, float(frame.slots.fill[slot]), self.theme)
+                if slot not in sitting:
+                    self._number(box, op, "text")
+            word = SLOT_WORDS[SlotState(state)]
+            if memory.usage is None:
+                caption = (f"{slot + 1} · {word}", f"{slot + 1}")
+                self.fit(memory.captions[slot], caption, small, "muted")
+            elif memory.words:
+                self.fit(memory.words[slot], (word,), small, "muted", Qt.AlignmentFlag.AlignLeft)
 
-    def _spot(
-        self,
-        op: int,
-        place: int,
-        wait_rank: dict[int, int],
-        done_rank: dict[int, int],
-        slots: np.ndarray,
-        drawn: int,
-        arriving: bool,
-    ) -> QPointF | None:
-        g, size = self.g, self.g.box
-        last_place = 2 * len(self.s.stage_names)
-        if place == 0:
-            rank = 0 if arriving else wait_rank.get(op)
-            if rank is None:
+    def _number(self, rect: QRectF, op: int, colour: str) -> None:
+        text, font = chip_label(op, rect.width(), self.lane.small)
+        self.draw(rect, text, font, colour, Qt.AlignmentFlag.AlignHCenter)
+
+    def _shelf_counts(self, frame: AssemblyFrame) -> None:
+        small = self.lane.small
+        for shelf, count, word in (
+            (self.lane.shelf_in, frame.waiting, "waiting"),
+            (self.lane.shelf_out, frame.done, "done"),
+        ):
+            if shelf is not None:
+                self.fit(shelf.count, (f"{count:,} {word}", f"{count:,}"), small, "text")
+
+    # -- chips ------------------------------------------------------------------------------
+
+    def _spot(self, spot: int, index: int) -> QPointF | None:
+        """Where a chip at ``spot`` / ``index`` sits (None: not drawn)."""
+        lane, chip = self.lane, self.lane.chip
+        if index < 0:
+            return None
+        if spot == Spot.INPUT or spot == Spot.OUTPUT:
+            shelf = lane.shelf_in if spot == Spot.INPUT else lane.shelf_out
+            if shelf is None or index >= len(shelf.spots):
                 return None
-            return QPointF(
-                g.shelf_in.center().x(), g.shelf_in.top() + 44 + size / 2 + rank * (size + 5)
-            )
-        if place >= last_place:
-            rank = 0 if arriving else done_rank.get(op)
-            if rank is None:
-                return None
-            return QPointF(
-                g.shelf_out.center().x(), g.shelf_out.top() + 44 + size / 2 + rank * (size + 5)
-            )
-        if place % 2 == 1:
-            stage = place // 2
-            task = int(self.s.op_task_index[op, stage])
-            figure = self.figures.get(int(self.s.row[task]))
+            return shelf.spots[index]
+        if spot == Spot.WORKER:
+            figure = self.figures.get(index)
             if figure is None:
                 return None
-            return QPointF(figure.right() - size * 0.15, figure.bottom() - size * 0.55)
-        slot = int(slots[op])
-        if slot >= drawn:
+            return QPointF(figure.right() - chip / 2, figure.bottom() - chip / 2)
+        if lane.memory is None or index >= len(lane.memory.boxes):
             return None
-        return self._slot_rect(slot, drawn).center()
+        return lane.memory.boxes[index].center()
 
-    def _box(self, op: int, centre: QPointF) -> None:
-        size = self.g.box
+    def _chips(self, frame: AssemblyFrame) -> None:
+        chips = frame.chips
+        rows = zip(
+            chips.op.tolist(),
+            chips.from_spot.tolist(),
+            chips.from_index.tolist(),
+            chips.to_spot.tolist(),
+            chips.to_index.tolist(),
+            chips.fraction.tolist(),
+            strict=True,
+        )
+        # Chips that glide are drawn last (on top), higher ops below lower ones.
+        for op, from_spot, from_index, to_spot, to_index, fraction in sorted(
+            rows, key=lambda r: (r[5] < 1, -r[0])
+        ):
+            here = self._spot(to_spot, to_index)
+            if here is None:
+                continue
+            if fraction < 1:
+                there = self._spot(from_spot, from_index)
+                if there is not None:
+                    here = there + (here - there) * ease(fraction)
+            self._chip(op, here)
+
+    def _chip(self, op: int, centre: QPointF) -> None:
+        size = self.lane.chip
         rect = QRectF(centre.x() - size / 2, centre.y() - size / 2, size, size)
         if self.vector:
-            paint_box(self.p, rect, op, self.small)
-            return
-        # The box is one of a few cached pixmaps (one per colour); only its number is drawn.
-        pixels = round(size)
-        ratio = self.p.device().devicePixelRatioF()
-        corner = QPointF(centre.x() - pixels / 2 - 1, centre.y() - pixels / 2 - 1)
-        self.p.drawPixmap(corner, box_image(op % len(OP_COLOURS), pixels, ratio))
-        label = str(op + 1)
-        self.p.setFont(self._box_font(label))
-        self.p.setPen(ink_on(op_colour(op)))
-        self.p.drawText(rect, int(Qt.AlignmentFlag.AlignCenter), label)
-
-    def _box_font(self, label: str) -> QFont:
-        return box_font(self.small, int(self.g.box), len(label))
-
-    def _shelf_counts(self, waiting: int, done: int) -> None:
-        g = self.g
-        for rect, count, word in ((g.shelf_in, waiting, "waiting"), (g.shelf_out, done, "done")):
-            box = QRectF(rect.left(), rect.bottom() - 20, rect.width(), 16)
-            self._text(box, f"{count:,} {word}", self.small, "text", Qt.AlignmentFlag.AlignHCenter)
+            paint_chip(self.p, rect, op)
+        else:
+            pixels = round(size)
+            corner = QPointF(round(rect.left()) - 1, round(rect.top()) - 1)
+            self.p.drawPixmap(corner, chip_pixmap(op % len(OP_COLOURS), pixels, self.ratio))
+            rect = QRectF(corner.x() + 1, corner.y() + 1, pixels, pixels)
+        text, font = chip_label(op, size, self.lane.small)
+        self.draw(rect, text, font, chip_ink(op), Qt.AlignmentFlag.AlignHCenter)
 
 
-def box_font(base: QFont, size: int, digits: int) -> QFont:
-    """The font of an op's number in a box ``size`` pixels wide."""
-    font = QFont(base)
-    font.setPixelSize(max(8, int(size * (0.5 if digits < 3 else 0.36))))
-    return font
+def _scale(lane: LaneLayout, rect: QRectF) -> float:
+    right = max(
+        [s.card.right() for s in lane.stations]
+        + [lane.shelf_out.card.right() if lane.shelf_out else 0.0, lane.status.right()]
+    )
+    bottom = max(
+        [s.card.bottom() for s in lane.stations]
+        + [lane.memory.card.bottom() if lane.memory else 0.0]
+        + [lane.shelf_in.card.bottom() if lane.shelf_in else 0.0]
+    )
+    width, height = right - rect.left(), bottom - rect.top()
+    return min(1.0, rect.width() / max(1.0, width), rect.height() / max(1.0, height))
 
 
-def paint_box(painter: QPainter, rect: QRectF, op: int, font: QFont | None) -> None:
-    """One op's box: a rounded square in its colour with its number (from 1), or without
-    a number when ``font`` is None."""
-    colour = op_colour(op)
-    painter.setPen(QPen(colour.darker(140), 1.2))
-    painter.setBrush(colour)
-    painter.drawRoundedRect(rect, 4, 4)
-    if font is not None:
-        label = str(op + 1)
-        painter.setFont(box_font(font, int(rect.width()), len(label)))
-        painter.setPen(ink_on(colour))
-        painter.drawText(rect, int(Qt.AlignmentFlag.AlignCenter), label)
-
-
-@lru_cache(maxsize=64)
-def box_image(colour_index: int, size: int, ratio: float) -> QPixmap:
-    """An empty op box in colour ``colour_index``, drawn once (with a pixel of margin for
-    its outline): a tick blits these instead of drawing antialiased rounded squares."""
-    pixmap = QPixmap(round((size + 2) * ratio), round((size + 2) * ratio))
-    pixmap.setDevicePixelRatio(ratio)
-    pixmap.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(pixmap)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-    paint_box(painter, QRectF(1, 1, size, size), colour_index, None)
-    painter.end()
-    return pixmap
-
-
-def paint_held_slot(painter: QPainter, rect: QRectF, op: int) -> None:
-    """A shared-memory slot that op ``op`` holds: tinted with the op's colour."""
-    fill = QColor(op_colour(op))
-    fill.setAlpha(70)
-    painter.setBrush(fill)
-    painter.setPen(QPen(op_colour(op), 1.5))
-    painter.drawRoundedRect(rect, 4, 4)
-
-
-@lru_cache(maxsize=64)
-def held_slot_image(colour_index: int, size: int, ratio: float) -> QPixmap:
-    """`paint_held_slot` drawn once per colour and size (see `box_image`)."""
-    pixmap = QPixmap(round((size + 2) * ratio), round((size + 2) * ratio))
-    pixmap.setDevicePixelRatio(ratio)
-    pixmap.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(pixmap)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-    paint_held_slot(painter, QRectF(1, 1, size, size), colour_index)
-    painter.end()
-    return pixmap
+def frame_makespan(schedule: Schedule) -> float:
+    """The Schedule's makespan; for pipelines computed once (a tick must not scan every
+    task; `Schedule.makespan` is not cached)."""
+    if schedule.is_pipeline and schedule.n_ops:
+        return assembly_index(schedule).makespan
+    return schedule.makespan

@@ -1,0 +1,114 @@
+"""Drawing pieces of the assembly line: op chips (a rounded square in the op's colour with
+its number), shared-memory slots in each `SlotState`, and the number that fits a chip.
+
+Raster frames blit chips from small pixmaps cached per colour, size and device pixel ratio
+(drawn at size × ratio, so they stay sharp at 200%); vector exports draw shapes.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QPixmap
+
+from engine.assembly_model import SlotState
+from gui.colours import Theme, ink_on, op_colour
+
+#: Smallest pixel size of a chip's number; below it the number keeps its last digits.
+CHIP_FONT_MIN = 8
+
+
+def chip_label(op: int, size: float, base: QFont) -> tuple[str, QFont]:
+    """The number (from 1) written on op ``op``'s chip ``size`` pixels wide, and its font:
+    as large as fits, and "…456" (the last digits) when even the smallest font is too
+    wide for the whole number."""
+    return _chip_label(op + 1, int(size), base)
+
+
+@lru_cache(maxsize=512)
+def _chip_label(number: int, size: int, base: QFont) -> tuple[str, QFont]:
+    digits = str(number)
+    room = size - 4
+    font = QFont(base)
+    font.setBold(False)
+    for text in (digits, *(f"…{digits[-k:]}" for k in (4, 3, 2) if k < len(digits))):
+        for px in range(max(CHIP_FONT_MIN, int(size * 0.5)), CHIP_FONT_MIN - 1, -1):
+            font.setPixelSize(px)
+            if QFontMetricsF(font).horizontalAdvance(text) <= room:
+                return text, QFont(font)
+    font.setPixelSize(CHIP_FONT_MIN)
+    return digits[-1], font
+
+
+def paint_chip(painter: QPainter, rect: QRectF, op: int) -> None:
+    """An op's chip without its number: a rounded square in the op's colour."""
+    colour = op_colour(op)
+    painter.setPen(QPen(colour.darker(140), 1.2))
+    painter.setBrush(colour)
+    painter.drawRoundedRect(rect, 4, 4)
+
+
+@lru_cache(maxsize=128)
+def chip_pixmap(colour_index: int, size: int, ratio: float) -> QPixmap:
+    """`paint_chip` drawn once per colour, size and device pixel ratio, with a pixel of
+    margin for its outline: a frame blits these instead of drawing antialiased shapes."""
+    pixmap = QPixmap(round((size + 2) * ratio), round((size + 2) * ratio))
+    pixmap.setDevicePixelRatio(ratio)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+    paint_chip(painter, QRectF(1, 1, size, size), colour_index)
+    painter.end()
+    return pixmap
+
+
+def chip_ink(op: int) -> QColor:
+    """The colour of the number on op ``op``'s chip."""
+    return ink_on(op_colour(op))
+
+
+def paint_empty_slot(painter: QPainter, rect: QRectF, theme: Theme) -> None:
+    """A free slot: a dashed outline."""
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    painter.setPen(QPen(theme.colour("idle_hatch"), 1.2, Qt.PenStyle.DashLine))
+    painter.drawRoundedRect(rect, 4, 4)
+
+
+def paint_slot(
+    painter: QPainter, rect: QRectF, state: int, op: int, fill: float, theme: Theme
+) -> None:
+    """A slot in ``state`` for op ``op``: reserved is a dashed outline in the op's colour;
+    loading, held and writing are tinted with the op's colour and filled to ``fill``
+    (a read fills the slot from the bottom, a write drains it)."""
+    if state == SlotState.FREE:
+        paint_empty_slot(painter, rect, theme)
+        return
+    colour = op_colour(op)
+    painter.setBrush(theme.colour("surface"))
+    if state == SlotState.RESERVED:
+        painter.setPen(QPen(colour, 1.6, Qt.PenStyle.DashLine))
+        painter.drawRoundedRect(rect, 4, 4)
+        return
+    pale = QColor(colour)
+    pale.setAlpha(45)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(pale)
+    painter.drawRoundedRect(rect, 4, 4)
+    if fill > 0:
+        strong = QColor(colour)
+        strong.setAlpha(140)
+        painter.save()
+        level = rect.height() * min(1.0, fill)
+        painter.setClipRect(QRectF(rect.left(), rect.bottom() - level, rect.width(), level))
+        painter.setBrush(strong)
+        painter.drawRoundedRect(rect, 4, 4)
+        painter.restore()
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    painter.setPen(QPen(colour, 1.6))
+    painter.drawRoundedRect(rect, 4, 4)
+
+
+def ease(fraction: float) -> float:
+    """Smoothstep: a glide starts and ends gently."""
+    return fraction * fraction * (3 - 2 * fraction)
