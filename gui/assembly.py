@@ -15,6 +15,8 @@ chips and their words on top, in time independent of the number of ops.
 
 from __future__ import annotations
 
+import math
+
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QPaintEngine, QPainter, QPaintEvent, QPen, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QWidget
@@ -275,6 +277,7 @@ def lane_spec(schedule: Schedule) -> LaneSpec:
         status_widest=(f"t = {widest} of {widest}", f"{widest} / {widest}", widest),
         memory_heading=memory_heading(schedule),
         usage_widest=usage_widest,
+        digits=len(str(max(1, schedule.n_ops))),
     )
 
 
@@ -520,7 +523,7 @@ class _LanePainter:
                 self.fit(memory.words[slot], (word,), small, "muted", Qt.AlignmentFlag.AlignLeft)
 
     def _number(self, rect: QRectF, op: int, colour: str) -> None:
-        text, font = chip_label(op, rect.width(), self.lane.small)
+        text, font = chip_label(op, rect.width(), rect.height(), self.lane.small)
         self.draw(rect, text, font, colour, Qt.AlignmentFlag.AlignHCenter)
 
     def _shelf_counts(self, frame: AssemblyFrame) -> None:
@@ -548,7 +551,10 @@ class _LanePainter:
             figure = self.figures.get(index)
             if figure is None:
                 return None
-            return QPointF(figure.right() - chip / 2, figure.bottom() - chip / 2)
+            width = lane.chip_width
+            return QPointF(
+                figure.right() - min(width, figure.width()) / 2, figure.bottom() - chip / 2
+            )
         if lane.memory is None or index >= len(lane.memory.boxes):
             return None
         return lane.memory.boxes[index].center()
@@ -578,16 +584,16 @@ class _LanePainter:
             self._chip(op, here)
 
     def _chip(self, op: int, centre: QPointF) -> None:
-        size = self.lane.chip
-        rect = QRectF(centre.x() - size / 2, centre.y() - size / 2, size, size)
+        width, height = self.lane.chip_width, self.lane.chip
+        rect = QRectF(centre.x() - width / 2, centre.y() - height / 2, width, height)
         if self.vector:
             paint_chip(self.p, rect, op)
         else:
-            pixels = round(size)
-            corner = QPointF(round(rect.left()) - 1, round(rect.top()) - 1)
-            self.p.drawPixmap(corner, chip_pixmap(op % len(OP_COLOURS), pixels, self.ratio))
-            rect = QRectF(corner.x() + 1, corner.y() + 1, pixels, pixels)
-        text, font = chip_label(op, size, self.lane.small)
+            w, h = round(width), round(height)
+            corner = QPointF(math.floor(rect.left() + 0.5) - 1, math.floor(rect.top() + 0.5) - 1)
+            self.p.drawPixmap(corner, chip_pixmap(op % len(OP_COLOURS), w, h, self.ratio))
+            rect = QRectF(corner.x() + 1, corner.y() + 1, w, h)
+        text, font = chip_label(op, width, height, self.lane.small)
         self.draw(rect, text, font, chip_ink(op), Qt.AlignmentFlag.AlignHCenter)
 
 

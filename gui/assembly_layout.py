@@ -20,6 +20,7 @@ from PySide6.QtGui import QFont, QFontMetricsF
 
 #: Size limits in device-independent pixels.
 FIGURE_MIN, FIGURE_MAX = 28.0, 84.0
+CHIP_FONT_MIN = 8
 SLOT_MIN, SLOT_MAX = 24.0, 40.0
 CHIP_MIN, CHIP_MAX = 18.0, 32.0
 #: Most worker figures drawn per station (the rest are counted), most chips per shelf,
@@ -66,6 +67,7 @@ class LaneSpec:
     status_widest: tuple[str, ...]  # per status variant, its widest text
     memory_heading: tuple[str, ...]  # e.g. "shared memory · 2 slots", "shared memory"
     usage_widest: tuple[str, ...]  # per usage variant ("2 of 2 in use"), its widest text
+    digits: int = 1  # digits of the highest op number (chips are as wide as it needs)
 
 
 @dataclass(frozen=True)
@@ -119,7 +121,8 @@ class LaneLayout:
     stations: tuple[Station, ...]
     memory: Memory | None
     figure: float  # the worker figures' size
-    chip: float
+    chip: float  # a chip's height
+    chip_width: float  # a chip's width (wider than high for long op numbers)
     fits: bool  # False: below the minimum, laid out at the minimum size (scale it down)
 
 
@@ -144,6 +147,31 @@ def fit_text(variants: tuple[str, ...] | list[str], font: QFont, width: float) -
     return metrics.elidedText(variants[-1], Qt.TextElideMode.ElideRight, max(0.0, width))
 
 
+def chip_font_px(height: float) -> int:
+    """Pixel size of the number on a chip ``height`` pixels high."""
+    return max(CHIP_FONT_MIN, min(14, int(height * 0.5)))
+
+
+def chip_width(height: float, digits: int, base: QFont) -> float:
+    """A chip as wide as the widest op number of ``digits`` digits needs (at least
+    square)."""
+    font = QFont(base)
+    font.setPixelSize(chip_font_px(height))
+    font.setBold(False)
+    return float(_even(max(height, math.ceil(_width("8" * digits, font)) + 6)))
+
+
+def _even(value: float) -> int:
+    """``value`` rounded up to an even number of pixels (so that a centred chip's edges
+    fall on whole pixels)."""
+    return 2 * math.ceil(value / 2)
+
+
+def _px(value: float) -> float:
+    """``value`` rounded to a whole pixel (halves up: Python's round() rounds halves to even)."""
+    return float(math.floor(value + 0.5))
+
+
 def _width(text: str, font: QFont) -> float:
     return QFontMetricsF(font).horizontalAdvance(text)
 
@@ -159,7 +187,7 @@ def layout_lane(rect: QRectF, spec: LaneSpec, base: QFont) -> LaneLayout:
     """The roomiest layout of ``spec`` that fits ``rect``; if none does, the tightest one
     at the lane's minimum size from ``rect``'s corner (``fits`` False)."""
     return _cached_layout(
-        round(rect.left()), round(rect.top()), rect.width(), rect.height(), spec, base
+        _px(rect.left()), _px(rect.top()), rect.width(), rect.height(), spec, base
     )
 
 
@@ -218,7 +246,7 @@ def _layout(rect: QRectF, spec: LaneSpec, base: QFont, density: Density) -> Lane
         return None
     title, status, title_text = header
     body = QRectF(rect.left(), rect.top() + header_h, rect.width(), rect.height() - header_h)
-    columns = _columns(body, spec, density, small)
+    columns = _columns(body, spec, density, small, base)
     if columns is None:
         return None
     shelf_in_x, station_x, shelf_out_x = columns
@@ -233,7 +261,8 @@ def _layout(rect: QRectF, spec: LaneSpec, base: QFont, density: Density) -> Lane
     plan = None
     if has_memory:
         free -= density.gap + _memory_fixed(density, small)
-        plan = _memory_plan(span.width(), free, by_width, spec, density, small)
+        room = shelf_in_x[1] - 8  # a chip must fit its shelf
+        plan = _memory_plan(span.width(), free, by_width, room, spec, density, small, base)
         if plan is None:
             return None
         free -= plan.rows * _slot_row(density, small, plan.box)
@@ -248,8 +277,8 @@ def _layout(rect: QRectF, spec: LaneSpec, base: QFont, density: Density) -> Lane
         _station(QRectF(x, body.top(), w, station_h), unit, spec, density, small, bold, figure)
         for unit, (x, w) in enumerate(station_x)
     )
-    box = plan.box if plan is not None else SLOT_MIN + 6
-    chip = float(round(max(CHIP_MIN, min(CHIP_MAX, box - 6, figure * 0.5))))
+    chip = plan.chip if plan is not None else CHIP_MIN
+    chip_w = plan.chip_width if plan is not None else CHIP_MIN
     memory = None
     if plan is not None:
         card = QRectF(span.left(), body.top() + station_h + density.gap, span.width(), memory_h)
@@ -262,6 +291,7 @@ def _layout(rect: QRectF, spec: LaneSpec, base: QFont, density: Density) -> Lane
             density,
             small,
             chip,
+            chip_w,
         )
         shelf_out = _shelf(
             QRectF(shelf_out_x[0], body.top(), shelf_out_x[1], body.height()),
@@ -269,6 +299,7 @@ def _layout(rect: QRectF, spec: LaneSpec, base: QFont, density: Density) -> Lane
             density,
             small,
             chip,
+            chip_w,
         )
         if shelf_in is None or shelf_out is None:
             return None
@@ -285,6 +316,7 @@ def _layout(rect: QRectF, spec: LaneSpec, base: QFont, density: Density) -> Lane
         memory,
         figure,
         chip,
+        chip_w,
         True,
     )
 
@@ -324,8 +356,8 @@ def _shelf_fixed(density: Density, small: QFont) -> float:
     return 3 + lines * _line(small) + 4 + 2 + _line(small) + 3
 
 
-def _shelf_min_width(density: Density, small: QFont) -> float:
-    return max(CHIP_MIN + 8, _width("9,999", small) + 6)
+def _shelf_min_width(density: Density, small: QFont, chip_w: float) -> float:
+    return max(chip_w + 8, _width("9,999", small) + 6)
 
 
 def _station_min_width(density: Density) -> float:
@@ -333,7 +365,7 @@ def _station_min_width(density: Density) -> float:
 
 
 def _columns(
-    body: QRectF, spec: LaneSpec, density: Density, small: QFont
+    body: QRectF, spec: LaneSpec, density: Density, small: QFont, base: QFont
 ) -> tuple[tuple[float, float], list[tuple[float, float]], tuple[float, float]] | None:
     """(x, width) of the input shelf, of each station and of the output shelf."""
     shown = [min(k, 4) for k in spec.workers]
@@ -342,7 +374,8 @@ def _columns(
     shelf_w = 0.0
     if spec.pipeline:
         unit = (body.width() - density.gap * n_gaps) / (sum(weights) + 1.5)
-        shelf_w = max(_shelf_min_width(density, small), min(unit * 0.75, 160.0))
+        minimum = _shelf_min_width(density, small, chip_width(CHIP_MIN, spec.digits, base))
+        shelf_w = max(minimum, min(unit * 0.75, 160.0))
     unit = (body.width() - density.gap * n_gaps - 2 * shelf_w) / sum(weights)
     if unit * min(weights) < _station_min_width(density):
         return None
@@ -400,12 +433,12 @@ def _station(
     label_h = _line(small)
     label_top = inner.bottom() - label_h
     top, bottom = title.bottom() + 2, label_top - (3 + 5 + 2)
-    fig_top = round(top + max(0.0, (bottom - top - figure) / 2))
+    fig_top = _px(top + max(0.0, (bottom - top - figure) / 2))
     offset = sum(spec.workers[:unit])
     cells = []
     for w in range(count):
         left = inner.left() + w * cell_w
-        figure_rect = QRectF(round(left + (cell_w - figure) / 2), fig_top, figure, figure)
+        figure_rect = QRectF(_px(left + (cell_w - figure) / 2), fig_top, figure, figure)
         bar = QRectF(left + 4, figure_rect.bottom() + 3, cell_w - 8, 5)
         label = QRectF(left, label_top, cell_w, label_h)
         cells.append(WorkerCell(offset + w, figure_rect, bar, label))
@@ -417,7 +450,10 @@ def _station(
 
 @dataclass(frozen=True)
 class _MemoryPlan:
-    box: float
+    box: float  # a slot's height
+    box_width: float  # a slot's width: at least a chip's width and a margin
+    chip: float
+    chip_width: float
     rows: int
     drawn: int
     per_row: int
@@ -429,9 +465,11 @@ def _memory_plan(
     width: float,
     free: float,
     by_width: float,
+    chip_room: float,
     spec: LaneSpec,
     density: Density,
     small: QFont,
+    base: QFont,
 ) -> _MemoryPlan | None:
     """Slot size, rows and slots drawn for shared memory ``width`` wide, where ``free`` is
     the height the figures and the slot rows share. None if one row of minimum slots and
@@ -449,13 +487,20 @@ def _memory_plan(
         box = float(math.floor(min(box, (free - FIGURE_MIN) / rows - extra)))
         if box < SLOT_MIN:
             break
-        heading_width, words, per_row = _slot_columns(inner, box, rows, spec, density, small)
+        chip = float(_even(max(CHIP_MIN, min(CHIP_MAX, box - 6))))
+        while chip > CHIP_MIN and chip_width(chip, spec.digits, base) > chip_room:
+            chip -= 2
+        chip_w = chip_width(chip, spec.digits, base)
+        if chip_w > chip_room:
+            break
+        box_w = max(box, chip_w + 6)
+        heading_width, words, per_row = _slot_columns(inner, box_w, rows, spec, density, small)
         if per_row < 1:
             break
         drawn = min(wanted, per_row * rows)
         if drawn < spec.slots:
             drawn = max(1, min(drawn, per_row * rows - 1))  # one cell for "+N"
-        plan = _MemoryPlan(box, rows, drawn, per_row, heading_width, words)
+        plan = _MemoryPlan(box, box_w, chip, chip_w, rows, drawn, per_row, heading_width, words)
         if best is None or drawn > best.drawn:
             best = plan
         if drawn == spec.slots:
@@ -484,6 +529,7 @@ def _slot_columns(
 
 
 def _slot_cell_width(density: Density, small: QFont, box: float, words: bool) -> float:
+    """Width of one slot's cell, for a slot ``box`` pixels wide."""
     if density.captions_under_slots:
         return max(box + 10, _width("16 · reserved", small) + 6)
     cell = _width("16", small) + 6 + box + 8
@@ -508,20 +554,22 @@ def _memory(
         heading = QRectF(inner.left(), top, plan.heading_width, line)
         usage = QRectF(inner.left(), top + line, plan.heading_width, line)
         area = inner.adjusted(plan.heading_width + 8, 0, 0, 0)
-    cell_w = _slot_cell_width(density, small, plan.box, plan.words)
+    cell_w = _slot_cell_width(density, small, plan.box_width, plan.words)
     number_w = _width("16", small) + 4
     boxes, captions, words = [], [], []
     for slot in range(plan.drawn):
         r, c = divmod(slot, plan.per_row)
         left, top = area.left() + c * cell_w, area.top() + r * row_h
         if under:
-            box = QRectF(round(left + (cell_w - plan.box) / 2), round(top), plan.box, plan.box)
+            box = QRectF(
+                _px(left + (cell_w - plan.box_width) / 2), _px(top), plan.box_width, plan.box
+            )
             captions.append(QRectF(left, box.bottom() + 2, cell_w, line))
         else:
             box = QRectF(
-                round(left + number_w + 2),
-                round(top + (row_h - 2 - plan.box) / 2),
-                plan.box,
+                _px(left + number_w + 2),
+                _px(top + (row_h - 2 - plan.box) / 2),
+                plan.box_width,
                 plan.box,
             )
             captions.append(QRectF(left, box.center().y() - line / 2, number_w, line))
@@ -540,11 +588,17 @@ def _memory(
 
 
 def _shelf(
-    card: QRectF, titles: tuple[str, str], density: Density, small: QFont, chip: float
+    card: QRectF,
+    titles: tuple[str, str],
+    density: Density,
+    small: QFont,
+    chip: float,
+    chip_w: float,
 ) -> Shelf | None:
     line = _line(small)
     inner_w = card.width() - 4
-    texts = titles if density.two_line_shelf_titles else (titles[1],)
+    two_lines = density.two_line_shelf_titles and _width(titles[0], small) <= inner_w
+    texts = titles if two_lines else (titles[1],)
     top = card.top() + 3
     rects = []
     for text in texts:
@@ -554,16 +608,17 @@ def _shelf(
         top += line
     count = QRectF(card.left() + 2, card.bottom() - 3 - line, inner_w, line)
     area = QRectF(card.left() + 2, top + 4, inner_w, count.top() - 2 - (top + 4))
-    step = chip + 4
-    rows = min(SHELF_CHIPS, int((area.height() + 4) // step))
-    if rows < 1:
+    step_x, step_y = chip_w + 4, chip + 4
+    rows = min(SHELF_CHIPS, int((area.height() + 4) // step_y))
+    if rows < 1 or chip_w > area.width():
         return None
-    cols = max(1, min(2, int((area.width() + 4) // step)))
+    cols = max(1, min(2, int((area.width() + 4) // step_x)))
     if rows >= 4:
         cols = 1  # one column reads as a queue; two only where the shelf is short
-    left = area.center().x() - (cols * step - 4) / 2 + chip / 2
+    left = area.center().x() - (cols * step_x - 4) / 2 + chip_w / 2
     spots = []
     for i in range(min(SHELF_CHIPS, rows * cols)):
         c, r = divmod(i, rows)
-        spots.append(QPointF(round(left + c * step), round(area.top() + chip / 2 + r * step)))
+        centre = QPointF(_px(left + c * step_x), _px(area.top() + chip / 2 + r * step_y))
+        spots.append(centre)
     return Shelf(card, tuple(rects), count, tuple(spots))

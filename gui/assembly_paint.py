@@ -13,27 +13,26 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QPixmap
 
 from engine.assembly_model import SlotState
+from gui.assembly_layout import CHIP_FONT_MIN, chip_font_px
 from gui.colours import Theme, ink_on, op_colour
 
-#: Smallest pixel size of a chip's number; below it the number keeps its last digits.
-CHIP_FONT_MIN = 8
+
+def chip_label(op: int, width: float, height: float, base: QFont) -> tuple[str, QFont]:
+    """The number (from 1) written on op ``op``'s chip ``width``×``height`` pixels, and
+    its font: as large as fits, and "…456" (the last digits) when even the smallest font
+    is too wide for the whole number."""
+    return _chip_label(op + 1, int(width), int(height), base)
 
 
-def chip_label(op: int, size: float, base: QFont) -> tuple[str, QFont]:
-    """The number (from 1) written on op ``op``'s chip ``size`` pixels wide, and its font:
-    as large as fits, and "…456" (the last digits) when even the smallest font is too
-    wide for the whole number."""
-    return _chip_label(op + 1, int(size), base)
-
-
-@lru_cache(maxsize=512)
-def _chip_label(number: int, size: int, base: QFont) -> tuple[str, QFont]:
+@lru_cache(maxsize=1024)
+def _chip_label(number: int, width: int, height: int, base: QFont) -> tuple[str, QFont]:
     digits = str(number)
-    room = size - 4
+    room = width - 4
     font = QFont(base)
     font.setBold(False)
-    for text in (digits, *(f"…{digits[-k:]}" for k in (4, 3, 2) if k < len(digits))):
-        for px in range(max(CHIP_FONT_MIN, int(size * 0.5)), CHIP_FONT_MIN - 1, -1):
+    tails = (f"…{digits[-k:]}" for k in range(len(digits) - 1, 0, -1))
+    for text in (digits, *tails):
+        for px in range(chip_font_px(height), CHIP_FONT_MIN - 1, -1):
             font.setPixelSize(px)
             if QFontMetricsF(font).horizontalAdvance(text) <= room:
                 return text, QFont(font)
@@ -49,16 +48,16 @@ def paint_chip(painter: QPainter, rect: QRectF, op: int) -> None:
     painter.drawRoundedRect(rect, 4, 4)
 
 
-@lru_cache(maxsize=128)
-def chip_pixmap(colour_index: int, size: int, ratio: float) -> QPixmap:
+@lru_cache(maxsize=256)
+def chip_pixmap(colour_index: int, width: int, height: int, ratio: float) -> QPixmap:
     """`paint_chip` drawn once per colour, size and device pixel ratio, with a pixel of
     margin for its outline: a frame blits these instead of drawing antialiased shapes."""
-    pixmap = QPixmap(round((size + 2) * ratio), round((size + 2) * ratio))
+    pixmap = QPixmap(round((width + 2) * ratio), round((height + 2) * ratio))
     pixmap.setDevicePixelRatio(ratio)
     pixmap.fill(Qt.GlobalColor.transparent)
     painter = QPainter(pixmap)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-    paint_chip(painter, QRectF(1, 1, size, size), colour_index)
+    paint_chip(painter, QRectF(1, 1, width, height), colour_index)
     painter.end()
     return pixmap
 
