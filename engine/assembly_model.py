@@ -108,7 +108,8 @@ def peak_holders(first: FloatArray, last: FloatArray) -> int:
     """The most ops holding a slot at one instant (a hold freed at t can be taken at t)."""
     if not len(first):
         return 0
-    starts, ends = np.sort(first), np.sort(last)
+    starts = _sorted_and_order(first)[0]
+    ends = _sorted_and_order(last)[0] - _tolerance(last)
     holding = np.searchsorted(starts, starts, side="right") - np.searchsorted(
         ends, starts, side="right"
     )
@@ -181,6 +182,7 @@ class AssemblyIndex:
     n_ops: int
     n_places: int  # 2 · stages: the place of a done op
     makespan: float
+    tolerance: float  # holds that touch within this do not overlap (see `_tolerance`)
     earliest: FloatArray  # every op's first transition (its read start), sorted
     by_earliest: IntArray | None  # ops in that order (None: op order)
     latest: FloatArray  # every op's last transition (its write end), sorted
@@ -223,6 +225,7 @@ def build_index(schedule: Schedule) -> AssemblyIndex:
         n_ops=schedule.n_ops,
         n_places=2 * len(schedule.stage_names),
         makespan=float(ends.max()) if schedule.n_ops else 0.0,
+        tolerance=_tolerance(last),
         earliest=earliest_sorted,
         by_earliest=by_earliest,
         latest=latest_sorted,
@@ -232,7 +235,7 @@ def build_index(schedule: Schedule) -> AssemblyIndex:
         holds_from_sorted=from_sorted,
         holds_to_sorted=_sorted_and_order(last)[0],
         plan=plan,
-        peak=peak_holders(first, last),
+        peak=peak_holders(first, last) if schedule.buffers <= 0 else plan.count,
         in_turn=in_turn,
         slot_order=slot_order,
         slot_from=slot_from,
@@ -336,15 +339,15 @@ def _holders(index: AssemblyIndex, time: float, count: int) -> IntArray:
     holders = np.full(count, -1, dtype=np.int64)
     plan = index.plan
     if index.in_turn:
-        # Slots taken in turn, granted in op order: the last `modulus` ops granted by now
-        # are the only candidates, one per slot (an older op in a slot ended before the
-        # next one in it began).
+        # Slots taken in turn, granted in op order: slot s's candidate is the last op
+        # granted by now among s, s + M, s + 2M, … (an older op in a slot ended before
+        # the next one in it began).
         granted = int(np.searchsorted(index.holds_from, time, side="right"))
-        candidates = np.arange(max(0, granted - plan.modulus), granted, dtype=np.int64)
-        live = candidates[index.holds_to[candidates] > time]
-        slots = live % plan.modulus
-        shown = slots < count
-        holders[slots[shown]] = live[shown]
+        slots = np.arange(min(count, plan.modulus), dtype=np.int64)
+        last = slots + plan.modulus * ((granted - 1 - slots) // plan.modulus)
+        live = (last >= 0) & (last < granted)
+        live[live] = index.holds_to[last[live]] > time
+        holders[slots[live]] = last[live]
         return holders
     assert index.slot_order is not None and index.slot_from is not None
     assert index.slot_bounds is not None
@@ -412,7 +415,8 @@ def assembly_frame(
     started = int(np.searchsorted(index.earliest, time, side="right"))
     done = int(np.searchsorted(index.latest, time, side="right"))
     holding = int(np.searchsorted(index.holds_from_sorted, time, side="right"))
-    in_use = holding - int(np.searchsorted(index.holds_to_sorted, time, side="right"))
+    freed = np.searchsorted(index.holds_to_sorted, time + index.tolerance, side="right")
+    in_use = holding - int(freed)
     slots = slots_now(schedule, time, slots_shown)
     first_waiting = _first_waiting(index, started, shelf)
     last_done = _last_done(index, done, shelf)

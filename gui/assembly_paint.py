@@ -21,23 +21,26 @@ def chip_label(op: int, width: float, height: float, base: QFont) -> tuple[str, 
     """The number (from 1) written on op ``op``'s chip ``width``×``height`` pixels, and
     its font: as large as fits, and "…456" (the last digits) when even the smallest font
     is too wide for the whole number."""
-    return _chip_label(op + 1, int(width), int(height), base)
+    digits = str(op + 1)
+    kept, font = _chip_fit(len(digits), int(width), int(height), base)
+    return (digits if kept == len(digits) else f"…{digits[-kept:]}"), font
 
 
-@lru_cache(maxsize=1024)
-def _chip_label(number: int, width: int, height: int, base: QFont) -> tuple[str, QFont]:
-    digits = str(number)
+@lru_cache(maxsize=256)
+def _chip_fit(digits: int, width: int, height: int, base: QFont) -> tuple[int, QFont]:
+    """How many trailing digits of a ``digits``-digit number a chip shows, and in which
+    font (digits are equally wide: any number of that length fits alike)."""
     room = width - 4
     font = QFont(base)
     font.setBold(False)
-    tails = (f"…{digits[-k:]}" for k in range(len(digits) - 1, 0, -1))
-    for text in (digits, *tails):
+    for kept in range(digits, 0, -1):
+        text = "8" * kept if kept == digits else "…" + "8" * kept
         for px in range(chip_font_px(height), CHIP_FONT_MIN - 1, -1):
             font.setPixelSize(px)
             if QFontMetricsF(font).horizontalAdvance(text) <= room:
-                return text, QFont(font)
+                return kept, QFont(font)
     font.setPixelSize(CHIP_FONT_MIN)
-    return digits[-1], font
+    return 1, font
 
 
 def paint_chip(painter: QPainter, rect: QRectF, op: int) -> None:
