@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QPaintEngine, QPainter, QPaintEvent, QPen, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QWidget
@@ -31,7 +32,7 @@ from engine.assembly_model import (
     idle_durations,
 )
 from engine.schedule import Schedule
-from engine.timeline import workers_at
+from engine.timeline import WorkersNow, workers_at
 from engine.view_model import format_time, typical_duration
 from gui.assembly_layout import (
     LaneLayout,
@@ -159,15 +160,17 @@ class AssemblyLineView(QWidget):
 
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
-        engine = painter.paintEngine()
-        if engine is not None and engine.type() in VECTOR_ENGINES:
-            self.paint_on(painter, self._clock.time)  # rendered into an SVG or a PDF
-        else:
-            painter.drawPixmap(0, 0, self._static_layer())
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-            for lane in self._lanes(painter, self._clock.time):
-                lane.paint_moving()
-        painter.end()
+        try:
+            engine = painter.paintEngine()
+            if engine is not None and engine.type() in VECTOR_ENGINES:
+                self.paint_on(painter, self._clock.time)  # rendered into an SVG or a PDF
+            else:
+                painter.drawPixmap(0, 0, self._static_layer())
+                painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+                for lane in self._lanes(painter, self._clock.time):
+                    lane.paint_moving()
+        finally:
+            painter.end()  # an exception with the painter still active would crash Qt
 
     def paint_on(self, painter: QPainter, time: float) -> None:
         """Paint every lane at ``time`` with shapes only (no cached pixmaps), onto any
@@ -243,7 +246,9 @@ def status_texts(schedule: Schedule, time: float, makespan: float) -> tuple[tupl
     """The lane's status variants at ``time`` (longest first), and whether it is done."""
     unit = schedule.time_unit
     span = format_time(makespan, unit)
-    if len(schedule) and time >= makespan - 1e-9 * max(1.0, makespan):
+    if not len(schedule):
+        return ("no tasks",), False
+    if time >= makespan - 1e-9 * max(1.0, makespan):
         return (f"done in {span}", span), True
     now = format_time(time, unit)
     return (f"t = {now} of {span}", f"{now} / {span}", now), False
@@ -256,7 +261,8 @@ def lane_spec(schedule: Schedule) -> LaneSpec:
     usage_widest: tuple[str, ...] = ("",)
     if pipeline:
         index = assembly_index(schedule)
-        slots = schedule.buffers if schedule.buffers > 0 else index.plan.count
+        # A measured run may hold more slots than it was given: show them all.
+        slots = max(schedule.buffers, index.plan.count)
         usage_widest = tuple(
             _widest_digits(t) for t in memory_usage(schedule, max(slots, index.peak), index.peak)
         )
@@ -459,9 +465,13 @@ class _LanePainter:
         s, small = self.s, self.lane.small
         if frame is not None:
             now, idle = frame.workers, frame.idle
-        else:
+        elif len(s):
             now = workers_at(s, self.t)
             idle = idle_durations(now, self.t, frame_makespan(s))
+        else:  # no tasks at all: every worker idle, never worked
+            none = np.full(s.n_workers, -1, dtype=np.int64)
+            now = WorkersNow(none, none, none, np.zeros(s.n_workers), np.zeros(s.n_workers))
+            idle = np.zeros(s.n_workers)
         ratio = VECTOR_FIGURE_RATIO if self.vector else self.ratio
         for station in self.lane.stations:
             for cell in station.cells:

@@ -16,6 +16,7 @@ import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PySide6.QtCore import QRectF, QSize
 from PySide6.QtGui import QColor, QFontMetricsF
@@ -205,6 +206,23 @@ def test_a_waiting_chip_does_not_move(lone_view: AssemblyLineView, painted: Pain
     assert gliding not in reading | waiting
     (slot,) = [b for b in lone_view.layouts()[0].memory.boxes[1:2]]  # type: ignore[union-attr]
     assert slot.contains(*waiting.pop())
+
+
+def test_runs_of_any_shape_paint(lone_view: AssemblyLineView, painted: Painted) -> None:
+    """A measured run missing a task (no chips), an empty one (no tasks: it used to crash
+    the paint), and a measured run without grants that held more slots than it had."""
+    book = simulate(load_preset("book"), "pipelined")
+    keep = np.arange(len(book)) != 4
+    columns = (book.op, book.stage, book.unit, book.worker, book.start, book.end)
+    missing = Schedule(*(c[keep] for c in columns), n_ops=3, source="measured", label="odd")
+    empty = Schedule([], [], [], [], [], [], n_ops=0, label="empty")
+    measured = book.with_meta(source="measured", grant=None, buffers=2, label="hardware")
+    show(lone_view, [missing, empty, measured], 2.5)
+    lone_view.resize(1000, 560)
+    texts = repaint(lone_view, painted).strings()
+    assert "no tasks" in texts and "op 3 read 50%" in texts
+    assert any("3 of 2 in use" in t for t in texts)
+    assert len(lone_view.layouts()[2].memory.boxes) == 3  # type: ignore[union-attr]
 
 
 # -- laptop to 4K -----------------------------------------------------------------------
