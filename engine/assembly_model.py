@@ -99,9 +99,9 @@ def _tolerance(last: FloatArray) -> float:
     return 1e-9 * max(1.0, float(last.max())) if len(last) else 0.0
 
 
-def _takes_turns(first: FloatArray, last: FloatArray, modulus: int) -> bool:
+def _takes_turns(first: FloatArray, last: FloatArray, modulus: int, touching: float) -> bool:
     """Whether ops i and i + modulus never overlap (then slot = op % modulus is valid)."""
-    return bool((first[modulus:] >= last[:-modulus] - _tolerance(last)).all())
+    return bool((first[modulus:] >= last[:-modulus] - touching).all())
 
 
 def peak_holders(first: FloatArray, last: FloatArray) -> int:
@@ -116,7 +116,9 @@ def peak_holders(first: FloatArray, last: FloatArray) -> int:
     return int(max(1, holding.max()))
 
 
-def assign_slots(first: FloatArray, last: FloatArray, buffers: int) -> SlotPlan:
+def assign_slots(
+    first: FloatArray, last: FloatArray, buffers: int, touching: float | None = None
+) -> SlotPlan:
     """A slot per op such that no two ops holding at once share one.
 
     The engine's rule with B slots: op i takes the slot op i − B held when that one is
@@ -124,34 +126,35 @@ def assign_slots(first: FloatArray, last: FloatArray, buffers: int) -> SlotPlan:
     unlimited slots, in turn over as few slots as the peak needs when that is valid.
     Otherwise the lowest free slot, in grant order (a Python heap loop: measured or
     several-worker runs whose holds end out of op order).
+
+    Holds that overlap by less than ``touching`` do not overlap (default: `_tolerance`,
+    for runs whose times carry rounding; 0 is exact).
     """
+    touching = _tolerance(last) if touching is None else touching
     n = len(first)
     if n == 0:
         return SlotPlan(1, None, 0)
-    if n == 1 or _takes_turns(first, last, 1):
+    if n == 1 or _takes_turns(first, last, 1, touching):
         return SlotPlan(1, None, 1)
-    if buffers > 0:
-        if buffers >= n:
-            return SlotPlan(n, None, n)
-        if _takes_turns(first, last, buffers):
+    if 0 < buffers < n:
+        if _takes_turns(first, last, buffers, touching):
             return SlotPlan(buffers, None, buffers)
-    else:
+    elif buffers <= 0:
         peak = peak_holders(first, last)
         for modulus in range(peak, min(n, peak + 4)):
-            if _takes_turns(first, last, modulus):
+            if _takes_turns(first, last, modulus, touching):
                 return SlotPlan(modulus, None, modulus)
-    return _lowest_free(first, last)
+    return _lowest_free(first, last, touching)
 
 
-def _lowest_free(first: FloatArray, last: FloatArray) -> SlotPlan:
+def _lowest_free(first: FloatArray, last: FloatArray, touching: float) -> SlotPlan:
     order = np.lexsort((np.arange(len(first)), first))
-    tolerance = _tolerance(last)
     slots = np.zeros(len(first), dtype=np.int64)
     free: list[int] = []
     busy: list[tuple[float, int]] = []
     used = 0
     for op in order.tolist():
-        now = float(first[op]) + tolerance
+        now = float(first[op]) + touching
         while busy and busy[0][0] <= now:
             heapq.heappush(free, heapq.heappop(busy)[1])
         if free:

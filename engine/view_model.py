@@ -7,7 +7,6 @@ No Qt here: the GUI renders these, tests check them without a display.
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -15,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.anomalies import resource_anomalies
+from engine.assembly_model import assign_slots
 from engine.metrics import (
     bottleneck,
     busy_by_worker,
@@ -189,31 +189,9 @@ def slot_assignment(schedule: Schedule) -> IntArray:
     The number of slots used is ``max + 1``.
     """
     first = schedule.grant if schedule.grant is not None else schedule.op_starts[:, 0]
-    last = schedule.op_ends[:, -1]
-    order = np.lexsort((np.arange(schedule.n_ops), first))
-    slots = np.zeros(schedule.n_ops, dtype=np.int64)
-    if (first[order][1:] >= np.maximum.accumulate(last[order])[:-1]).all():
-        slots.flags.writeable = False  # no two holds overlap (sequential): all in slot 0
-        return slots
-    b = schedule.buffers
-    if 0 < b < schedule.n_ops and (first[b:] >= last[:-b]).all():
-        # Round robin is valid: each slot's holders follow one another without overlap.
-        slots = np.arange(schedule.n_ops, dtype=np.int64) % b
-        slots.flags.writeable = False
-        return slots
-    free: list[int] = []
-    busy: list[tuple[float, int]] = []
-    used = 0
-    for op in order.tolist():
-        now = float(first[op])
-        while busy and busy[0][0] <= now:
-            heapq.heappush(free, heapq.heappop(busy)[1])
-        if free:
-            slot = heapq.heappop(free)
-        else:
-            slot, used = used, used + 1
-        slots[op] = slot
-        heapq.heappush(busy, (float(last[op]), slot))
+    last = np.ascontiguousarray(schedule.op_ends[:, -1])
+    plan = assign_slots(np.asarray(first, dtype=np.float64), last, schedule.buffers, 0.0)
+    slots = plan.slot_of(np.arange(schedule.n_ops, dtype=np.int64))
     slots.flags.writeable = False
     return slots
 
