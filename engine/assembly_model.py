@@ -136,15 +136,45 @@ def assign_slots(
         return SlotPlan(1, None, 0)
     if n == 1 or _takes_turns(first, last, 1, touching):
         return SlotPlan(1, None, 1)
+    slots = buffers
     if 0 < buffers < n:
         if _takes_turns(first, last, buffers, touching):
             return SlotPlan(buffers, None, buffers)
     elif buffers <= 0:
-        peak = peak_holders(first, last)
-        for modulus in range(peak, min(n, peak + 4)):
+        slots = peak_holders(first, last)
+        for modulus in range(slots, min(n, slots + 4)):
             if _takes_turns(first, last, modulus, touching):
                 return SlotPlan(modulus, None, modulus)
+    if 0 < slots < n:
+        plan = _inherited(first, last, slots, touching)
+        if plan is not None:
+            return plan
     return _lowest_free(first, last, touching)
+
+
+def _inherited(first: FloatArray, last: FloatArray, slots: int, touching: float) -> SlotPlan | None:
+    """Slots passed on in release order, vectorized: with holds granted in op order and
+    never more than ``slots`` at once, op ``slots + k`` can take the slot of the k-th op
+    to release its own (by then at least k + 1 ops have released). None where that does
+    not hold (a measured run that held more than it had): then the heap decides."""
+    n = len(first)
+    if not bool((first[1:] >= first[:-1]).all()):
+        return None
+    heirs = np.arange(slots, n, dtype=np.int64)
+    donors = np.argsort(last, kind="stable")[: n - slots].astype(np.int64)
+    if not (bool((donors < heirs).all()) and bool((last[donors] <= first[heirs] + touching).all())):
+        return None
+    owner = np.arange(n, dtype=np.int64)
+    owner[heirs] = donors
+    # Pointer jumping: every op points at an earlier one, so each chain ends at one of the
+    # first `slots` ops, whose index is the slot (log2 n passes of O(n)).
+    while True:
+        further = owner[owner]
+        if np.array_equal(further, owner):
+            break
+        owner = further
+    owner.flags.writeable = False
+    return SlotPlan(0, owner, slots)
 
 
 def _lowest_free(first: FloatArray, last: FloatArray, touching: float) -> SlotPlan:
