@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.anomalies import resource_anomalies
-from engine.assembly_model import assign_slots
+from engine.assembly_slots import assign_slots
 from engine.metrics import (
     bottleneck,
     busy_by_worker,

@@ -12,8 +12,8 @@ from functools import lru_cache
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QPixmap
 
-from engine.assembly_model import SlotState
-from gui.assembly_layout import CHIP_FONT_MIN, chip_font_px
+from engine.assembly_slots import SlotState
+from gui.assembly_parts import CHIP_FONT_MIN, chip_font_px
 from gui.colours import Theme, ink_on, op_colour
 
 

@@ -9,16 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.assembly_model import (
-    SlotState,
     Spot,
     assembly_frame,
     assembly_index,
-    assign_slots,
     chip_motion,
-    slot_holds,
     slots_now,
     transitions,
 )
+from engine.assembly_slots import SlotState, assign_slots, slot_holds
 from engine.scenario import Scenario, load_preset
 from engine.schedule import Schedule
 from engine.scheduler import simulate

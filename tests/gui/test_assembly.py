@@ -18,16 +18,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QRectF, QSize
+from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetricsF
 
 from engine.scenario import Scenario, load_preset
 from engine.schedule import Schedule
 from engine.scheduler import simulate
 from engine.view_model import idle_time
-from gui import assembly
 from gui.assembly import AssemblyLineView
-from gui.assembly_layout import CHIP_MIN, FIGURE_MIN, SLOT_MIN
+from gui.assembly_lane import LanePainter
+from gui.assembly_parts import CHIP_MIN, FIGURE_MIN, SLOT_MIN
 from gui.clock import Clock
 from gui.export import export
 from gui.icons import icon, tinted
@@ -51,11 +51,11 @@ class Painted:
 @pytest.fixture
 def painted(monkeypatch: pytest.MonkeyPatch) -> Painted:
     record = Painted()
-    draw, chip = assembly._LanePainter.draw, assembly._LanePainter._chip
+    draw, chip = LanePainter.draw, LanePainter._chip
 
     def recording_draw(self, rect, text, font, colour, align):  # type: ignore[no-untyped-def]
         if text:
-            flags = int(align | assembly.Qt.AlignmentFlag.AlignVCenter)
+            flags = int(align | Qt.AlignmentFlag.AlignVCenter)
             box = QFontMetricsF(font).boundingRect(rect, flags, text)
             record.texts.append((text, self.p.transform().mapRect(box)))
         draw(self, rect, text, font, colour, align)
@@ -65,8 +65,8 @@ def painted(monkeypatch: pytest.MonkeyPatch) -> Painted:
         record.chips.append((op, point.x(), point.y()))
         chip(self, op, centre)
 
-    monkeypatch.setattr(assembly._LanePainter, "draw", recording_draw)
-    monkeypatch.setattr(assembly._LanePainter, "_chip", recording_chip)
+    monkeypatch.setattr(LanePainter, "draw", recording_draw)
+    monkeypatch.setattr(LanePainter, "_chip", recording_chip)
     return record
 
 
