@@ -7,9 +7,11 @@ gpu/'s measurements, the GUI's drawings and every exporter use this type and no 
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -292,3 +294,29 @@ class Schedule:
             times = times[keep]
         times.flags.writeable = False
         return times
+
+
+T = TypeVar("T")
+
+
+def cached_on(schedule: Schedule, key: str, build: Callable[[], T]) -> T:
+    """``build()`` once per Schedule, kept in the Schedule's own ``__dict__`` (where
+    `functools.cached_property` keeps its values): it lives and dies with the Schedule (a
+    module-level cache keyed by Schedules would keep dead ones, and their arrays, alive),
+    and a copy made with `Schedule.with_meta` starts afresh."""
+    store: dict[str, Any] = schedule.__dict__
+    if key not in store:
+        store[key] = build()
+    value: T = store[key]
+    return value
+
+
+def cached_per_schedule(function: Callable[[Schedule], T]) -> Callable[[Schedule], T]:
+    """Decorator: `cached_on` for a function of one Schedule."""
+    key = f"_cache_{function.__module__}.{function.__qualname__}"
+
+    @functools.wraps(function)
+    def cached(schedule: Schedule) -> T:
+        return cached_on(schedule, key, lambda: function(schedule))
+
+    return cached

@@ -9,9 +9,9 @@ from enum import IntEnum
 import numpy as np
 import numpy.typing as npt
 
-from engine.schedule import Schedule
+from engine.schedule import Schedule, cached_on
 from engine.text import join_words, op_list, time_text
-from engine.wait_index import cached_on, wait_index
+from engine.wait_index import wait_index
 from engine.waits import DONE, OVERHEAD, SLOT, IdleNow, OpsWaiting, idle_now, ops_waiting_at
 
 IntArray = npt.NDArray[np.int64]

@@ -8,16 +8,13 @@ No Qt here: the GUI renders these, tests check them without a display.
 
 from __future__ import annotations
 
-import functools
-import heapq
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
-from engine.schedule import Schedule
+from engine.assembly_slots import assign_slots
+from engine.schedule import Schedule, cached_per_schedule
 from engine.stats import ScheduleStats as ScheduleStats
 from engine.stats import StatLine as StatLine
 from engine.stats import WorkerUse as WorkerUse
@@ -27,29 +24,6 @@ from engine.text import format_time as format_time
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-T = TypeVar("T")
-
-#: Attribute of a Schedule's ``__dict__`` that holds the per-Schedule view caches.
-_CACHE = "_view_cache"
-
-
-def cached_per_schedule(function: Callable[[Schedule], T]) -> Callable[[Schedule], T]:
-    """Cache ``function(schedule)`` on the Schedule itself (as `functools.cached_property`
-    does), so the value lives exactly as long as its Schedule: a module-level cache keyed
-    by Schedules would keep dead ones, and their arrays, alive."""
-    key = function.__qualname__
-
-    @functools.wraps(function)
-    def cached(schedule: Schedule) -> T:
-        cache: dict[str, T] = schedule.__dict__.setdefault(_CACHE, {})
-        try:
-            return cache[key]
-        except KeyError:
-            value = cache[key] = function(schedule)
-            return value
-
-    return cached
-
 
 # -- the timeline ---------------------------------------------------------------------------
 
@@ -206,31 +180,9 @@ def slot_assignment(schedule: Schedule) -> IntArray:
     The number of slots used is ``max + 1``.
     """
     first = schedule.grant if schedule.grant is not None else schedule.op_starts[:, 0]
-    last = schedule.op_ends[:, -1]
-    order = np.lexsort((np.arange(schedule.n_ops), first))
-    slots = np.zeros(schedule.n_ops, dtype=np.int64)
-    if (first[order][1:] >= np.maximum.accumulate(last[order])[:-1]).all():
-        slots.flags.writeable = False  # no two holds overlap (sequential): all in slot 0
-        return slots
-    b = schedule.buffers
-    if 0 < b < schedule.n_ops and (first[b:] >= last[:-b]).all():
-        # Round robin is valid: each slot's holders follow one another without overlap.
-        slots = np.arange(schedule.n_ops, dtype=np.int64) % b
-        slots.flags.writeable = False
-        return slots
-    free: list[int] = []
-    busy: list[tuple[float, int]] = []
-    used = 0
-    for op in order.tolist():
-        now = float(first[op])
-        while busy and busy[0][0] <= now:
-            heapq.heappush(free, heapq.heappop(busy)[1])
-        if free:
-            slot = heapq.heappop(free)
-        else:
-            slot, used = used, used + 1
-        slots[op] = slot
-        heapq.heappush(busy, (float(last[op]), slot))
+    last = np.ascontiguousarray(schedule.op_ends[:, -1])
+    plan = assign_slots(np.asarray(first, dtype=np.float64), last, schedule.buffers, 0.0)
+    slots = plan.slot_of(np.arange(schedule.n_ops, dtype=np.int64))
     slots.flags.writeable = False
     return slots
 

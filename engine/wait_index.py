@@ -3,15 +3,14 @@ once, lazily, and kept on the Schedule; interval stabbing and vectorized cutting
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
-from engine.schedule import Schedule
+from engine.schedule import Schedule, cached_on
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -19,17 +18,6 @@ FloatArray = npt.NDArray[np.float64]
 _BLOCK = 64
 
 T = TypeVar("T")
-
-
-def cached_on(schedule: Schedule, key: str, build: Callable[[], T]) -> T:
-    """``build()`` once per Schedule, kept in the Schedule's own ``__dict__`` (where
-    `functools.cached_property` keeps its values): it lives and dies with the Schedule, and
-    a copy made with `Schedule.with_meta` starts afresh."""
-    store: dict[str, Any] = schedule.__dict__
-    if key not in store:
-        store[key] = build()
-    value: T = store[key]
-    return value
 
 
 # -- building blocks ---------------------------------------------------------------------

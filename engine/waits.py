@@ -34,9 +34,9 @@ from functools import cached_property
 import numpy as np
 import numpy.typing as npt
 
-from engine.schedule import Schedule
+from engine.schedule import Schedule, cached_on
 from engine.text import join_words, op_list, time_text
-from engine.wait_index import WaitIndex, cached_on, cut_at_points, cut_count, wait_index
+from engine.wait_index import WaitIndex, cut_at_points, cut_count, wait_index
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]

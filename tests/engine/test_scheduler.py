@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import fast_scheduler, view_model
+from engine import assembly_slots, fast_scheduler, view_model
 from engine.metrics import closed_form_makespan, lower_bound, speedup
 from engine.scenario import Scenario
 from engine.schedule import Schedule
@@ -203,7 +203,7 @@ def test_three_slots_mean_three_slots(name: str, n: int, monkeypatch: pytest.Mon
     assert schedule.grant is not None
     assert np.array_equal(schedule.grant[3:], schedule.op_ends[:-3, 2])  # granted as it frees
     assert (schedule.op_starts[3:, 0] >= schedule.op_ends[:-3, 2]).all()
-    monkeypatch.setattr(view_model, "heapq", _NoHeap())
+    monkeypatch.setattr(assembly_slots, "heapq", _NoHeap())  # the lowest-free fallback
     slots = view_model.slot_assignment(schedule)
     assert np.array_equal(slots, np.arange(n) % 3)
 

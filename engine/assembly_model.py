@@ -1,0 +1,445 @@
+"""What the assembly line shows at one instant, as pure functions of a pipeline Schedule:
+where each op's chip sits (the input shelf, a worker, its shared-memory slot, the output
+shelf), where it glides from just after it moved, and what every shared-memory slot holds.
+
+No Qt: the GUI maps these spots to pixels; tests check them without a display.
+
+A chip moves only when its op does. Between transitions (a stage starting or ending) it
+sits still at its spot; for ``travel`` time units after a transition it glides from the
+spot it left (never longer than half the time until the op's next transition). With
+``travel = 0`` every frame is exactly the engine's state (`engine.timeline.state_at`).
+
+Per frame the work is O(log n + workers + slots shown + shelf): binary searches over
+arrays built once per Schedule (`assembly_index`), never a scan of all ops.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.assembly_slots import (
+    SlotPlan,
+    SlotState,
+    assign_slots,
+    peak_holders,
+    slot_holds,
+    sorted_and_order,
+    touching_tolerance,
+)
+from engine.schedule import Schedule, cached_per_schedule
+from engine.timeline import WorkersNow, workers_at
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+class Spot(IntEnum):
+    """Where a chip can sit. Its index is a rank on a shelf, a timeline row or a slot."""
+
+    INPUT = 0  # the input shelf (global memory), ranked by op number
+    WORKER = 1  # a worker running one of the op's stages (index: timeline row)
+    SLOT = 2  # its shared-memory slot, between stages (index: slot number)
+    OUTPUT = 3  # the output shelf, most recently done first
+
+
+# -- the per-Schedule index -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class AssemblyIndex:
+    """Sorted views of one pipeline Schedule, built once, that make a frame O(log n)."""
+
+    n_ops: int
+    n_places: int  # 2 · stages: the place of a done op
+    makespan: float
+    tolerance: float  # holds that touch within this do not overlap (see `touching_tolerance`)
+    earliest: FloatArray  # every op's first transition (its read start), sorted
+    by_earliest: IntArray | None  # ops in that order (None: op order)
+    latest: FloatArray  # every op's last transition (its write end), sorted
+    by_latest: IntArray | None
+    holds_from: FloatArray  # per op (see slot_holds)
+    holds_to: FloatArray
+    holds_from_sorted: FloatArray
+    holds_to_sorted: FloatArray
+    plan: SlotPlan
+    peak: int  # most slots in use at once
+    # Slots taken in turn by ops granted in op order: the holders at t are among the last
+    # `plan.modulus` ops granted. Otherwise, ops sorted by (slot, hold start) per slot.
+    in_turn: bool
+    slot_order: IntArray | None
+    slot_from: FloatArray | None
+    slot_bounds: IntArray | None
+
+
+def build_index(schedule: Schedule) -> AssemblyIndex:
+    """The index of ``schedule`` (a pipeline: one task per op and stage)."""
+    starts, ends = schedule.op_starts, schedule.op_ends
+    ordered = bool((starts[:, 1:] >= ends[:, :-1]).all()) if len(starts) else True
+    # Stages of a simulated op run in order: the read starts first and the write ends last.
+    earliest = starts[:, 0] if ordered else np.minimum(starts.min(axis=1), ends.min(axis=1))
+    latest = ends[:, -1] if ordered else np.maximum(starts.max(axis=1), ends.max(axis=1))
+    earliest_sorted, by_earliest = sorted_and_order(np.ascontiguousarray(earliest))
+    latest_sorted, by_latest = sorted_and_order(np.ascontiguousarray(latest))
+    first, last = slot_holds(schedule)
+    plan = assign_slots(first, last, schedule.buffers)
+    from_sorted, by_from = sorted_and_order(first)
+    in_turn = plan.explicit is None and by_from is None
+    slot_order = slot_from = slot_bounds = None
+    if not in_turn:
+        slots = plan.slot_of(np.arange(len(first), dtype=np.int64))
+        slot_order = np.lexsort((last, first, slots)).astype(np.int64)
+        slot_from = first[slot_order]
+        slot_bounds = np.searchsorted(slots[slot_order], np.arange(plan.count + 1))
+        slot_bounds = slot_bounds.astype(np.int64)
+    return AssemblyIndex(
+        n_ops=schedule.n_ops,
+        n_places=2 * len(schedule.stage_names),
+        makespan=float(ends.max()) if schedule.n_ops else 0.0,
+        tolerance=touching_tolerance(last),
+        earliest=earliest_sorted,
+        by_earliest=by_earliest,
+        latest=latest_sorted,
+        by_latest=by_latest,
+        holds_from=first,
+        holds_to=last,
+        holds_from_sorted=from_sorted,
+        holds_to_sorted=sorted_and_order(last)[0],
+        plan=plan,
+        peak=peak_holders(first, last) if schedule.buffers <= 0 else plan.count,
+        in_turn=in_turn,
+        slot_order=slot_order,
+        slot_from=slot_from,
+        slot_bounds=slot_bounds,
+    )
+
+
+@cached_per_schedule
+def assembly_index(schedule: Schedule) -> AssemblyIndex:
+    """`build_index`, once per Schedule."""
+    return build_index(schedule)
+
+
+# -- one frame ----------------------------------------------------------------------------
+
+
+def transitions(schedule: Schedule, ops: IntArray) -> FloatArray:
+    """Shape (len(ops), 2 · stages): each op's stage starts and ends, interleaved. An op's
+    place (`engine.timeline.Place`) at t is how many of them are ≤ t."""
+    times = np.empty((len(ops), 2 * len(schedule.stage_names)))
+    times[:, 0::2] = schedule.op_starts[ops]
+    times[:, 1::2] = schedule.op_ends[ops]
+    return times
+
+
+@dataclass(frozen=True, eq=False)
+class ChipMotion:
+    """Per op: its place now, the place it glides from, and how far along (1 = arrived,
+    sitting still at ``place``; in [0, 1) while it glides from ``from_place``)."""
+
+    place: IntArray
+    from_place: IntArray
+    fraction: FloatArray
+    moved_at: FloatArray  # the time of its latest transition (−inf before the first)
+
+
+def chip_motion(times: FloatArray, time: float, travel: float) -> ChipMotion:
+    """Motion of the ops whose transition rows are ``times`` (see `transitions`).
+
+    Transitions at one instant are one move (a read that ends as the compute starts
+    carries the chip from the load worker straight to the compute worker).
+    """
+    n, width = times.shape
+    rows = np.arange(n)
+    place = (times <= time).sum(axis=1).astype(np.int64)
+    moved_at = np.where(place > 0, times[rows, np.maximum(place - 1, 0)], -np.inf)
+    from_place = (times < moved_at[:, None]).sum(axis=1).astype(np.int64)
+    upcoming = np.where(place < width, times[rows, np.minimum(place, width - 1)], np.inf)
+    window = np.minimum(travel, 0.5 * (upcoming - moved_at))
+    elapsed = time - moved_at
+    gliding = (place > 0) & (window > 0) & (elapsed < window)
+    fraction = np.ones(n)
+    fraction[gliding] = elapsed[gliding] / window[gliding]
+    from_place = np.where(gliding, from_place, place)
+    return ChipMotion(place, from_place, fraction, moved_at)
+
+
+@dataclass(frozen=True, eq=False)
+class SlotsNow:
+    """For shared-memory slots 0 .. count − 1: the op in it (−1 if free), its
+    `SlotState`, and how full it is (0..1: a read fills it, a write drains it)."""
+
+    op: IntArray
+    state: IntArray
+    fill: FloatArray
+
+
+def slots_now(schedule: Schedule, time: float, count: int) -> SlotsNow:
+    """What each of the first ``count`` slots holds at ``time`` (O(count · log n))."""
+    index = assembly_index(schedule)
+    holders = _holders(index, time, count)
+    state = np.full(count, int(SlotState.FREE), dtype=np.int64)
+    fill = np.zeros(count)
+    held = np.flatnonzero(holders >= 0)
+    if len(held):
+        ops = holders[held]
+        read_start, read_end = schedule.op_starts[ops, 0], schedule.op_ends[ops, 0]
+        write_start, write_end = schedule.op_starts[ops, -1], schedule.op_ends[ops, -1]
+        stage_state = np.select(
+            [time < read_start, time < read_end, time < write_start],
+            [SlotState.RESERVED, SlotState.LOADING, SlotState.HOLDING],
+            SlotState.WRITING,
+        )
+        state[held] = stage_state
+        loading = _progress(read_start, read_end, time)
+        draining = 1.0 - _progress(write_start, write_end, time)
+        fill[held] = np.select(
+            [stage_state == SlotState.RESERVED, stage_state == SlotState.LOADING],
+            [0.0, loading],
+            np.where(stage_state == SlotState.WRITING, draining, 1.0),
+        )
+    return SlotsNow(holders, state, fill)
+
+
+def _progress(start: FloatArray, end: FloatArray, time: float) -> FloatArray:
+    span = end - start
+    return np.clip((time - start) / np.where(span > 0, span, 1.0), 0.0, 1.0)
+
+
+def _holders(index: AssemblyIndex, time: float, count: int) -> IntArray:
+    holders = np.full(count, -1, dtype=np.int64)
+    plan = index.plan
+    if index.in_turn:
+        # Slots taken in turn, granted in op order: slot s's candidate is the last op
+        # granted by now among s, s + M, s + 2M, … (an older op in a slot ended before
+        # the next one in it began).
+        granted = int(np.searchsorted(index.holds_from, time, side="right"))
+        slots = np.arange(min(count, plan.modulus), dtype=np.int64)
+        last = slots + plan.modulus * ((granted - 1 - slots) // plan.modulus)
+        live = (last >= 0) & (last < granted)
+        live[live] = index.holds_to[last[live]] > time
+        holders[slots[live]] = last[live]
+        return holders
+    assert index.slot_order is not None and index.slot_from is not None
+    assert index.slot_bounds is not None
+    for slot in range(min(count, plan.count)):
+        lo, hi = int(index.slot_bounds[slot]), int(index.slot_bounds[slot + 1])
+        k = lo + int(np.searchsorted(index.slot_from[lo:hi], time, side="right")) - 1
+        if k >= lo and index.holds_to[index.slot_order[k]] > time:
+            holders[slot] = index.slot_order[k]
+    return holders
+
+
+@dataclass(frozen=True, eq=False)
+class Chips:
+    """The chips to draw: per op, the spot it glides from and the spot it sits at (an
+    index of −1 is a spot not shown, e.g. beyond the shelf), and how far along."""
+
+    op: IntArray
+    from_spot: IntArray
+    from_index: IntArray
+    to_spot: IntArray
+    to_index: IntArray
+    fraction: FloatArray
+
+
+@dataclass(frozen=True, eq=False)
+class AssemblyFrame:
+    """Everything the assembly line draws of one pipeline Schedule at ``time``.
+
+    ``waiting`` / ``done``: ops not started / finished. ``in_use``: slots held now;
+    ``peak``: most held at once (the slots an unlimited run needs). ``workers``: every
+    worker's task (`engine.timeline.workers_at`); ``idle``: how long each idle worker has
+    been idle, counted within this run (0 while busy). ``slots``: the first slots.
+    """
+
+    time: float
+    waiting: int
+    done: int
+    in_use: int
+    peak: int
+    slot_count: int
+    workers: WorkersNow
+    idle: FloatArray
+    slots: SlotsNow
+    chips: Chips
+
+
+def idle_durations(workers: WorkersNow, time: float, makespan: float) -> FloatArray:
+    """How long each idle worker has been idle at ``time`` (0 while busy), counted within
+    its own run: after ``makespan`` the count stops (another Schedule on the same clock
+    may run longer)."""
+    since = np.where(np.isfinite(workers.idle_since), workers.idle_since, 0.0)
+    idle = np.maximum(0.0, min(time, makespan) - since)
+    return np.where(workers.task >= 0, 0.0, idle)
+
+
+def assembly_frame(
+    schedule: Schedule, time: float, travel: float, shelf: int, slots_shown: int
+) -> AssemblyFrame:
+    """The frame of ``schedule`` at ``time``: chips glide for ``travel`` time units after
+    each move, at most ``shelf`` chips per shelf, and the first ``slots_shown`` slots."""
+    index = assembly_index(schedule)
+    n = index.n_ops
+    workers = workers_at(schedule, time)
+    idle = idle_durations(workers, time, index.makespan)
+    started = int(np.searchsorted(index.earliest, time, side="right"))
+    done = int(np.searchsorted(index.latest, time, side="right"))
+    holding = int(np.searchsorted(index.holds_from_sorted, time, side="right"))
+    freed = np.searchsorted(index.holds_to_sorted, time + index.tolerance, side="right")
+    in_use = holding - int(freed)
+    slots = slots_now(schedule, time, slots_shown)
+    first_waiting = _first_waiting(index, started, shelf)
+    last_done = _last_done(index, done, shelf)
+    candidates = np.unique(
+        np.concatenate(
+            [first_waiting, last_done, workers.op[workers.op >= 0], slots.op[slots.op >= 0]]
+        )
+    ).astype(np.int64)
+    chips = _chips(schedule, index, candidates, time, travel, first_waiting, last_done)
+    return AssemblyFrame(
+        time=time,
+        waiting=n - started,
+        done=done,
+        in_use=max(0, in_use),
+        peak=index.peak,
+        slot_count=index.plan.count,
+        workers=workers,
+        idle=idle,
+        slots=slots,
+        chips=chips,
+    )
+
+
+def _first_waiting(index: AssemblyIndex, started: int, shelf: int) -> IntArray:
+    """The lowest-numbered ops not started, ascending (at most ``shelf``)."""
+    if index.by_earliest is None:
+        return np.arange(started, min(index.n_ops, started + shelf), dtype=np.int64)
+    return _smallest(index.by_earliest[started:], shelf)
+
+
+def _last_done(index: AssemblyIndex, done: int, shelf: int) -> IntArray:
+    """The ops done most recently, latest first (ties: the higher op first)."""
+    if index.by_latest is None:
+        return np.arange(done - 1, max(-1, done - 1 - shelf), -1, dtype=np.int64)
+    recent = index.by_latest[max(0, done - shelf) : done]
+    return recent[::-1].copy()
+
+
+def _smallest(values: IntArray, count: int) -> IntArray:
+    """The ``count`` smallest values, ascending (a partition: O(len) only when ops do
+    not start in op order, which no simulated run does)."""
+    if len(values) > count > 0:
+        values = np.partition(values, count - 1)[:count]
+    return np.sort(values)[:count]
+
+
+def _chips(
+    schedule: Schedule,
+    index: AssemblyIndex,
+    ops: IntArray,
+    time: float,
+    travel: float,
+    first_waiting: IntArray,
+    last_done: IntArray,
+) -> Chips:
+    motion = chip_motion(transitions(schedule, ops), time, travel)
+    to_spot, to_index = _spots(schedule, index, ops, motion.place, first_waiting, last_done)
+    from_spot, from_index = _spots(
+        schedule, index, ops, motion.from_place, first_waiting, last_done
+    )
+    fraction = motion.fraction.copy()
+    # A chip leaves the input shelf from the rank it had just before it left.
+    leaving = (motion.from_place == 0) & (fraction < 1)
+    if leaving.any():
+        if index.by_earliest is None:
+            before = np.searchsorted(index.earliest, motion.moved_at[leaving], side="left")
+            from_index[leaving] = ops[leaving] - before
+        else:
+            from_index[leaving] = 0
+    if travel > 0:
+        # The queues move up as ops leave the input shelf and down as ops reach the
+        # output shelf: the chips that stay glide one rank per op that moved.
+        _shift(
+            index.earliest,
+            index.by_earliest is None,
+            time,
+            travel,
+            to_spot == Spot.INPUT,
+            fraction,
+            to_index,
+            from_index,
+            +1,
+        )
+        _shift(
+            index.latest,
+            True,
+            time,
+            travel,
+            (to_spot == Spot.OUTPUT) & (fraction >= 1),
+            fraction,
+            to_index,
+            from_index,
+            -1,
+        )
+    return Chips(ops, from_spot, from_index, to_spot, to_index, fraction)
+
+
+def _shift(
+    moves: FloatArray,
+    in_op_order: bool,
+    time: float,
+    travel: float,
+    staying: npt.NDArray[np.bool_],
+    fraction: FloatArray,
+    to_index: IntArray,
+    from_index: IntArray,
+    direction: int,
+) -> None:
+    """Glide the chips ``staying`` on a shelf by the ops that left or joined it in the
+    last ``travel`` (``moves``: sorted times at which ops leave or join)."""
+    recent = int(np.searchsorted(moves, time, side="right"))
+    since = int(np.searchsorted(moves, time - travel, side="right"))
+    staying = staying & (to_index >= 0)
+    if recent == since or not in_op_order or not staying.any():
+        return
+    from_index[staying] = to_index[staying] + direction * (recent - since)
+    fraction[staying] = (time - float(moves[since])) / travel
+
+
+def _spots(
+    schedule: Schedule,
+    index: AssemblyIndex,
+    ops: IntArray,
+    places: IntArray,
+    first_waiting: IntArray,
+    last_done: IntArray,
+) -> tuple[IntArray, IntArray]:
+    """The spot and its index for each op at ``places``."""
+    spot = np.full(len(ops), int(Spot.SLOT), dtype=np.int64)
+    where = np.full(len(ops), -1, dtype=np.int64)
+    if not len(ops):
+        return spot, where
+    waiting = places == 0
+    finished = places >= index.n_places
+    working = ~waiting & ~finished & (places % 2 == 1)
+    resting = ~waiting & ~finished & ~working
+    spot[waiting], spot[finished], spot[working] = Spot.INPUT, Spot.OUTPUT, Spot.WORKER
+    where[waiting] = _ranks(ops[waiting], first_waiting)
+    where[finished] = _ranks(ops[finished], last_done)
+    if working.any():
+        stage = places[working] // 2
+        where[working] = schedule.row[schedule.op_task_index[ops[working], stage]]
+    where[resting] = index.plan.slot_of(ops[resting])
+    return spot, where
+
+
+def _ranks(ops: IntArray, shelf: IntArray) -> IntArray:
+    """Each op's position on a shelf (−1 when beyond what the shelf shows)."""
+    ranks = np.full(len(ops), -1, dtype=np.int64)
+    for rank, op in enumerate(shelf.tolist()):
+        ranks[ops == op] = rank
+    return ranks

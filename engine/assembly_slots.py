@@ -1,0 +1,187 @@
+"""Shared-memory slots as the assembly line shows them: which interval each op holds a
+slot for, which slot it holds, and the words for what a slot holds.
+
+Pure (no Qt). The engine's rule (ARCHITECTURE.md): with B slots op i holds one from its
+grant to the end of its write, and slots are granted in op order. Which slot an op gets is
+not part of that contract; here it is chosen so that slots are taken in turn where they can
+be (always so with one worker per unit), without a Python loop wherever ops are granted in
+op order.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from enum import IntEnum
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.schedule import Schedule
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+class SlotState(IntEnum):
+    """What one shared-memory slot holds now."""
+
+    FREE = 0
+    RESERVED = 1  # granted to an op whose read has not started (the load unit is busy)
+    LOADING = 2  # the op's read is filling it
+    HOLDING = 3  # the op's data sits in it (computing, or waiting for a unit)
+    WRITING = 4  # the op's write is draining it
+
+
+SLOT_WORDS: dict[SlotState, str] = {
+    SlotState.FREE: "free",
+    SlotState.RESERVED: "reserved",
+    SlotState.LOADING: "loading",
+    SlotState.HOLDING: "held",
+    SlotState.WRITING: "writing",
+}
+
+
+def slot_holds(schedule: Schedule) -> tuple[FloatArray, FloatArray]:
+    """Per op, the interval [from, to) during which it holds a shared-memory slot.
+
+    With B > 0 slots the engine's rule (ARCHITECTURE.md): from its grant (its first start
+    when the Schedule has no grants, as a measured run may not) to the end of its last
+    stage. With unlimited slots (B = 0) every grant is at 0 and nothing ever waits for a
+    slot, so the hold shown is the time the op's data is in shared memory: from the start
+    of its read to the end of its write.
+    """
+    first = schedule.op_starts[:, 0]
+    if schedule.buffers > 0 and schedule.grant is not None:
+        first = schedule.grant
+    return np.ascontiguousarray(first, dtype=np.float64), np.ascontiguousarray(
+        schedule.op_ends[:, -1], dtype=np.float64
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class SlotPlan:
+    """Which slot each op holds: ``op % modulus`` when ``explicit`` is None (slots taken
+    in turn), else ``explicit[op]``. ``count`` slots are used."""
+
+    modulus: int
+    explicit: IntArray | None
+    count: int
+
+    def slot_of(self, ops: IntArray) -> IntArray:
+        if self.explicit is not None:
+            return self.explicit[ops]
+        return np.asarray(ops, dtype=np.int64) % self.modulus
+
+
+def touching_tolerance(last: FloatArray) -> float:
+    """Holds that touch within rounding (a read starting 1e-12 s before the write that
+    frees its slot ends) do not overlap."""
+    return 1e-9 * max(1.0, float(last.max())) if len(last) else 0.0
+
+
+def _takes_turns(first: FloatArray, last: FloatArray, modulus: int, touching: float) -> bool:
+    """Whether ops i and i + modulus never overlap (then slot = op % modulus is valid)."""
+    return bool((first[modulus:] >= last[:-modulus] - touching).all())
+
+
+def peak_holders(first: FloatArray, last: FloatArray) -> int:
+    """The most ops holding a slot at one instant (a hold freed at t can be taken at t)."""
+    if not len(first):
+        return 0
+    starts = sorted_and_order(first)[0]
+    ends = sorted_and_order(last)[0] - touching_tolerance(last)
+    holding = np.searchsorted(starts, starts, side="right") - np.searchsorted(
+        ends, starts, side="right"
+    )
+    return int(max(1, holding.max()))
+
+
+def assign_slots(
+    first: FloatArray, last: FloatArray, buffers: int, touching: float | None = None
+) -> SlotPlan:
+    """A slot per op such that no two ops holding at once share one.
+
+    The engine's rule with B slots: op i takes the slot op i − B held when that one is
+    free in time (always so with one worker per unit), so slots are taken in turn. With
+    unlimited slots, in turn over as few slots as the peak needs when that is valid.
+    Otherwise, for ops granted in op order, each op inherits the slot of an op that has
+    released one (`_inherited`, vectorized); else the lowest free slot in grant order (a
+    Python heap loop, for measured runs that held more slots than they had).
+
+    Holds that overlap by less than ``touching`` do not overlap (default:
+    `touching_tolerance`, for runs whose times carry rounding; 0 is exact).
+    """
+    touching = touching_tolerance(last) if touching is None else touching
+    n = len(first)
+    if n == 0:
+        return SlotPlan(1, None, 0)
+    if n == 1 or _takes_turns(first, last, 1, touching):
+        return SlotPlan(1, None, 1)
+    slots = buffers
+    if 0 < buffers < n:
+        if _takes_turns(first, last, buffers, touching):
+            return SlotPlan(buffers, None, buffers)
+    elif buffers <= 0:
+        slots = peak_holders(first, last)
+        for modulus in range(slots, min(n, slots + 4)):
+            if _takes_turns(first, last, modulus, touching):
+                return SlotPlan(modulus, None, modulus)
+    if 0 < slots < n:
+        plan = _inherited(first, last, slots, touching)
+        if plan is not None:
+            return plan
+    return _lowest_free(first, last, touching)
+
+
+def _inherited(first: FloatArray, last: FloatArray, slots: int, touching: float) -> SlotPlan | None:
+    """Slots passed on in release order, vectorized: with holds granted in op order and
+    never more than ``slots`` at once, op ``slots + k`` can take the slot of the k-th op
+    to release its own (by then at least k + 1 ops have released). None where that does
+    not hold (a measured run that held more than it had): then the heap decides."""
+    n = len(first)
+    if not bool((first[1:] >= first[:-1]).all()):
+        return None
+    heirs = np.arange(slots, n, dtype=np.int64)
+    donors = np.argsort(last, kind="stable")[: n - slots].astype(np.int64)
+    if not (bool((donors < heirs).all()) and bool((last[donors] <= first[heirs] + touching).all())):
+        return None
+    owner = np.arange(n, dtype=np.int64)
+    owner[heirs] = donors
+    # Pointer jumping: every op points at an earlier one, so each chain ends at one of the
+    # first `slots` ops, whose index is the slot (log2 n passes of O(n)).
+    while True:
+        further = owner[owner]
+        if np.array_equal(further, owner):
+            break
+        owner = further
+    owner.flags.writeable = False
+    return SlotPlan(0, owner, slots)
+
+
+def _lowest_free(first: FloatArray, last: FloatArray, touching: float) -> SlotPlan:
+    order = np.lexsort((np.arange(len(first)), first))
+    slots = np.zeros(len(first), dtype=np.int64)
+    free: list[int] = []
+    busy: list[tuple[float, int]] = []
+    used = 0
+    for op in order.tolist():
+        now = float(first[op]) + touching
+        while busy and busy[0][0] <= now:
+            heapq.heappush(free, heapq.heappop(busy)[1])
+        if free:
+            slot = heapq.heappop(free)
+        else:
+            slot, used = used, used + 1
+        slots[op] = slot
+        heapq.heappush(busy, (float(last[op]), slot))
+    slots.flags.writeable = False
+    return SlotPlan(0, slots, used)
+
+
+def sorted_and_order(values: FloatArray) -> tuple[FloatArray, IntArray | None]:
+    """``values`` sorted, and the ops in that order (None when already in op order)."""
+    if len(values) < 2 or bool((values[1:] >= values[:-1]).all()):
+        return values, None
+    order = np.argsort(values, kind="stable").astype(np.int64)
+    return values[order], order

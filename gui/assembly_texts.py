@@ -1,0 +1,87 @@
+"""What a lane of the assembly line says, in words, longest variant first (the layout picks
+the longest that fits): its status, the shared-memory heading and usage, and `lane_spec`,
+everything the lane's layout depends on."""
+
+from __future__ import annotations
+
+from engine.assembly_model import assembly_index
+from engine.schedule import Schedule
+from engine.view_model import format_time
+from gui.assembly_parts import LaneSpec
+
+
+def _widest_digits(text: str) -> str:
+    return "".join("8" if c.isdigit() else c for c in text)
+
+
+def _widest_time(schedule: Schedule) -> str:
+    """The widest text `format_time` gives for a time in this run."""
+    sample = format_time(schedule.makespan * 0.987654321 or 8.888, schedule.time_unit)
+    mantissa = "8.888e+08" if "e" in sample else "8.888"
+    return f"{mantissa} {schedule.time_unit}"
+
+
+def memory_heading(schedule: Schedule) -> tuple[str, ...]:
+    """The shared-memory heading's variants, longest first."""
+    b = schedule.buffers
+    if b > 0:
+        return (f"shared memory · {b} slot{'s' if b != 1 else ''}", "shared memory", "memory")
+    return ("shared memory · unlimited", "shared memory", "memory")
+
+
+def memory_usage(schedule: Schedule, in_use: int, peak: int) -> tuple[str, ...]:
+    """How many slots are in use, in words, longest first."""
+    b = schedule.buffers
+    if b > 0:
+        return (f"{in_use} of {b} in use", f"{in_use}/{b} in use", f"{in_use}/{b}")
+    return (f"{in_use} in use · peak {peak}", f"{in_use} in use", f"{in_use}")
+
+
+def status_texts(schedule: Schedule, time: float, makespan: float) -> tuple[tuple[str, ...], bool]:
+    """The lane's status variants at ``time`` (longest first), and whether it is done."""
+    unit = schedule.time_unit
+    span = format_time(makespan, unit)
+    if not len(schedule):
+        return ("no tasks",), False
+    if time >= makespan - 1e-9 * max(1.0, makespan):
+        return (f"done in {span}", span), True
+    now = format_time(time, unit)
+    return (f"t = {now} of {span}", f"{now} / {span}", now), False
+
+
+def lane_spec(schedule: Schedule) -> LaneSpec:
+    """What the layout of ``schedule``'s lane depends on (its static signature)."""
+    pipeline = schedule.is_pipeline and schedule.n_ops > 0
+    slots = 0
+    usage_widest: tuple[str, ...] = ("",)
+    if pipeline:
+        index = assembly_index(schedule)
+        # A measured run may hold more slots than it was given: show them all.
+        slots = max(schedule.buffers, index.plan.count)
+        usage_widest = tuple(
+            _widest_digits(t) for t in memory_usage(schedule, max(slots, index.peak), index.peak)
+        )
+    widest = _widest_time(schedule)
+    title = f"{schedule.label or schedule.policy}" + (
+        " (measured)" if schedule.source == "measured" else ""
+    )
+    units = []
+    for unit in range(schedule.n_units):
+        variants = [schedule.unit_title(unit), schedule.unit_names[unit]]
+        units.append(tuple(dict.fromkeys(variants)))
+    return LaneSpec(
+        title=title,
+        unit_titles=tuple(units),
+        workers=tuple(schedule.workers),
+        slots=slots,
+        pipeline=pipeline,
+        status_widest=(f"t = {widest} of {widest}", f"{widest} / {widest}", widest),
+        memory_heading=memory_heading(schedule),
+        usage_widest=usage_widest,
+        digits=len(str(max(1, schedule.n_ops))),
+    )
+
+
+def static_signature(schedule: Schedule) -> tuple[object, ...]:
+    """Everything the static layer of a lane shows about ``schedule``."""
+    return (lane_spec(schedule),)
