@@ -47,11 +47,15 @@ class DensityRuns:
 
 @dataclass(frozen=True, eq=False)
 class BarPlan:
-    """``wide``: the tasks drawn as bars; ``density``: the rest, as shaded runs."""
+    """``wide``: the tasks drawn as bars; ``density``: the rest, as shaded runs.
+    ``gaps``: whether any row may have an idle gap `THIN_PIXELS` wide (False only when
+    every pixel column up to the last task's end holds some work on every row: then no
+    idle span is wide enough to hatch, and a caller can skip finding them)."""
 
     wide: IntArray
     density: DensityRuns | None
     banded: bool
+    gaps: bool = True
 
 
 def plan_bars(
@@ -98,7 +102,12 @@ def plan_bars(
     else:
         s, e, r = start[thin], end[thin], row[thin]
     fraction = busy_fraction(s, e, r, n_rows=n_rows, t0=t0, t1=t1, columns=columns)
-    return BarPlan(wide, _runs(fraction, t0, t1, n_rows, banded=False), False)
+    gaps = True
+    if not len(wide):
+        # A gap two columns wide empties at least one whole column before the last end.
+        full = int((min(float(end.max()), t1) - t0) / (t1 - t0) * columns)
+        gaps = bool((fraction[:, :full] <= 0).any())
+    return BarPlan(wide, _runs(fraction, t0, t1, n_rows, banded=False), False, gaps)
 
 
 #: Binomial filter along time (sums to 1): see `smooth_columns`.

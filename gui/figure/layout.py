@@ -18,12 +18,19 @@ import numpy as np
 from engine.errors import PipeLabError
 from engine.metrics import speedup
 from engine.schedule import Schedule
-from engine.view_model import format_time
 from gui.colours import IDLE_STYLES, LIGHT, Theme, density_colours
 from gui.figure.fonts import cap_height, text_width
 from gui.figure.model import Embed, Figure, Group, Hatch, Item, Line, Rects, Text
 from gui.figure.rows import check_rows
-from gui.figure.run_group import MIN_TEXT, Frame, lay_out_run, nice_step, row_labels, row_pitch
+from gui.figure.run_group import (
+    MIN_TEXT,
+    Frame,
+    figure_time,
+    lay_out_run,
+    nice_step,
+    row_labels,
+    row_pitch,
+)
 
 #: Physical widths, in inches, and the body text size (points) of each.
 SIZES: dict[str, float] = {"column": 3.5, "page": 7.0, "slide": 13.33}
@@ -66,8 +73,8 @@ def caption_text(schedules: Sequence[Schedule]) -> str:
     a, b = schedules
     factor = speedup(a, b)
     return (
-        f"{a.label or a.policy} {format_time(a.makespan, a.time_unit)} → "
-        f"{b.label or b.policy} {format_time(b.makespan, b.time_unit)}, {factor:.3g}×"
+        f"{a.label or a.policy} {figure_time(a.makespan, a.time_unit)} → "
+        f"{b.label or b.policy} {figure_time(b.makespan, b.time_unit)}, {factor:.3g}×"
     )
 
 
@@ -259,7 +266,7 @@ def _cursor(
     f, theme = frame.text, frame.theme
     x = float(frame.x(time))
     unit = schedules[0].time_unit if schedules else "s"
-    words = f"t = {format_time(time, unit)}"
+    words = f"t = {figure_time(time, unit)}"
     right = x + 0.35 * f + text_width(words, size, bold=True) <= frame.plot_right + 0.5 * f
     label = Text(
         x + 0.35 * f if right else x - 0.35 * f,

@@ -60,6 +60,14 @@ class Frame:
         return max(0.35, 0.07 * self.text)
 
 
+def figure_time(value: float, unit: str) -> str:
+    """A time on a figure: `format_time` ("2.5 s", "1202 s"), but large times in full
+    with thousands separators ("3,000,000 s"), never in scientific notation."""
+    if abs(value) >= 1e4:
+        return f"{value:,.0f} {unit}"
+    return format_time(value, unit)
+
+
 def run_title(schedule: Schedule) -> str:
     name = schedule.label or schedule.policy
     measured = " (measured)" if schedule.source == "measured" else ""
@@ -227,7 +235,7 @@ class _Run:
     def hatch_idle(self, plan: BarPlan) -> set[str]:
         """Hatch idle spans at least `THIN_PIXELS` wide (thinner ones show in the
         density's shade); returns the reasons drawn."""
-        if plan.banded:
+        if plan.banded or not plan.gaps:
             return set()
         frame = self.frame
         spans = idle_spans(self.s, frame.rows)
@@ -371,7 +379,7 @@ class _Run:
             dash=(0.45 * f, 0.3 * f),
             cls="makespan",
         )
-        words = f"makespan {format_time(span, s.time_unit)}"
+        words = f"makespan {figure_time(span, s.time_unit)}"
         width = text_width(words, size)
         title_end = frame.plot_left + text_width(title, size, bold=True)
         right_edge = frame.plot_right + 0.5 * f
