@@ -143,7 +143,9 @@ def plan_export(
     else:
         options = FigureOptions.for_size(size or "page")
         if suffix in RASTER:
-            pixels = (width / options.width if width else SCREEN_DPI / POINTS_PER_INCH) * scale
+            # The size at 96 px per inch, in whole pixels, unless a width is given.
+            pixels_wide = width or round(options.width * SCREEN_DPI / POINTS_PER_INCH)
+            pixels = pixels_wide / options.width * scale
         else:
             pixels = 1.0
     resolution = pixels if suffix in RASTER else VECTOR_RESOLUTION
