@@ -235,6 +235,29 @@ def export(
     write_atomic(path, render(schedules, figure, plan, times))
 
 
+def preview(
+    schedules: list[Schedule], suffix: str, box: tuple[int, int], **options: object
+) -> tuple[QImage, str]:
+    """What an export with these options will write, drawn to fit ``box`` (pixels), and
+    a line saying its format and size ("PDF, 7 × 2.7 in (504 × 194 pt)")."""
+    plan = plan_export(schedules, suffix, **options)  # type: ignore[arg-type]
+    figure = build_figure(schedules, plan.options)
+    fit = min(box[0] / figure.width, box[1] / figure.height)
+    with _AssemblyPainter(schedules, plan) as assembly:
+        image = render_image(figure, fit, assembly.paint)
+    if plan.raster:
+        width, height = round(figure.width * plan.pixels), round(figure.height * plan.pixels)
+        kind = {".png": "PNG", ".gif": "animated GIF", ".webp": "animated WebP"}[suffix]
+        words = f"{kind}, {width:,} × {height:,} px"
+    else:
+        inches = (figure.width / POINTS_PER_INCH, figure.height / POINTS_PER_INCH)
+        words = (
+            f"{suffix[1:].upper()}, {inches[0]:.3g} × {inches[1]:.2g} in "
+            f"({figure.width:.0f} × {figure.height:.0f} pt)"
+        )
+    return image, words
+
+
 def render(
     schedules: list[Schedule], figure: Figure, plan: ExportPlan, times: list[float] | None = None
 ) -> bytes:
