@@ -26,8 +26,8 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 from engine.schedule import Schedule
 from engine.view_model import format_time
 from gui.colours import IDLE_STYLES, OP_COLOURS, Theme, density_colours, ink_on
-from gui.figure.bars import BAR_HEIGHT, THIN_PIXELS, plan_bars
-from gui.figure.rows import idle_spans, row_count, row_label, task_rows
+from gui.figure.bars import BAR_HEIGHT, THIN_PIXELS, long_and_visible, plan_bars
+from gui.figure.rows import idle_index, idle_spans, row_count, row_label, task_index, task_rows
 from gui.figure.run_group import nice_step
 
 #: Up to this many bars get a thin darker outline (beyond, outlines cost more than bars).
@@ -154,33 +154,40 @@ class BarsItem(pg.GraphicsObject):
     def _paint_group(
         self, painter: QPainter, group: RowGroup, view: QRectF, sx: float, sy: float
     ) -> tuple[np.ndarray, np.ndarray] | None:
+        """Plan and draw one group for the view: O(pixels + visible work), not O(tasks)
+        (rows per worker: through the tasks' index; rows per op: the ops in view)."""
         s, theme = group.schedule, self._theme
-        top, bottom = group.first_row - 0.5, group.first_row + group.n_rows - 0.5
-        if s.makespan <= 0 or view.bottom() < top or view.top() > bottom:
-            self.last_plan.append((0, 0))
-            return None
+        offset = group.first_row
+        r0 = max(0, int(np.floor(view.top() - offset - 0.5)))
+        r1 = min(group.n_rows, int(np.ceil(view.bottom() - offset + 0.5)) + 1)
         t0, t1 = max(0.0, view.left()), min(s.makespan, view.right())
-        if t1 <= t0:
+        if s.makespan <= 0 or r1 <= r0 or t1 <= t0:
             self.last_plan.append((0, 0))
             return None
-        rows = task_rows(s, group.rows)
+        if group.rows == "workers":
+            tasks, index = None, task_index(s)
+            start, end, rows, n_rows, first = s.start, s.end, s.row, group.n_rows, 0
+        else:  # only the ops in view
+            tasks, index = self._op_tasks(s, r0, r1), None
+            start, end, rows = s.start[tasks], s.end[tasks], s.op[tasks] - r0
+            n_rows, first = r1 - r0, r0
         plan = plan_bars(
-            s.start,
-            s.end,
+            start,
+            end,
             rows,
-            n_rows=group.n_rows,
+            n_rows=n_rows,
             t0=t0,
             t1=t1,
             pixels=(t1 - t0) * sx,
             row_pixels=sy,
             capacity=s.n_workers if group.rows == "ops" else None,
+            index=index,
         )
-        offset = group.first_row
         painter.setPen(Qt.PenStyle.NoPen)
         if group.rows == "workers":
             self._paint_idle_rows(painter, group, s.makespan)
         if self.hatch and not plan.banded and plan.gaps:
-            self._paint_hatch(painter, group, t0, t1, sx)
+            self._paint_hatch(painter, group, t0, t1, sx, r0, r1)
         if plan.density is not None and len(plan.density):
             base = "idle" if group.rows == "workers" else "background"
             colours = density_colours(theme, base)
@@ -189,25 +196,26 @@ class BarsItem(pg.GraphicsObject):
                 mask = runs.level == level
                 array = _rect_array(
                     runs.t[mask],
-                    runs.top[mask] + offset,
+                    runs.top[mask] + offset + first,
                     runs.length[mask],
                     runs.bottom[mask] - runs.top[mask],
                 )
                 painter.setBrush(colours[level])
                 painter.drawRects(*array.drawargs())
-        wide = plan.wide
+        wide = plan.wide if tasks is None else tasks[plan.wide]
         self.last_plan.append((len(wide), len(plan.density) if plan.density is not None else 0))
         if not len(wide):
             return None
+        task_row = task_rows(s, group.rows)[wide]
         starts, ends = s.start[wide], s.end[wide]
-        ys = rows[wide] + offset - BAR_HEIGHT / 2
+        ys = task_row + offset - BAR_HEIGHT / 2
         outline = (
             len(wide) <= OUTLINE_LIMIT
             and float(np.median(ends - starts)) * sx >= OUTLINE_MIN_PIXELS
         )
         colour_of = s.op[wide] % len(OP_COLOURS)
-        for index, name in enumerate(OP_COLOURS):
-            mask = colour_of == index
+        for colour_index, name in enumerate(OP_COLOURS):
+            mask = colour_of == colour_index
             if not mask.any():
                 continue
             colour = QColor(name)
@@ -220,7 +228,14 @@ class BarsItem(pg.GraphicsObject):
             painter.setBrush(colour)
             array = _rect_array(starts[mask], ys[mask], ends[mask] - starts[mask], BAR_HEIGHT)
             painter.drawRects(*array.drawargs())
-        return wide, rows[wide]
+        return wide, task_row
+
+    @staticmethod
+    def _op_tasks(s: Schedule, r0: int, r1: int) -> np.ndarray:
+        """The tasks of ops r0 .. r1 - 1."""
+        if s.is_pipeline:
+            return np.asarray(s.op_task_index[r0:r1].ravel(), dtype=np.int64)
+        return np.flatnonzero((s.op >= r0) & (s.op < r1))
 
     def _paint_idle_rows(self, painter: QPainter, group: RowGroup, span: float) -> None:
         n = group.n_rows
@@ -230,27 +245,40 @@ class BarsItem(pg.GraphicsObject):
         painter.drawRects(*array.drawargs())
 
     def _paint_hatch(
-        self, painter: QPainter, group: RowGroup, t0: float, t1: float, sx: float
+        self, painter: QPainter, group: RowGroup, t0: float, t1: float, sx: float, r0: int, r1: int
     ) -> None:
         """Idle spans at least `THIN_PIXELS` wide, hatched in their reason's style (the
         pattern in screen pixels, whatever the zoom)."""
         spans = idle_spans(group.schedule, group.rows)
         if not len(spans):
             return
-        a, b = np.maximum(spans.start, t0), np.minimum(spans.end, t1)
-        wide = (b - a) * sx >= THIN_PIXELS
+        shortest = THIN_PIXELS / sx
+        if group.rows == "workers":
+            found = long_and_visible(
+                idle_index(group.schedule), spans.start, spans.end, t0, t1, shortest
+            )
+        else:  # spans come op by op: those of the ops in view
+            lo, hi = np.searchsorted(spans.row, [r0, r1])
+            found = np.arange(lo, hi)
+            found = found[(spans.end[found] - spans.start[found] >= shortest)]
+            found = found[(spans.end[found] >= t0) & (spans.start[found] <= t1)]
+        if not len(found):
+            return
         screen = painter.transform().inverted()[0]
+        codes = spans.code[found]
         for code, reason in enumerate(spans.reasons):
             style = IDLE_STYLES.get(reason, IDLE_STYLES["idle"])
             brush_style = HATCH_BRUSHES.get(style.angles)
-            mask = wide & (spans.code == code)
-            if brush_style is None or not mask.any():
+            pick = found[codes == code]
+            if brush_style is None or not len(pick):
                 continue
             brush = QBrush(self._theme.colour("idle_hatch"), brush_style)
             brush.setTransform(screen)
             painter.setBrush(brush)
-            y = spans.row[mask] + group.first_row - BAR_HEIGHT / 2
-            array = _rect_array(a[mask], y, b[mask] - a[mask], BAR_HEIGHT)
+            a = np.maximum(spans.start[pick], t0)
+            b = np.minimum(spans.end[pick], t1)
+            y = spans.row[pick] + group.first_row - BAR_HEIGHT / 2
+            array = _rect_array(a, y, b - a, BAR_HEIGHT)
             painter.drawRects(*array.drawargs())
 
     def _paint_labels(

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from engine.density import busy_fraction, quantize, runs
+from engine.density import SpanIndex, busy_fraction, quantize, runs
 from gui.colours import DENSITY_LEVELS
 
 #: Bars at least this many device pixels wide are drawn one by one.
@@ -69,9 +69,15 @@ def plan_bars(
     pixels: float,
     row_pixels: float,
     capacity: int | None = None,
+    index: SpanIndex | None = None,
 ) -> BarPlan:
     """Split tasks shown from ``t0`` to ``t1`` over ``pixels`` device pixels, with rows
-    ``row_pixels`` high, into bars and density (``capacity``: see `busy_fraction`)."""
+    ``row_pixels`` high, into bars and density (``capacity``: see `busy_fraction`).
+
+    Without ``index`` this costs O(tasks) (an export draws once). With the tasks' `SpanIndex`
+    (the app's Gantt, redrawn at every zoom step) it costs what the view needs: the long
+    tasks or the visible ones, whichever are fewer, and a binary search per pixel column.
+    """
     empty = np.zeros(0, dtype=np.int64)
     if not len(start) or not t1 > t0 or pixels <= 0:
         return BarPlan(empty, None, False)
@@ -79,19 +85,14 @@ def plan_bars(
     if row_pixels < MIN_ROW_PIXELS:
         bands = max(1, min(n_rows, int(n_rows * row_pixels)))
         fraction = busy_fraction(
-            start,
-            end,
-            row,
-            n_rows=n_rows,
-            t0=t0,
-            t1=t1,
-            columns=columns,
-            bands=bands,
+            start, end, row, n_rows=n_rows, t0=t0, t1=t1, columns=columns, bands=bands,
             capacity=capacity,
-        )
+        )  # fmt: skip
         return BarPlan(empty, _runs(fraction, t0, t1, n_rows, banded=True), True)
-    pixels_per_time = pixels / (t1 - t0)
-    wide_mask = (end - start) * pixels_per_time >= THIN_PIXELS
+    shortest = THIN_PIXELS * (t1 - t0) / pixels  # the shortest task drawn as a bar
+    if index is not None:
+        return _plan_indexed(index, start, end, row, n_rows, t0, t1, columns, shortest)
+    wide_mask = end - start >= shortest
     visible = (end >= t0) & (start <= t1)
     wide = np.flatnonzero(wide_mask & visible)
     if len(wide) == int(visible.sum()):
@@ -102,12 +103,57 @@ def plan_bars(
     else:
         s, e, r = start[thin], end[thin], row[thin]
     fraction = busy_fraction(s, e, r, n_rows=n_rows, t0=t0, t1=t1, columns=columns)
-    gaps = True
-    if not len(wide):
-        # A gap two columns wide empties at least one whole column before the last end.
-        full = int((min(float(end.max()), t1) - t0) / (t1 - t0) * columns)
-        gaps = bool((fraction[:, :full] <= 0).any())
+    gaps = _gaps(fraction, float(end.max()), t0, t1) if not len(wide) else True
     return BarPlan(wide, _runs(fraction, t0, t1, n_rows, banded=False), False, gaps)
+
+
+def long_and_visible(
+    index: SpanIndex, start: FloatArray, end: FloatArray, t0: float, t1: float, shortest: float
+) -> IntArray:
+    """The spans at least ``shortest`` long that overlap [t0, t1]: found among the long
+    ones or among the visible ones, whichever are fewer (both are few on screen: zoomed
+    out, few spans are long; zoomed in, few are visible)."""
+    if index.count_at_least(shortest) <= index.count_visible(t0, t1):
+        found = index.at_least(shortest)
+        return found[(end[found] >= t0) & (start[found] <= t1)]
+    found = index.visible(t0, t1)
+    return found[(end[found] - start[found] >= shortest) & (end[found] >= t0)]
+
+
+def _plan_indexed(
+    index: SpanIndex,
+    start: FloatArray,
+    end: FloatArray,
+    row: IntArray,
+    n_rows: int,
+    t0: float,
+    t1: float,
+    columns: int,
+    shortest: float,
+) -> BarPlan:
+    wide = long_and_visible(index, start, end, t0, t1, shortest)
+    if index.count_visible(t0, t1) <= len(wide):
+        return BarPlan(wide, None, False)
+    fraction = index.busy_fraction(t0, t1, columns)  # every task: a search per column
+    gaps = _gaps(fraction, float(index.reach.max()), t0, t1)
+    if len(wide):  # the bars are drawn over it: the shade shows the thin tasks only
+        fraction = np.clip(
+            fraction
+            - busy_fraction(
+                start[wide], end[wide], row[wide], n_rows=n_rows, t0=t0, t1=t1, columns=columns
+            ),
+            0.0,
+            1.0,
+        )
+    return BarPlan(wide, _runs(fraction, t0, t1, n_rows, banded=False), False, gaps)
+
+
+def _gaps(fraction: FloatArray, last_end: float, t0: float, t1: float) -> bool:
+    """Whether a row may have an idle gap `THIN_PIXELS` wide: a gap two columns wide
+    empties at least one whole column before the last end."""
+    columns = fraction.shape[1]
+    full = int((min(last_end, t1) - t0) / (t1 - t0) * columns)
+    return bool((fraction[:, :full] <= 0).any())
 
 
 #: Binomial filter along time (sums to 1): see `smooth_columns`.

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from engine.density import SpanIndex
 from engine.errors import PipeLabError
 from engine.schedule import Schedule
 from engine.view_model import idle_intervals
@@ -61,6 +62,26 @@ class IdleSpans:
 
 
 _CACHE: weakref.WeakKeyDictionary[Schedule, dict[str, IdleSpans]] = weakref.WeakKeyDictionary()
+_INDEXES: weakref.WeakKeyDictionary[Schedule, dict[str, SpanIndex]] = weakref.WeakKeyDictionary()
+
+
+def task_index(schedule: Schedule) -> SpanIndex:
+    """The worker rows' tasks indexed for views (cached on the Schedule, freed with it)."""
+    indexes = _INDEXES.setdefault(schedule, {})
+    if "tasks" not in indexes:
+        indexes["tasks"] = SpanIndex.build(
+            schedule.start, schedule.end, schedule.row, schedule.n_workers
+        )
+    return indexes["tasks"]
+
+
+def idle_index(schedule: Schedule) -> SpanIndex:
+    """The worker rows' idle spans (`idle_spans`) indexed for views (cached)."""
+    indexes = _INDEXES.setdefault(schedule, {})
+    if "idle" not in indexes:
+        spans = idle_spans(schedule)
+        indexes["idle"] = SpanIndex.build(spans.start, spans.end, spans.row, schedule.n_workers)
+    return indexes["idle"]
 
 
 def idle_spans(schedule: Schedule, mode: str = "workers") -> IdleSpans:

@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.density import band_of_rows, busy_fraction, quantize, rows_per_band, runs
+from engine.density import SpanIndex, band_of_rows, busy_fraction, quantize, rows_per_band, runs
 from engine.scenario import Scenario
 from engine.scheduler import simulate
 
@@ -99,3 +99,34 @@ def test_runs_of_equal_levels_skip_zero() -> None:
 
 def test_quantize_never_hides_a_sliver_of_work() -> None:
     assert quantize([0.0, 1e-6, 0.5, 1.0], 24).tolist() == [0, 1, 12, 24]
+
+
+@settings(max_examples=100, deadline=None)
+@given(tasks, st.integers(1, 40), st.floats(-10, 50), st.floats(1, 120), st.floats(0, 20))
+def test_the_index_answers_as_a_scan_would(items, columns, t0, span, shortest) -> None:
+    start = np.array([a for a, _, _ in items], dtype=float)
+    end = start + np.array([d for _, d, _ in items], dtype=float)
+    row = np.array([r for _, _, r in items], dtype=np.int64)
+    index = SpanIndex.build(start, end, row, 7)
+    t1 = t0 + span
+    # Busy share per column: the union of each row's spans (overlaps once).
+    edges = np.linspace(t0, t1, columns + 1)
+    want = np.zeros((7, columns))
+    for r in range(7):
+        spans = sorted((a, b) for a, b, rr in zip(start, end, row, strict=True) if rr == r)
+        merged: list[list[float]] = []
+        for a, b in spans:
+            if merged and a <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], b)
+            else:
+                merged.append([a, b])
+        for a, b in merged:
+            want[r] += np.clip(np.minimum(b, edges[1:]) - np.maximum(a, edges[:-1]), 0, None)
+    want = np.clip(want / (span / columns), 0, 1)
+    assert np.allclose(index.busy_fraction(t0, t1, columns), want, atol=1e-9)
+    visible = set(np.flatnonzero((end >= t0) & (start <= t1)).tolist())
+    found = set(index.visible(t0, t1).tolist())
+    assert visible <= found  # a superset where spans overlap, never a miss
+    assert set(index.at_least(shortest).tolist()) == set(
+        np.flatnonzero(end - start >= shortest).tolist()
+    )

@@ -27,9 +27,10 @@ from gui import export as export_module
 from gui.colours import LIGHT, density_colours
 from gui.export import export
 from gui.figure import painter
-from gui.figure.bars import BAR_HEIGHT
+from gui.figure.bars import BAR_HEIGHT, plan_bars
 from gui.figure.layout import build_figure
 from gui.figure.model import Rects
+from gui.figure.rows import task_index
 
 SVG = "{http://www.w3.org/2000/svg}"
 PRESETS = ("book", "two-load-units", "many-ops")
@@ -262,3 +263,20 @@ def test_a_million_ops_are_laid_out_as_density(qapp) -> None:
     drawn = sum(len(r) for r in rects)
     assert drawn < 5_000  # what the picture needs, not one rectangle per task
     assert any("density" in r.cls for r in rects)
+
+
+@pytest.mark.parametrize("window", [(0.0, 1.0), (0.4, 0.41), (0.2, 0.6), (0.3, 0.332)])
+def test_the_gantts_indexed_plan_is_the_exports_plan(window) -> None:
+    """The app plans through the tasks' index (cost follows pixels), an export scans the
+    tasks: the same bars, and the same shade wherever tasks are too thin."""
+    schedule = simulate(Scenario.uniform_ops(5_000, 1.0, 2.5, 0.5, buffers=2), "pipelined")
+    t0, t1 = (f * schedule.makespan for f in window)
+    common = {"n_rows": 3, "t0": t0, "t1": t1, "pixels": 800.0, "row_pixels": 20.0}
+    scan = plan_bars(schedule.start, schedule.end, schedule.row, **common)
+    fast = plan_bars(
+        schedule.start, schedule.end, schedule.row, index=task_index(schedule), **common
+    )
+    assert sorted(scan.wide.tolist()) == sorted(fast.wide.tolist())
+    assert (scan.density is None) == (fast.density is None)
+    if scan.density is not None and fast.density is not None:
+        assert abs(len(scan.density) - len(fast.density)) <= 0.02 * len(scan.density) + 3
