@@ -43,7 +43,7 @@ def task_rows(schedule: Schedule, mode: str) -> IntArray:
 
 def row_label(schedule: Schedule, mode: str, row: int) -> str:
     """Words for a row: "load unit", "compute unit 2", … or "op 12"."""
-    return f"op {row + 1}" if mode == "ops" else schedule.row_label(row)
+    return f"op {row + 1:,}" if mode == "ops" else schedule.row_label(row)
 
 
 @dataclass(frozen=True, eq=False)

@@ -95,7 +95,7 @@ def row_labels(schedule: Schedule, frame: Frame, pitch: float) -> list[tuple[int
     ops = [0, *range(step - 1, n, step)]
     if ops[-1] != n - 1 and (n - 1 - ops[-1]) * pitch >= 1.5 * size:
         ops.append(n - 1)
-    return [(op, f"op {op + 1}") for op in dict.fromkeys(ops) if 0 <= op < n]
+    return [(op, row_label(schedule, "ops", op)) for op in dict.fromkeys(ops) if 0 <= op < n]
 
 
 def nice_step(raw: float) -> float:
