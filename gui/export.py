@@ -417,7 +417,8 @@ def _animation(
             append_images=frames[1:],
             duration=duration,
             loop=0,
-            quality=90,
+            lossless=True,  # flat colours and sharp text: lossless is smaller than lossy
+            quality=50,  # effort: about the GIF's size, in full colour
             method=4,
         )
         return stream.getvalue()
