@@ -6,6 +6,7 @@ assembly line draw shapes, not pixmaps."""
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -115,6 +116,7 @@ def test_the_readout_fits_its_longest_text(window: MainWindow) -> None:
     assert width <= readout.width()
 
 
+@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext is not installed")
 def test_vector_export_draws_the_assembly_line_as_shapes(qapp, tmp_path: Path) -> None:
     book = [simulate(load_preset("book"), p) for p in ("sequential", "pipelined")]
     path = tmp_path / "a.pdf"

@@ -5,6 +5,7 @@ format, the SVG as librsvg draws it against the PNG of the same layout, text nev
 from __future__ import annotations
 
 import re
+import weakref
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -280,3 +281,33 @@ def test_the_gantts_indexed_plan_is_the_exports_plan(window) -> None:
     assert (scan.density is None) == (fast.density is None)
     if scan.density is not None and fast.density is not None:
         assert abs(len(scan.density) - len(fast.density)) <= 0.02 * len(scan.density) + 3
+
+
+def test_each_wait_reason_has_its_hatch_and_legend_entry(qapp, tmp_path, monkeypatch) -> None:
+    """When the engine says why a worker waits, every view hatches each reason in the
+    style of the shared table, and the legend names each reason once."""
+    from gui.colours import IDLE_STYLES
+    from gui.figure import rows as rows_module
+    from gui.timeline_items import HATCH_BRUSHES
+
+    plain = rows_module._worker_spans
+
+    def with_reasons(schedule):
+        spans = plain(schedule)
+        codes = np.arange(len(spans)) % 3  # input, slot, done in turn
+        return rows_module.IdleSpans(
+            spans.row, spans.start, spans.end, codes, ("input", "slot", "done")
+        )
+
+    monkeypatch.setattr(rows_module, "_worker_spans", with_reasons)
+    monkeypatch.setattr(rows_module, "_CACHE", weakref.WeakKeyDictionary())
+    schedules = both("two-load-units")
+    figure, _ = layout_of(schedules, ".svg")
+    words = [t.text for t in figure.texts("legend-label")]
+    assert words == [IDLE_STYLES[r].label for r in ("input", "slot", "done")] + ["makespan"]
+    path = tmp_path / "t.svg"
+    export(schedules, path)
+    text = path.read_text()
+    assert 'id="hatch-input"' in text and 'id="hatch-slot"' in text
+    assert "hatch-done" not in text  # "no work left" is pale only
+    assert all(IDLE_STYLES[r].angles in HATCH_BRUSHES for r in ("idle", "input", "slot"))

@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
-from export_checks import pdf_page_width, pdf_text
+from export_checks import pdf_page_width, pdf_text, tool
 from PIL import Image
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QMessageBox
 
 from engine.errors import PipeLabError
 from engine.scenario import load_preset
+from engine.schedule import Schedule
 from engine.scheduler import simulate
 from gui.export import MAX_FRAMES, export, frame_times, gif_frame_times
 from gui.main_window import MainWindow
@@ -102,6 +104,10 @@ def test_pdf_keeps_its_words_in_a_subset_font(qapp, book, tmp_path: Path) -> Non
     for phrase in ("The book example", "load unit", "compute unit", "makespan 9 s", "time (s)"):
         assert phrase in words
     assert path.stat().st_size < 100_000  # two fonts embedded, only the glyphs used
+    fonts = subprocess.run(
+        [tool("pdffonts"), str(path)], capture_output=True, text=True, check=True
+    ).stdout.splitlines()[2:]
+    assert len(fonts) == 2 and all(" yes " in line for line in fonts)  # embedded
 
 
 def test_gif_and_webp_have_the_expected_frames(qapp, book, tmp_path: Path) -> None:
@@ -163,3 +169,27 @@ def test_window_export_errors_show_a_dialog(qtbot, tmp_path: Path, monkeypatch) 
     assert window.export_to(tmp_path / "timeline.png", width=800)
     assert Image.open(tmp_path / "timeline.png").width == 800
     assert sorted(p.name for p in tmp_path.iterdir()) == ["timeline.png"]
+
+
+@pytest.mark.parametrize("rows", ["workers", "ops"])
+def test_a_measured_run_with_overlapping_tasks_exports(qapp, tmp_path: Path, rows) -> None:
+    measured = Schedule(
+        op=[0, 1, 0, 1],
+        stage=[0, 0, 1, 1],
+        unit=[0, 0, 1, 1],
+        worker=[0, 0, 0, 0],
+        start=[0.0, 0.5, 1.0, 1.6],
+        end=[2.0, 1.5, 3.0, 2.5],
+        workers=(1, 1),
+        n_ops=2,
+        source="measured",
+        time_unit="ms",
+        label="copy engine run",
+        unit_names=("copy", "kernel"),
+        stage_names=("h2d", "run"),
+    )
+    path = tmp_path / "t.svg"
+    export([measured], path, rows=rows)
+    text = path.read_text()
+    assert "copy engine run (measured)" in text and "time (ms)" in text
+    assert (">copy</text>" in text) is (rows == "workers")
