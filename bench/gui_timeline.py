@@ -21,7 +21,6 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QApplication
 
@@ -166,7 +165,6 @@ def main() -> None:
     for ops in (33_334, 333_334):
         compare(ops)
     window_figures(reference)
-    np.seterr(all="ignore")
 
 
 if __name__ == "__main__":
