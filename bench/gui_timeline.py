@@ -1,5 +1,11 @@
-"""Timeline repaint with 10k and 100k tasks; one animation tick (cursor + assembly line),
-showing that it never repaints the bars; re-simulate + redraw at 1,000 ops.
+"""What a Gantt frame costs, against a bare pyqtgraph BarGraphItem drawing the same
+rectangles in a plot of the same size, measured in the same run.
+
+A frame here is a repaint after the view changed (a zoom step): the Gantt plans bars and
+density for the new view and draws what the pixels need; the BarGraphItem draws every
+rectangle. At 10^4, 10^5 and 10^6 tasks, zoomed out (everything) and zoomed in (a few
+hundred tasks). Then one animation tick (cursor + assembly line, which never repaints the
+bars) and re-simulate + redraw at 1,000 ops, each as a ratio to the BarGraphItem frame.
 
     uv run python bench/gui_timeline.py
 """
@@ -15,19 +21,99 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import pyqtgraph as pg
 from PySide6.QtWidgets import QApplication
 
 from engine.scenario import Scenario
 from engine.scheduler import simulate
+from gui.clock import Clock
+from gui.colours import OP_COLOURS
+from gui.figure.bars import BAR_HEIGHT
 from gui.main_window import MainWindow
+from gui.timeline import TimelineView
+
+SIZE = (1200, 500)
 
 
 def median_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1000
 
 
-def main() -> None:
-    app = QApplication.instance() or QApplication([])
+def frames(widget: pg.PlotWidget, ranges: list[tuple[float, float]], repeats: int) -> float:
+    """Median ms of a zoom step: set the x range (alternating ``ranges``) and repaint."""
+    app = QApplication.instance()
+    view = widget.getPlotItem().getViewBox()
+    samples = []
+    for i in range(repeats):
+        app.processEvents()  # nothing pending when the clock starts
+        start = time.perf_counter()
+        view.setXRange(*ranges[i % len(ranges)], padding=0)
+        widget.viewport().repaint()
+        samples.append(time.perf_counter() - start)
+    return median_ms(samples)
+
+
+def bar_graph(schedule) -> pg.PlotWidget:
+    """The reference: the same rectangles in one BarGraphItem (one brush: its fast path)."""
+    widget = pg.PlotWidget(background="w")
+    widget.resize(*SIZE)
+    item = pg.BarGraphItem(
+        x0=schedule.start,
+        y0=schedule.row - BAR_HEIGHT / 2,
+        width=schedule.duration,
+        height=BAR_HEIGHT,
+        brush=OP_COLOURS[0],
+        pen=None,
+    )
+    widget.addItem(item)
+    widget.getPlotItem().getViewBox().invertY(True)
+    widget.show()
+    return widget
+
+
+def gantt(schedule) -> TimelineView:
+    view = TimelineView(Clock())
+    view.resize(*SIZE)
+    view.set_schedules([schedule])
+    view.show()
+    return view
+
+
+def compare(ops: int) -> float:
+    app = QApplication.instance()
+    schedule = simulate(Scenario.uniform_ops(ops, 1.0, 1.2, 0.8, buffers=3), "pipelined")
+    span = schedule.makespan
+    out = [(0.0, span), (-0.01 * span, 1.01 * span)]
+    middle = span / 2
+    zoom = [(middle, middle + 60.0), (middle + 1.0, middle + 61.0)]
+    repeats = 9 if ops < 300_000 else 5
+    results = {}
+    for name, make in (("BarGraphItem", bar_graph), ("Gantt", gantt)):
+        widget = make(schedule)
+        for _ in range(3):
+            app.processEvents()
+        widget.viewport().repaint()  # first paint: build caches and pictures
+        painted = getattr(getattr(widget, "bars", None), "paint_count", 0)
+        results[name] = (frames(widget, out, repeats), frames(widget, zoom, repeats))
+        if isinstance(widget, TimelineView):  # every frame really painted the bars
+            assert widget.bars.paint_count - painted >= 2 * repeats
+        widget.close()
+        widget.deleteLater()
+        app.processEvents()
+    ref_out, ref_in = results["BarGraphItem"]
+    ours_out, ours_in = results["Gantt"]
+    print(
+        f"{len(schedule):>9,} tasks  zoomed out: Gantt {ours_out:6.1f} ms, BarGraphItem "
+        f"{ref_out:6.1f} ms, ratio {ours_out / ref_out:4.2f}   zoomed in: Gantt "
+        f"{ours_in:6.1f} ms, BarGraphItem {ref_in:6.1f} ms, ratio {ours_in / ref_in:4.2f}"
+    )
+    return ref_out
+
+
+def window_figures(reference_ms: float) -> None:
+    """The animation tick and an edit in the app, against the BarGraphItem frame at 10^4
+    tasks."""
+    app = QApplication.instance()
     window = MainWindow()
     window.resize(1600, 1000)
     window.show()
@@ -35,56 +121,50 @@ def main() -> None:
         app.processEvents()
     timeline = window.view.timeline
     window.set_view_mode("pipelined")
-    for ops in (3_334, 33_334):
-        scenario = Scenario.uniform_ops(ops, 1.0, 1.2, 0.8, buffers=3)
-        window.apply_scenario(scenario)
-        for _ in range(5):
-            app.processEvents()
-        tasks = timeline.bar_count
-        repaint = []
-        for _ in range(15):
-            timeline.bars.update()  # invalidate the bars' cache: a real full repaint
-            start = time.perf_counter()
-            timeline.viewport().repaint()
-            repaint.append(time.perf_counter() - start)
-        painted = timeline.bars.paint_count
-        ticks = []
-        for i in range(60):
-            start = time.perf_counter()
-            window.clock.seek(window.clock.end * i / 60)
-            app.processEvents()  # paints what the tick dirtied: cursor strip + assembly line
-            ticks.append(time.perf_counter() - start)
-        print(
-            f"{tasks:>7,} tasks: timeline repaint {median_ms(repaint):6.1f} ms (median of 15); "
-            f"tick (cursor + assembly line) {median_ms(ticks):5.2f} ms median, "
-            f"{max(ticks) * 1000:5.2f} ms max; bar repaints during 60 ticks: "
-            f"{timeline.bars.paint_count - painted}"
-        )
+    window.apply_scenario(Scenario.uniform_ops(3_334, 1.0, 1.2, 0.8, buffers=3))
+    for _ in range(5):
+        app.processEvents()
+    painted = timeline.bars.paint_count
+    ticks = []
+    for i in range(60):
+        start = time.perf_counter()
+        window.clock.seek(window.clock.end * i / 60)
+        app.processEvents()  # paints what the tick dirtied: cursor strip + assembly line
+        ticks.append(time.perf_counter() - start)
+    tick = median_ms(ticks)
+    print(
+        f"tick at 10,002 tasks (cursor + assembly line): {tick:5.2f} ms median "
+        f"({tick / reference_ms:.2f}× a BarGraphItem frame of 10^4 tasks); bar repaints "
+        f"during 60 ticks: {timeline.bars.paint_count - painted}"
+    )
     window.set_view_mode("both")
     base = Scenario.uniform_ops(1000, 1.0, 1.2, 0.8, buffers=3)
     window.apply_scenario(base)
     app.processEvents()
-    resim = []
-    painted = window.view.timeline.bars.paint_count
+    edits = []
     for i in range(20):
         start = time.perf_counter()
         window.edit("compute", 1.0 + 0.05 * (i % 2))
-        # One pass of the event loop paints everything the edit dirtied, once, as a real
-        # frame does (repainting widgets one by one would paint some of them twice).
-        app.processEvents()
-        resim.append(time.perf_counter() - start)
-    only_sim = []
-    for _ in range(20):
-        start = time.perf_counter()
-        simulate(base, "sequential")
-        simulate(base, "pipelined")
-        only_sim.append(time.perf_counter() - start)
+        app.processEvents()  # one pass paints everything the edit dirtied, once
+        edits.append(time.perf_counter() - start)
+    edit = median_ms(edits)
     print(
-        f"re-simulate + redraw at 1,000 ops (both policies, 6,000 tasks): "
-        f"{median_ms(resim):.1f} ms median (of which simulate {median_ms(only_sim):.1f} ms); "
-        f"bar repaints: {window.view.timeline.bars.paint_count - painted} in 20 edits"
+        f"re-simulate + redraw at 1,000 ops (both policies, 6,000 tasks): {edit:.1f} ms "
+        f"median ({edit / reference_ms:.2f}× a BarGraphItem frame of 10^4 tasks)"
     )
     window.close()
+
+
+def main() -> None:
+    QApplication.instance() or QApplication([])
+    print(
+        f"Gantt frame after a zoom step, {SIZE[0]}×{SIZE[1]} px, medians; ratio = Gantt ÷ "
+        "BarGraphItem of the same rectangles, same run (below 1: the Gantt is cheaper)"
+    )
+    reference = compare(3_334)
+    for ops in (33_334, 333_334):
+        compare(ops)
+    window_figures(reference)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
-"""The `export` command: the app's own timeline (and assembly line) rendered headless to
-PNG, SVG, PDF or an animated GIF, or the Chrome trace JSON.
+"""The `export` command: the app's timeline rendered headless as a figure — PNG, SVG, PDF,
+an animated GIF or WebP of the assembly line over the Gantt — or the Chrome trace JSON.
 
 Qt loads only here, on the offscreen platform, after the arguments and the target were
-checked; a bad suffix or folder fails in a line without starting Qt at all.
+checked; a bad suffix, folder, size, rows, theme, scale or time fails in a line (exit 2)
+without starting Qt at all, and leaves no file.
 """
 
 from __future__ import annotations
@@ -19,16 +20,51 @@ from cli.paths import check_output_path
 from cli.scenario_args import add_scenario_arguments, scenario_from_args
 from engine.errors import PipeLabError
 from engine.scheduler import simulate
+from engine.view_model import format_time
 
-SUFFIXES = (".png", ".svg", ".pdf", ".gif", ".json")
+SUFFIXES = (".png", ".svg", ".pdf", ".gif", ".webp", ".json")
+RASTER = (".png", ".gif", ".webp")
+VECTOR = (".svg", ".pdf")
+SIZES = ("column", "page", "slide")
+ROWS = ("workers", "ops")
+THEMES = ("light", "dark")
+MIN_WIDTH, MAX_WIDTH = 200, 10_000
+MIN_SCALE, MAX_SCALE = 1.0, 4.0
+
+
+def _scale(text: str) -> float:
+    """``--scale``: a number from 1 to 4 (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, not {text!r}") from None
+    if not (math.isfinite(value) and MIN_SCALE <= value <= MAX_SCALE):
+        raise argparse.ArgumentTypeError(
+            f"must be between {MIN_SCALE:g} and {MAX_SCALE:g}, not {text}"
+        )
+    return value
+
+
+def _width(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
+    if not MIN_WIDTH <= value <= MAX_WIDTH:
+        raise argparse.ArgumentTypeError(
+            f"must be between {MIN_WIDTH} and {MAX_WIDTH:,} px, not {value}"
+        )
+    return value
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "export",
-        help="render the timeline to PNG/SVG/PDF/GIF, or write a Chrome trace",
-        description="Render the app's timeline of a scenario headless: PNG (--width px), "
-        "SVG, PDF, an animated GIF of the assembly line, or Chrome trace JSON.",
+        help="render the timeline to PNG/SVG/PDF/GIF/WebP, or write a Chrome trace",
+        description="Render a scenario's timeline as a figure, headless: row labels, run "
+        "titles, a time axis, makespans, a legend and the headline numbers. PNG (--width "
+        "px, --scale, --transparent), SVG and PDF at a physical --size, an animated GIF or "
+        "WebP of the assembly line over the Gantt, or Chrome trace JSON.",
         formatter_class=HelpFormatter,
     )
     add_scenario_arguments(parser)
@@ -36,9 +72,40 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--out",
         required=True,
         metavar="FILE",
-        help="FILE.png, .svg, .pdf, .gif or .json (Chrome trace); written atomically",
+        help="FILE.png, .svg, .pdf, .gif, .webp or .json (Chrome trace); written atomically",
     )
-    parser.add_argument("--width", type=int, default=1600, metavar="PX", help="image width")
+    parser.add_argument(
+        "--width",
+        type=_width,
+        default=None,
+        metavar="PX",
+        help="image width in pixels, PNG and animations (default: 1600, or the --size at "
+        "96 px per inch)",
+    )
+    parser.add_argument(
+        "--size",
+        choices=SIZES,
+        default=None,
+        help="lay the figure out 3.5 / 7 / 13.33 in wide (default for SVG and PDF: page)",
+    )
+    parser.add_argument(
+        "--scale",
+        type=_scale,
+        default=1.0,
+        help="pixels per pixel of --width for PNG and animations: 2 for a retina slide",
+    )
+    parser.add_argument(
+        "--transparent",
+        action="store_true",
+        help="no background (PNG, SVG, PDF)",
+    )
+    parser.add_argument(
+        "--rows",
+        choices=ROWS,
+        default="workers",
+        help="one row per worker, or one per op (the textbook staircase)",
+    )
+    parser.add_argument("--theme", choices=THEMES, default="light", help="figure colours")
     parser.add_argument(
         "--policy",
         choices=("sequential", "pipelined", "both"),
@@ -48,12 +115,22 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument(
         "--assembly",
         action="store_true",
-        help="draw the assembly line at --time above the timeline (GIFs always have it)",
+        help="draw the assembly line (at --time, else at 0) above the timeline; "
+        "animations always have it (not in SVG)",
     )
     parser.add_argument(
-        "--time", type=float, default=0.0, metavar="T", help="cursor time for the picture"
+        "--time",
+        type=float,
+        default=None,
+        metavar="T",
+        help="draw the cursor at time T (default: no cursor)",
     )
-    parser.add_argument("--fps", type=int, default=10, help="GIF frames per second")
+    parser.add_argument(
+        "--no-caption",
+        action="store_true",
+        help="leave out the headline line (sequential 9 s → pipelined 5 s, 1.8×)",
+    )
+    parser.add_argument("--fps", type=int, default=10, help="animation frames per second")
 
 
 def check_suffix(path: str) -> str:
@@ -66,11 +143,27 @@ def check_suffix(path: str) -> str:
     return suffix
 
 
+def check_flags(args: argparse.Namespace, suffix: str) -> None:
+    """Flags that do not fit the format: one line each, before anything is simulated."""
+    if args.time is not None and not math.isfinite(args.time):
+        raise PipeLabError(f"--time must be a finite number, not {args.time}")
+    if suffix in VECTOR and args.width is not None:
+        raise PipeLabError(f"--width is for PNG and animations; give {suffix} a --size")
+    if suffix in VECTOR and args.scale != 1.0:
+        raise PipeLabError(f"--scale is for PNG and animations; {suffix} is drawn in points")
+    if suffix == ".svg" and args.assembly:
+        raise PipeLabError(
+            "SVG cannot hold the assembly line as shapes and text (it draws pictures of its "
+            "workers): export it to PDF or PNG, or leave out --assembly"
+        )
+    if args.transparent and suffix in (".gif", ".webp"):
+        raise PipeLabError("--transparent is for PNG, SVG and PDF, not animations")
+
+
 def run(args: argparse.Namespace) -> int:
     check_output_path(args.out, SUFFIXES)
     suffix = check_suffix(args.out)
-    if not math.isfinite(args.time):
-        raise PipeLabError(f"--time must be a finite number, not {args.time}")
+    check_flags(args, suffix)
     folder = Path(args.out).parent
     if str(folder) and not folder.is_dir():
         raise PipeLabError(f"{args.out}: folder {folder} does not exist")
@@ -78,6 +171,12 @@ def run(args: argparse.Namespace) -> int:
     policies = ["sequential", "pipelined"] if args.policy == "both" else [args.policy]
     check_simulation(scenario, len(policies), "trace-export" if suffix == ".json" else "image")
     schedules = [simulate(scenario, p) for p in policies]
+    end = max(s.makespan for s in schedules)
+    if args.time is not None and not 0 <= args.time <= end:
+        raise PipeLabError(
+            f"--time {args.time:g} is outside the run: give a time from 0 to "
+            f"{format_time(end, schedules[0].time_unit)}"
+        )
     if suffix == ".json":
         from engine.atomic import write_atomic
         from engine.writers import to_trace
@@ -95,9 +194,15 @@ def run(args: argparse.Namespace) -> int:
         schedules,
         args.out,
         width=args.width,
+        size=args.size,
+        scale=args.scale,
+        transparent=args.transparent,
+        rows=args.rows,
+        theme=args.theme,
         time=args.time,
         with_assembly=args.assembly,
         title=scenario.name,
+        caption=not args.no_caption,
         fps=args.fps,
     )
     del app

@@ -1,5 +1,7 @@
-"""Colours: one per op (the same in the assembly line, the Gantt and every export) and the
-light and dark themes' neutrals. Idle time is never an op colour: it is pale and hatched."""
+"""Colours: one per op (the same in the assembly line, the Gantt and every export), the
+light and dark themes' neutrals, how each kind of idle time is hatched, and the ramp that
+shows a busy share where bars are thinner than a pixel. Idle time is never an op colour: it
+is pale and hatched. The app's Gantt and every exported figure read these same tables."""
 
 from __future__ import annotations
 
@@ -49,6 +51,8 @@ class Theme:
     cursor: str
     accent: str
     done: str
+    #: Full-busy end of the density ramp (idle or background at the other end).
+    busy: str = "#34465c"
 
     def colour(self, field: str) -> QColor:
         return QColor(getattr(self, field))
@@ -80,6 +84,49 @@ DARK = Theme(
     cursor="#ff6b6b",
     accent="#58a6ff",
     done="#3fb950",
+    busy="#b9c6d8",
 )
 
 THEMES = {"light": LIGHT, "dark": DARK}
+
+
+@dataclass(frozen=True)
+class IdleStyle:
+    """How one kind of idle time is drawn: pale fill plus hatch lines in the directions
+    ``angles`` (45 = "/", -45 = "\\"; none: pale only), with ``label`` in legends."""
+
+    reason: str
+    label: str
+    angles: tuple[int, ...]
+
+
+#: The hatch of every idle reason (engine: input, slot, done) and of idle time whose reason
+#: is not known ("idle"). The app's Gantt and the exports share it; legends use ``label``.
+IDLE_STYLES: dict[str, IdleStyle] = {
+    "idle": IdleStyle("idle", "idle", (45,)),
+    "input": IdleStyle("input", "idle: waiting for input", (45,)),
+    "slot": IdleStyle("slot", "idle: waiting for a buffer slot", (45, -45)),
+    "done": IdleStyle("done", "idle: no work left", ()),
+}
+#: Distance between hatch lines in the app's Gantt, in screen pixels.
+HATCH_PIXELS = 7.0
+
+#: Steps of the density ramp (busy share per pixel where bars are thinner than a pixel).
+DENSITY_LEVELS = 24
+
+
+def blend(low: QColor, high: QColor, share: float) -> QColor:
+    """The colour ``share`` of the way from ``low`` to ``high`` (linear in sRGB)."""
+    a = 1.0 - share
+    return QColor(
+        round(low.red() * a + high.red() * share),
+        round(low.green() * a + high.green() * share),
+        round(low.blue() * a + high.blue() * share),
+    )
+
+
+def density_colours(theme: Theme, base: str = "idle") -> list[QColor]:
+    """The density ramp: entry k is a cell busy k / DENSITY_LEVELS of the time, from the
+    theme's ``base`` colour (idle rows; background where rows are ops) to ``busy``."""
+    low, high = theme.colour(base), theme.colour("busy")
+    return [blend(low, high, k / DENSITY_LEVELS) for k in range(DENSITY_LEVELS + 1)]

@@ -1,48 +1,62 @@
-"""Exports of what the app shows, with the app's own widgets, usable headless.
+"""Exports of the timeline as figures you can put in a paper or on a slide, usable headless.
 
-PNG (width in pixels, text drawn at that size), SVG (QSvgGenerator), PDF (QPdfWriter),
-an animated GIF of the assembly line and the cursor over the whole run (Pillow), and the
-Chrome trace (engine.writers). Every file is written atomically; an unknown suffix, a
-missing folder or too many GIF frames raise a one-line PipeLabError before anything is
-written.
+Every image format draws ONE layout (`gui.figure.layout.build_figure`): PNG (``width`` px,
+``scale`` for retina, ``transparent``), PDF (real text, subset fonts, a physical page size),
+SVG (written straight from the layout: text as ``<text>``, bars as ``<rect>``, hatching as a
+pattern), and animated GIF / WebP (the assembly line over the Gantt with a moving cursor).
+JSON is the Chrome trace (engine.writers). Sizes: ``size`` column / page / slide (3.5 / 7 /
+13.33 in wide; SVG and PDF default to page); a PNG given only ``width`` is laid out at 96
+pixels per inch. Every check runs before anything is drawn, and every file is written
+atomically: a refused or failed export leaves no file.
 """
 
 from __future__ import annotations
 
 import io
 import math
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from PySide6.QtCore import (
-    QBuffer,
-    QByteArray,
-    QIODevice,
-    QMarginsF,
-    QPoint,
-    QRect,
-    QSize,
-    QSizeF,
-    Qt,
-)
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QSizeF
 from PySide6.QtGui import QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
-from PySide6.QtWidgets import QApplication, QGraphicsItem, QLabel, QLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication
 
 from engine.atomic import write_atomic
 from engine.errors import PipeLabError
 from engine.schedule import Schedule
+from engine.view_model import format_time
 from engine.writers import to_trace
-from gui.assembly import AssemblyLineView
 from gui.clock import Clock
-from gui.colours import LIGHT, Theme
-from gui.timeline import TimelineView
+from gui.colours import THEMES, Theme
+from gui.figure.layout import (
+    PIXEL_TEXT,
+    POINTS_PER_INCH,
+    SIZES,
+    FigureOptions,
+    build_figure,
+    cursor_group,
+)
+from gui.figure.model import Embed, Figure, Group
+from gui.figure.painter import paint_figure, render_image
+from gui.figure.rows import check_rows
+from gui.figure.svg import figure_svg
 
-SUFFIXES = (".png", ".svg", ".pdf", ".gif", ".json")
-#: Most frames a GIF may have, and its frames per second of playback.
+SUFFIXES = (".png", ".svg", ".pdf", ".gif", ".webp", ".json")
+ANIMATIONS = (".gif", ".webp")
+RASTER = (".png", *ANIMATIONS)
+#: Most frames an animation may have, and its default frames per second.
 MAX_FRAMES = 300
 GIF_FPS = 10
-ROW_PIXELS = 30
+#: Default image width, and the limits of width (px) and of scale.
+DEFAULT_WIDTH = 1600
+MIN_WIDTH, MAX_WIDTH = 200, 10_000
+MIN_SCALE, MAX_SCALE = 1.0, 4.0
+#: Screen pixels per inch: a PNG given in pixels is laid out as a screen shows it.
+SCREEN_DPI = 96.0
+#: Vector formats decide bars versus density at this many dots per point (144 dpi).
+VECTOR_RESOLUTION = 2.0
 PNG_QUALITY = 80
-AXES = ("left", "bottom")
+#: The assembly line is drawn at this height per lane, in its own pixels.
 LANE_PIXELS = 250
 
 
@@ -61,83 +75,265 @@ def check_target(path: str | Path) -> str:
     return suffix
 
 
-class ExportFigure(QWidget):
-    """Title, optional assembly line, and the timeline, laid out at a given pixel width."""
+@dataclass(frozen=True)
+class ExportPlan:
+    """Everything an export will do, decided (and checked) before anything is drawn."""
 
-    def __init__(
-        self,
-        schedules: list[Schedule],
-        width: int,
-        time: float,
-        with_assembly: bool,
-        theme: Theme,
-        title: str,
-        vector: bool = False,
-    ) -> None:
-        super().__init__()
-        self.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
-        self.setAutoFillBackground(True)
-        palette = self.palette()
-        palette.setColor(self.backgroundRole(), theme.colour("background"))
-        palette.setColor(self.foregroundRole(), theme.colour("text"))
-        self.setPalette(palette)
-        self.clock = Clock(self)
-        layout = QVBoxLayout(self)
-        # No size constraints on the (never shown) window: the offscreen platform warns
-        # about every constraint it cannot pass on.
-        layout.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
-        layout.setContentsMargins(8, 6, 8, 6)
-        layout.setSpacing(4)
-        heading = QLabel(title or " vs ".join(s.label or s.policy for s in schedules), self)
-        heading.setStyleSheet(f"font-size: 16px; font-weight: bold; color: {theme.text};")
-        layout.addWidget(heading)
-        self.assembly: AssemblyLineView | None = None
-        height = 40
-        if with_assembly:
-            self.assembly = AssemblyLineView(self.clock, theme, self)
-            self.assembly.set_schedules(schedules)
-            self.assembly.setFixedHeight(LANE_PIXELS * len(schedules))
-            layout.addWidget(self.assembly)
-            height += LANE_PIXELS * len(schedules) + 4
-        self.timeline = TimelineView(self.clock, theme, self)
-        self.timeline.set_schedules(schedules)
-        rows = sum(s.n_workers for s in schedules)
-        timeline_height = 70 + ROW_PIXELS * rows + 40 * len(schedules)
-        self.timeline.setFixedHeight(timeline_height)
-        layout.addWidget(self.timeline)
-        height += timeline_height + 12
-        self.timeline.cursor.label.setVisible(False)
-        # An export draws once: the on-screen pixel caches would only cost a copy (and turn
-        # vector output into pictures of the axes).
-        plot = self.timeline.getPlotItem()
-        for item in (self.timeline.bars, self.timeline.marks, *map(plot.getAxis, AXES)):
-            item.setCacheMode(QGraphicsItem.CacheMode.NoCache)
-        self.timeline.bars.hatch = not vector
-        self.clock.set_timeline(
-            sorted({float(t) for s in schedules for t in s.event_times}),
-            max((s.makespan for s in schedules), default=0.0),
+    suffix: str
+    options: FigureOptions
+    pixels: float  # device pixels per point (images); 1 for vector formats
+    assembly: bool
+    assembly_time: float
+    fps: int
+
+    @property
+    def raster(self) -> bool:
+        return self.suffix in RASTER
+
+
+def plan_export(
+    schedules: list[Schedule],
+    suffix: str,
+    *,
+    width: int | None = None,
+    size: str | None = None,
+    scale: float = 1.0,
+    transparent: bool = False,
+    rows: str = "workers",
+    theme: Theme | str = "light",
+    time: float | None = None,
+    with_assembly: bool = False,
+    title: str = "",
+    caption: bool = True,
+    fps: int = GIF_FPS,
+) -> ExportPlan:
+    """Check every option and decide the figure's layout options and pixel density."""
+    if not schedules:
+        raise PipeLabError("nothing to export: no schedules are shown")
+    check_rows(rows)
+    figure_theme = _theme(theme)
+    if size is not None and size not in SIZES:
+        raise PipeLabError(f"size must be one of {', '.join(SIZES)}, not {size!r}")
+    if not (math.isfinite(scale) and MIN_SCALE <= scale <= MAX_SCALE):
+        raise PipeLabError(f"scale must be between {MIN_SCALE:g} and {MAX_SCALE:g}, not {scale:g}")
+    if width is not None and not MIN_WIDTH <= width <= MAX_WIDTH:
+        raise PipeLabError(
+            f"export width must be between {MIN_WIDTH} and {MAX_WIDTH:,} px, not {width}"
         )
-        self.clock.seek(time)
-        self.resize(QSize(width, height))
-        # Lay out without painting: the one full render is `render_image` (or the vector
-        # writer's); painting the window here too would draw every bar twice.
-        self.setUpdatesEnabled(False)
-        self.show()
-        app = QApplication.instance()
-        for _ in range(2):  # layout, then the plot's own deferred geometry updates
-            app.processEvents()
-        self.timeline.reset_view()
-        app.processEvents()
-        self.setUpdatesEnabled(True)
+    if not 1 <= fps <= 50:
+        raise PipeLabError(f"frame rate must be between 1 and 50, not {fps}")
+    end = max(s.makespan for s in schedules)
+    if time is not None and not (math.isfinite(time) and 0 <= time <= end):
+        unit = schedules[0].time_unit
+        raise PipeLabError(
+            f"time {time:g} is outside the run: give a time from 0 to {format_time(end, unit)}"
+        )
+    if transparent and suffix in ANIMATIONS:
+        raise PipeLabError("a transparent background is for PNG, SVG and PDF, not animations")
+    animation = suffix in ANIMATIONS
+    if suffix == ".svg" and with_assembly:
+        raise PipeLabError(
+            "SVG cannot hold the assembly line as shapes and text (it draws pictures of its "
+            "workers): export it to PDF or PNG, or leave out --assembly"
+        )
+    if suffix in RASTER and size is None:
+        pixels_wide = width or DEFAULT_WIDTH
+        options = FigureOptions(width=pixels_wide * POINTS_PER_INCH / SCREEN_DPI, text=PIXEL_TEXT)
+        pixels = SCREEN_DPI / POINTS_PER_INCH * scale
+    else:
+        options = FigureOptions.for_size(size or "page")
+        if suffix in RASTER:
+            # The size at 96 px per inch, in whole pixels, unless a width is given.
+            pixels_wide = width or round(options.width * SCREEN_DPI / POINTS_PER_INCH)
+            pixels = pixels_wide / options.width * scale
+        else:
+            pixels = 1.0
+    resolution = pixels if suffix in RASTER else VECTOR_RESOLUTION
+    assembly = with_assembly or animation
+    options = replace(
+        options,
+        rows=rows,
+        theme=figure_theme,
+        time=0.0 if animation else time,
+        caption=caption,
+        title=title,
+        transparent=transparent,
+        resolution=resolution,
+        assembly_height=_assembly_height(options.width, options.text, len(schedules))
+        if assembly
+        else 0.0,
+    )
+    return ExportPlan(suffix, options, pixels, assembly, time or 0.0, fps)
 
-    def render_image(self) -> QImage:
-        image = QImage(self.size(), QImage.Format.Format_RGB32)
-        image.fill(self.palette().color(self.backgroundRole()))
-        painter = QPainter(image)
-        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
-        self.render(painter, QPoint(0, 0))
+
+def _theme(theme: Theme | str) -> Theme:
+    if isinstance(theme, Theme):
+        return theme
+    if theme not in THEMES:
+        raise PipeLabError(f"theme must be one of {', '.join(THEMES)}, not {theme!r}")
+    return THEMES[theme]
+
+
+def _assembly_pixels(width: float) -> float:
+    """The assembly line's own width in pixels for a figure ``width`` points wide: its
+    12 px text lands near 7-9 pt on a page or slide (a column squeezes it below)."""
+    return max(640.0, min(1400.0, width / 0.64))
+
+
+def _assembly_height(width: float, text: float, lanes: int) -> float:
+    inner = width - 2 * 0.9 * text
+    return lanes * LANE_PIXELS * inner / _assembly_pixels(width)
+
+
+def export(
+    schedules: list[Schedule],
+    path: str | Path,
+    *,
+    width: int | None = None,
+    size: str | None = None,
+    scale: float = 1.0,
+    transparent: bool = False,
+    rows: str = "workers",
+    theme: Theme | str = "light",
+    time: float | None = None,
+    with_assembly: bool = False,
+    title: str = "",
+    caption: bool = True,
+    fps: int = GIF_FPS,
+) -> None:
+    """Write ``schedules`` to ``path`` in the format its suffix names (see module doc).
+
+    ``width`` (px) applies to images and animations; ``size`` lays a figure out at a
+    physical width (the default for SVG and PDF: page). The cursor is drawn only when
+    ``time`` is given. Animations always show the assembly line and a moving cursor.
+    """
+    suffix = check_target(path)
+    if suffix == ".json":
+        if not schedules:
+            raise PipeLabError("nothing to export: no schedules are shown")
+        write_atomic(path, to_trace(schedules).encode("utf-8"))
+        return
+    plan = plan_export(
+        schedules,
+        suffix,
+        width=width,
+        size=size,
+        scale=scale,
+        transparent=transparent,
+        rows=rows,
+        theme=theme,
+        time=time,
+        with_assembly=with_assembly,
+        title=title,
+        caption=caption,
+        fps=fps,
+    )
+    times = frame_times(schedules, fps, suffix) if suffix in ANIMATIONS else []
+    if QApplication.instance() is None:
+        raise PipeLabError("exporting images needs a QApplication (run through the CLI)")
+    figure = build_figure(schedules, plan.options)
+    write_atomic(path, render(schedules, figure, plan, times))
+
+
+def preview(
+    schedules: list[Schedule], suffix: str, box: tuple[int, int], **options: object
+) -> tuple[QImage, str]:
+    """What an export with these options will write, drawn to fit ``box`` (pixels), and
+    a line saying its format and size ("PDF, 7 × 2.7 in (504 × 194 pt)")."""
+    plan = plan_export(schedules, suffix, **options)  # type: ignore[arg-type]
+    figure = build_figure(schedules, plan.options)
+    fit = min(box[0] / figure.width, box[1] / figure.height)
+    with _AssemblyPainter(schedules, plan) as assembly:
+        image = render_image(figure, fit, assembly.paint)
+    if plan.raster:
+        width, height = round(figure.width * plan.pixels), round(figure.height * plan.pixels)
+        kind = {".png": "PNG", ".gif": "animated GIF", ".webp": "animated WebP"}[suffix]
+        words = f"{kind}, {width:,} × {height:,} px"
+    else:
+        inches = (figure.width / POINTS_PER_INCH, figure.height / POINTS_PER_INCH)
+        words = (
+            f"{suffix[1:].upper()}, {inches[0]:.3g} × {inches[1]:.2g} in "
+            f"({figure.width:.0f} × {figure.height:.0f} pt)"
+        )
+    return image, words
+
+
+def render(
+    schedules: list[Schedule], figure: Figure, plan: ExportPlan, times: list[float] | None = None
+) -> bytes:
+    """The bytes of ``figure`` in the plan's format."""
+    if plan.suffix == ".svg":
+        return figure_svg(figure)
+    with _AssemblyPainter(schedules, plan) as assembly:
+        if plan.suffix == ".png":
+            image = render_image(figure, plan.pixels, assembly.paint)
+            return _png_bytes(image, plan)
+        if plan.suffix == ".pdf":
+            return _pdf_bytes(figure, assembly)
+        return _animation(schedules, figure, plan, times or [], assembly)
+
+
+class _AssemblyPainter:
+    """Draws the assembly line (gui.assembly, through its public API) into the figure's
+    `Embed`, at the plan's time or at a frame's time."""
+
+    def __init__(self, schedules: list[Schedule], plan: ExportPlan) -> None:
+        self.view = None
+        self.time = plan.assembly_time
+        if not plan.assembly:
+            return
+        from gui.assembly import AssemblyLineView
+
+        self.clock = Clock()
+        self.view = AssemblyLineView(self.clock, plan.options.theme)
+        self.view.set_schedules(schedules)
+        self.logical_width = _assembly_pixels(plan.options.width)
+        self.view.resize(round(self.logical_width), LANE_PIXELS * len(schedules))
+
+    def __enter__(self) -> _AssemblyPainter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.view is not None:
+            self.view.deleteLater()
+            self.clock.deleteLater()
+            self.view = None
+
+    def paint(self, painter: QPainter, embed: Embed) -> None:
+        if self.view is None:
+            return
+        ratio = embed.w / self.logical_width
+        painter.translate(embed.x, embed.y)
+        painter.scale(ratio, ratio)
+        self.view.paint_on(painter, self.time)
+
+
+def _png_bytes(image: QImage, plan: ExportPlan) -> bytes:
+    dots = plan.pixels * POINTS_PER_INCH / 0.0254
+    image.setDotsPerMeterX(round(dots))
+    image.setDotsPerMeterY(round(dots))
+    if not plan.options.transparent:
+        image = image.convertToFormat(QImage.Format.Format_RGB32)
+    # zlib level 1 (Qt maps quality 80 to it): a few times faster than the default
+    # level and, on flat-coloured charts, barely bigger.
+    return _qt_bytes(lambda buffer: image.save(buffer, "PNG", PNG_QUALITY))
+
+
+def _pdf_bytes(figure: Figure, assembly: _AssemblyPainter) -> bytes:
+    def write(buffer: QBuffer) -> None:
+        writer = QPdfWriter(buffer)
+        writer.setResolution(72)  # one unit = one point, as the figure counts
+        size = QPageSize(QSizeF(figure.width, figure.height), QPageSize.Unit.Point)
+        writer.setPageLayout(
+            QPageLayout(size, QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0))
+        )
+        writer.setTitle(figure.meta.get("title", "PipeLab timeline"))
+        writer.setCreator("PipeLab")
+        painter = QPainter(writer)
+        paint_figure(painter, figure, None, assembly.paint)
         painter.end()
-        return image
+
+    return _qt_bytes(write)
 
 
 def _qt_bytes(write: object) -> bytes:
@@ -149,48 +345,9 @@ def _qt_bytes(write: object) -> bytes:
     return bytes(data.data())
 
 
-def _png(figure: ExportFigure) -> bytes:
-    # zlib level 1 (Qt maps quality 80 to it): a few times faster than the default level
-    # and, on flat-coloured charts, barely bigger.
-    return _qt_bytes(lambda buffer: figure.render_image().save(buffer, "PNG", PNG_QUALITY))
-
-
-def _svg(figure: ExportFigure) -> bytes:
-    from PySide6.QtSvg import QSvgGenerator
-
-    def write(buffer: QBuffer) -> None:
-        generator = QSvgGenerator()
-        generator.setOutputDevice(buffer)
-        generator.setSize(figure.size())
-        generator.setViewBox(QRect(0, 0, figure.width(), figure.height()))
-        generator.setResolution(96)
-        generator.setTitle("PipeLab timeline")
-        painter = QPainter(generator)
-        figure.render(painter, QPoint(0, 0))
-        painter.end()
-
-    return _qt_bytes(write)
-
-
-def _pdf(figure: ExportFigure) -> bytes:
-    def write(buffer: QBuffer) -> None:
-        writer = QPdfWriter(buffer)
-        writer.setResolution(72)  # one widget pixel = one point
-        size = QPageSize(QSizeF(figure.width(), figure.height()), QPageSize.Unit.Point)
-        writer.setPageLayout(
-            QPageLayout(size, QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0))
-        )
-        writer.setTitle("PipeLab timeline")
-        painter = QPainter(writer)
-        figure.render(painter, QPoint(0, 0))
-        painter.end()
-
-    return _qt_bytes(write)
-
-
-def gif_frame_times(schedules: list[Schedule], fps: int = GIF_FPS) -> list[float]:
-    """The times a GIF shows: the run played as the app plays it at 1× (see Clock.rate),
-    ``fps`` frames a second, first and last frame at 0 and the end."""
+def frame_times(schedules: list[Schedule], fps: int = GIF_FPS, suffix: str = ".gif") -> list[float]:
+    """The times an animation shows: the run played as the app plays it at 1× (see
+    Clock.rate), ``fps`` frames a second, first and last frame at 0 and the end."""
     clock = Clock()
     end = max((s.makespan for s in schedules), default=0.0)
     clock.set_timeline([end], end)
@@ -198,90 +355,88 @@ def gif_frame_times(schedules: list[Schedule], fps: int = GIF_FPS) -> list[float
     count = max(2, math.ceil(seconds * fps) + 1)
     clock.deleteLater()
     if count > MAX_FRAMES:
+        kind = "GIF" if suffix == ".gif" else "animation"
         raise PipeLabError(
-            f"this GIF would need {count} frames ({seconds:.3g} s at {fps} fps), more than "
+            f"this {kind} would need {count} frames ({seconds:.3g} s at {fps} fps), more than "
             f"the cap of {MAX_FRAMES}: lower the frame rate"
         )
     return [end * i / (count - 1) for i in range(count)]
 
 
-def _gif(figure: ExportFigure, times: list[float], fps: int) -> bytes:
+def gif_frame_times(schedules: list[Schedule], fps: int = GIF_FPS) -> list[float]:
+    """`frame_times` of a GIF (kept for callers of the GIF-only name)."""
+    return frame_times(schedules, fps, ".gif")
+
+
+def _animation(
+    schedules: list[Schedule],
+    figure: Figure,
+    plan: ExportPlan,
+    times: list[float],
+    assembly: _AssemblyPainter,
+) -> bytes:
+    """Frames: the figure drawn once without its cursor, then per frame the assembly
+    line and the cursor at the frame's time on a copy."""
     from PIL import Image
 
+    still = replace(figure, items=tuple(i for i in figure.items if not _is_cursor(i)))
+    base = render_image(still, plan.pixels, None)
     frames: list[Image.Image] = []
     for time in times:
-        figure.clock.seek(time)
-        image = figure.render_image().convertToFormat(QImage.Format.Format_RGB888)
-        raw = bytes(image.constBits())
-        frame = Image.frombuffer(
-            "RGB", (image.width(), image.height()), raw, "raw", "RGB", image.bytesPerLine(), 1
+        image = base.copy()
+        painter = QPainter(image)
+        assembly.time = time
+        overlay = replace(
+            figure,
+            background="",
+            items=(
+                *(i for i in figure.items if isinstance(i, Embed)),
+                cursor_group(figure, plan.options, time, schedules),
+            ),
         )
-        # One palette for all frames, from the first (it shows every op colour already):
-        # far faster than quantizing each frame on its own, and no palette flicker.
-        if frames:
-            frames.append(frame.quantize(palette=frames[0], dither=Image.Dither.NONE))
-        else:
-            frames.append(frame.quantize(colors=128, method=Image.Quantize.MEDIANCUT))
+        paint_figure(painter, overlay, plan.pixels, assembly.paint)
+        painter.end()
+        rgb = image.convertToFormat(QImage.Format.Format_RGB888)
+        frame = Image.frombuffer(
+            "RGB",
+            (rgb.width(), rgb.height()),
+            bytes(rgb.constBits()),
+            "raw",
+            "RGB",
+            rgb.bytesPerLine(),
+            1,
+        )
+        frames.append(frame)
     stream = io.BytesIO()
-    frames[0].save(
+    duration = round(1000 / plan.fps)
+    if plan.suffix == ".webp":
+        frames[0].save(
+            stream,
+            format="WEBP",
+            save_all=True,
+            append_images=frames[1:],
+            duration=duration,
+            loop=0,
+            lossless=True,  # flat colours and sharp text: lossless is smaller than lossy
+            quality=50,  # effort: about the GIF's size, in full colour
+            method=4,
+        )
+        return stream.getvalue()
+    # One palette for all frames, from the first (it shows every op colour already): far
+    # faster than quantizing each frame on its own, and no palette flicker.
+    first = frames[0].quantize(colors=128, method=Image.Quantize.MEDIANCUT)
+    rest = [f.quantize(palette=first, dither=Image.Dither.NONE) for f in frames[1:]]
+    first.save(
         stream,
         format="GIF",
         save_all=True,
-        append_images=frames[1:],
-        duration=round(1000 / fps),
+        append_images=rest,
+        duration=duration,
         loop=0,
         disposal=1,
     )
     return stream.getvalue()
 
 
-def export(
-    schedules: list[Schedule],
-    path: str | Path,
-    *,
-    width: int = 1600,
-    time: float = 0.0,
-    with_assembly: bool = False,
-    theme: Theme = LIGHT,
-    title: str = "",
-    fps: int = GIF_FPS,
-) -> None:
-    """Write ``schedules`` to ``path`` in the format its suffix names (see module doc).
-
-    A GIF always includes the assembly line (it is the point of the animation).
-    """
-    suffix = check_target(path)
-    if not schedules:
-        raise PipeLabError("nothing to export: no schedules are shown")
-    if suffix == ".json":
-        write_atomic(path, to_trace(schedules).encode("utf-8"))
-        return
-    if not 200 <= width <= 10_000:
-        raise PipeLabError(f"export width must be between 200 and 10,000 px, not {width}")
-    if fps < 1 or fps > 50:
-        raise PipeLabError(f"GIF frame rate must be between 1 and 50, not {fps}")
-    times = gif_frame_times(schedules, fps) if suffix == ".gif" else []
-    if QApplication.instance() is None:
-        raise PipeLabError("exporting images needs a QApplication (run through the CLI)")
-    figure = ExportFigure(
-        schedules,
-        width,
-        time,
-        with_assembly or suffix == ".gif",
-        theme,
-        title,
-        vector=suffix in (".svg", ".pdf"),
-    )
-    try:
-        if suffix == ".png":
-            data = _png(figure)
-        elif suffix == ".svg":
-            data = _svg(figure)
-        elif suffix == ".pdf":
-            data = _pdf(figure)
-        else:
-            data = _gif(figure, times, fps)
-    finally:
-        figure.close()
-        figure.deleteLater()
-    write_atomic(path, data)
+def _is_cursor(item: object) -> bool:
+    return isinstance(item, Group) and item.id == "cursor"

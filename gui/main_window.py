@@ -36,6 +36,7 @@ from gui.scenario_panel import ScenarioPanel
 from gui.schedule_view import ScheduleView
 from gui.settings import settings
 from gui.stats_panel import StatsPanel
+from gui.timeline import add_rows_menu
 from gui.transport import TransportBar
 
 if TYPE_CHECKING:
@@ -254,9 +255,14 @@ class MainWindow(QMainWindow):
         return True
 
     def export_to(
-        self, path: str | Path, width: int = 1600, with_assembly: bool | None = None
+        self,
+        path: str | Path,
+        width: int = 1600,
+        with_assembly: bool | None = None,
+        **options: object,
     ) -> bool:
-        """Export what is shown (format from the suffix); errors show a dialog."""
+        """Export what is shown (format from the suffix; ``options``: see
+        `gui.export.export`); errors show a dialog."""
         from gui.export import export  # PIL, QtSvg generators, PDF: only when exporting
 
         if self.tabs.currentIndex() == WARPS_TAB and self.warps_view is not None:
@@ -272,11 +278,10 @@ class MainWindow(QMainWindow):
             export(
                 self.schedules,
                 path,
-                width=width,
-                time=self.clock.time,
-                with_assembly=with_assembly,
-                theme=self.theme,
+                width=width if Path(path).suffix.lower() in (".png", ".gif", ".webp") else None,
+                with_assembly=with_assembly and Path(path).suffix.lower() != ".svg",
                 title=self.title.text(),
+                **options,  # type: ignore[arg-type]
             )
         except PipeLabError as error:
             QMessageBox.warning(self, "Cannot export", str(error))
@@ -347,6 +352,7 @@ class MainWindow(QMainWindow):
         self._view_menu.addAction(
             self._action("&Reset zoom", self.view.timeline.reset_view, "Ctrl+0")
         )
+        add_rows_menu(self._view_menu, self.view.timeline)
         self._view_menu.addSeparator()
         for dock in (self.scenario_dock, self.stats_dock, self.help_dock):
             self._view_menu.addAction(dock.toggleViewAction())
@@ -393,6 +399,18 @@ class MainWindow(QMainWindow):
 
     def _export_dialog(self) -> None:
         warps = self.tabs.currentIndex() == WARPS_TAB
+        if not warps:
+            from gui.export_dialog import ExportDialog
+
+            ExportDialog(
+                self.schedules,
+                self.title.text(),
+                self.clock.time,
+                self.view.timeline.rows,
+                self._with_assembly.isChecked(),
+                self,
+            ).exec()
+            return
         path, _ = QFileDialog.getSaveFileName(
             self,
             "Export",

@@ -1,8 +1,9 @@
 """The Gantt timeline: a pyqtgraph plot of one or more Schedules on one time axis.
 
-One row per worker, rows grouped per Schedule; bars in op colours over hatched idle rows;
-each makespan marked; the clock's cursor (drag it to scrub); zoom and pan along time; a
-tooltip naming the task under the mouse.
+One row per worker (or per op: the textbook staircase), rows grouped per Schedule; bars in
+op colours over hatched idle rows, and density where bars are thinner than a pixel; each
+makespan marked; the clock's cursor (drag it to scrub); zoom and pan along time (and along
+the ops, one row per op); a tooltip naming the task under the mouse.
 """
 
 from __future__ import annotations
@@ -10,27 +11,31 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPoint, QPointF
-from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QGraphicsItem, QToolTip, QWidget
+from PySide6.QtGui import QAction, QActionGroup, QFont
+from PySide6.QtWidgets import QGraphicsItem, QMenu, QToolTip, QWidget
 
 from engine.schedule import Schedule
-from engine.view_model import describe_task, format_time, idle_intervals, task_at
+from engine.view_model import describe_task, format_time, task_at
 from gui.clock import Clock
 from gui.colours import LIGHT, Theme
-from gui.timeline_items import BarsItem, MarksItem, RowGroup, layout_groups
+from gui.figure.rows import check_rows, idle_spans, row_count
+from gui.timeline_items import BarsItem, MarksItem, RowAxis, RowGroup, layout_groups
 
 
 class TimelineView(pg.PlotWidget):
     """A Gantt chart of Schedules whose cursor follows (and drives) a `Clock`."""
 
     def __init__(self, clock: Clock, theme: Theme = LIGHT, parent: QWidget | None = None) -> None:
-        super().__init__(parent=parent, background=theme.background)
+        self.row_axis = RowAxis()
+        super().__init__(
+            parent=parent, background=theme.background, axisItems={"left": self.row_axis}
+        )
         self._clock = clock
         self._theme = theme
+        self._rows = "workers"
+        self._schedules: list[Schedule] = []
         self._groups: list[RowGroup] = []
-        self._idle_cache: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-        self._ticks: list[tuple[float, str]] | None = None
-        self._limits: tuple[float, float, float, float] | None = None
+        self._limits: tuple[float, ...] | None = None
         plot = self.getPlotItem()
         plot.setMenuEnabled(False)
         plot.hideButtons()
@@ -62,21 +67,40 @@ class TimelineView(pg.PlotWidget):
 
     def set_schedules(self, schedules: list[Schedule]) -> None:
         """Draw these Schedules as row groups (top to bottom) on one time scale."""
-        self._groups = layout_groups(schedules)
-        self._idle_cache.clear()
+        self._schedules = list(schedules)
+        self._groups = layout_groups(self._schedules, self._rows, self._gap_rows())
         self.bars.set_groups(self._groups)
         self.marks.set_groups(self._groups)
-        ticks = []
-        for group in self._groups:
-            s = group.schedule
-            ticks += [(group.first_row + row, s.row_label(row)) for row in range(s.n_workers)]
-        if ticks != self._ticks:  # new ticks redraw the axis and its grid: only on change
-            self._ticks = ticks
-            self.getPlotItem().getAxis("left").setTicks([ticks, []])
+        self.row_axis.set_groups(self._groups)
         if self._time_label() != self.getPlotItem().getAxis("bottom").labelText:
             self._set_time_label()
         self.reset_view()
         self._on_time(self._clock.time)
+
+    def _gap_rows(self) -> float | None:
+        """One row per op: room for each group's title, about 30 pixels, in rows at the
+        plot's current height with every op shown (None: the default 1.2 rows)."""
+        if self._rows != "ops" or not self._schedules:
+            return None
+        height = max(150.0, float(self.getPlotItem().getViewBox().height() or self.height()))
+        total = sum(row_count(s, "ops") for s in self._schedules)
+        per_row = max(1e-9, (height - 30.0 * len(self._schedules)) / (total + 1))
+        return max(1.2, 30.0 / per_row)
+
+    @property
+    def rows(self) -> str:
+        """ "workers" (one row per worker) or "ops" (one row per op)."""
+        return self._rows
+
+    def set_rows(self, rows: str) -> None:
+        """Give each worker (``workers``) or each op (``ops``) a row; one row per op can
+        be zoomed and panned vertically too."""
+        check_rows(rows)
+        if rows == self._rows:
+            return
+        self._rows = rows
+        self.getPlotItem().getViewBox().setMouseEnabled(x=True, y=rows == "ops")
+        self.set_schedules(self._schedules)
 
     @property
     def groups(self) -> list[RowGroup]:
@@ -93,12 +117,20 @@ class TimelineView(pg.PlotWidget):
             return
         span = max(g.schedule.makespan for g in self._groups) or 1.0
         last = self._groups[-1]
-        bottom = last.first_row + last.schedule.n_workers - 0.4
+        bottom = last.first_row + last.n_rows - 0.4
         view = self.getPlotItem().getViewBox()
-        limits = (-0.05 * span, 1.08 * span, span * 1e-6, 1.13 * span)
+        limits = (-0.05 * span, 1.08 * span, span * 1e-6, 1.13 * span, -0.45, bottom)
         if limits != self._limits:
             self._limits = limits
-            view.setLimits(xMin=limits[0], xMax=limits[1], minXRange=limits[2], maxXRange=limits[3])
+            view.setLimits(
+                xMin=limits[0],
+                xMax=limits[1],
+                minXRange=limits[2],
+                maxXRange=limits[3],
+                yMin=limits[4],
+                yMax=limits[5],
+                minYRange=3.0,
+            )
         view.setRange(xRange=(-0.01 * span, 1.04 * span), yRange=(-0.45, bottom), padding=0.0)
 
     # -- theme ---------------------------------------------------------------------------
@@ -142,28 +174,36 @@ class TimelineView(pg.PlotWidget):
 
     def describe_at(self, x: float, y: float) -> str:
         """Tooltip text for the point (x = time, y = row coordinate): the task there, or
-        the idle interval, or "" when nothing is there."""
-        for index, group in enumerate(self._groups):
+        the idle span, or "" when nothing is there."""
+        for group in self._groups:
             s = group.schedule
             row = round(y - group.first_row)
-            if not 0 <= row < s.n_workers:
+            if not 0 <= row < group.n_rows:
                 continue
-            task = task_at(s, row, x)
+            task = self._task_at(group, row, x)
             if task >= 0:
                 return describe_task(s, task)
-            if index not in self._idle_cache:
-                self._idle_cache[index] = idle_intervals(s)
-            rows, starts, ends = self._idle_cache[index]
-            hit = np.flatnonzero((rows == row) & (starts <= x) & (x < ends))
+            spans = idle_spans(s, group.rows)
+            hit = np.flatnonzero((spans.row == row) & (spans.start <= x) & (x < spans.end))
             if len(hit):
-                a, b = float(starts[hit[0]]), float(ends[hit[0]])
+                a, b = float(spans.start[hit[0]]), float(spans.end[hit[0]])
                 unit = s.time_unit
+                who = f"op {row + 1} waits" if group.rows == "ops" else f"{s.row_label(row)} idle"
                 return (
-                    f"{s.row_label(row)} idle ({s.label or s.policy})\n"
+                    f"{who} ({s.label or s.policy})\n"
                     f"from {format_time(a, unit)} to {format_time(b, unit)} "
                     f"({format_time(b - a, unit)})"
                 )
         return ""
+
+    @staticmethod
+    def _task_at(group: RowGroup, row: int, time: float) -> int:
+        s = group.schedule
+        if group.rows == "workers":
+            return task_at(s, row, time)
+        tasks = s.op_task_index[row] if s.is_pipeline else np.flatnonzero(s.op == row)
+        hits = [int(t) for t in tasks if s.start[t] <= time < s.end[t]]
+        return hits[-1] if hits else -1
 
     def _on_mouse_moved(self, position: QPointF) -> None:
         view = self.getPlotItem().getViewBox()
@@ -183,3 +223,16 @@ class TimelineView(pg.PlotWidget):
 
 
 _OFFSET = QPoint(14, 14)
+
+
+def add_rows_menu(menu: QMenu, timeline: TimelineView) -> QActionGroup:
+    """A "Gantt rows" submenu of ``menu``: one row per worker, or one per op."""
+    submenu = menu.addMenu("Gantt &rows")
+    group = QActionGroup(submenu)
+    for mode, words in (("workers", "One row per &worker"), ("ops", "One row per &op")):
+        action = QAction(words, submenu, checkable=True)
+        action.setChecked(timeline.rows == mode)
+        action.triggered.connect(lambda _=False, m=mode: timeline.set_rows(m))
+        group.addAction(action)
+        submenu.addAction(action)
+    return group

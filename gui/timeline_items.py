@@ -1,10 +1,14 @@
-"""The Gantt's graphics items: all bars of all Schedules in ONE cached item, and the marks
-(group titles, makespans) in another. The cursor is a separate light item (see timeline.py).
+"""The Gantt's graphics items: all bars of all Schedules in ONE cached item, the marks
+(group titles, makespans) in another, and the row axis. The cursor is a separate light
+item (see timeline.py).
 
-Bars are grouped by colour and drawn with one ``drawRects`` call per colour over a
-numpy-backed QRectF array, so 100k tasks cost a handful of paint calls. Idle time is the
-hatched row background showing between bars. Both items use DeviceCoordinateCache: moving
-the cursor over them blits their cached pixels and never calls their ``paint``.
+Rows are workers or ops (`gui.figure.rows`). What a frame draws follows the pixels, not
+the tasks: `gui.figure.bars.plan_bars` (shared with every export) keeps the tasks at least
+two pixels wide as bars, grouped by colour into one ``drawRects`` call each, and draws the
+rest as density: each pixel column's busy share per row, a few shaded rectangles per row.
+Zooming in widens bars and brings them back. Idle spans are hatched in their reason's
+style (`gui.colours.IDLE_STYLES`). Both items use DeviceCoordinateCache: moving the cursor
+blits their cached pixels and never calls their ``paint``; a zoom, pan or resize repaints.
 """
 
 from __future__ import annotations
@@ -21,39 +25,66 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from engine.schedule import Schedule
 from engine.view_model import format_time
-from gui.colours import OP_COLOURS, Theme, ink_on
+from gui.colours import IDLE_STYLES, OP_COLOURS, Theme, density_colours, ink_on
+from gui.figure.bars import BAR_HEIGHT, THIN_PIXELS, long_and_visible, plan_bars
+from gui.figure.rows import idle_index, idle_spans, row_count, row_label, task_index, task_rows
+from gui.figure.run_group import nice_step
 
-BAR_HEIGHT = 0.72
 #: Up to this many bars get a thin darker outline (beyond, outlines cost more than bars).
 OUTLINE_LIMIT = 20_000
 #: Bars narrower than this on screen (median width, in pixels) get no outline.
 OUTLINE_MIN_PIXELS = 4.0
 #: At most this many op labels are drawn (only bars wide enough for their text get one).
 LABEL_LIMIT = 2_000
+#: Row labels keep at least this many pixels apart.
+LABEL_PIXELS = 13.0
+#: Qt's hatch brush of each hatch direction set (pixel patterns: cheap on screen).
+HATCH_BRUSHES = {
+    (45,): Qt.BrushStyle.BDiagPattern,
+    (-45,): Qt.BrushStyle.FDiagPattern,
+    (45, -45): Qt.BrushStyle.DiagCrossPattern,
+}
 
 
 @dataclass(frozen=True)
 class RowGroup:
-    """Where one Schedule's rows sit: its first row's y and a title drawn above it."""
+    """Where one Schedule's rows sit: its first row's y, a title drawn above it, and
+    whether its rows are workers or ops."""
 
     schedule: Schedule
     first_row: float
     title: str
+    rows: str = "workers"
+
+    @property
+    def n_rows(self) -> int:
+        return row_count(self.schedule, self.rows)
 
 
-def layout_groups(schedules: list[Schedule]) -> list[RowGroup]:
-    """Stack the Schedules' rows top to bottom, one header row above each group."""
+def layout_groups(
+    schedules: list[Schedule], rows: str = "workers", gap: float | None = None
+) -> list[RowGroup]:
+    """Stack the Schedules' rows top to bottom with ``gap`` rows above each group for its
+    title (default: 1.2 rows; one row per op: 6 % of all rows, so titles keep room when
+    every op is shown)."""
+    if gap is None:
+        total = sum(row_count(s, rows) for s in schedules)
+        gap = max(1.2, 0.06 * total) if rows == "ops" else 1.2
     groups = []
-    y = 1.0
+    y = gap - 0.2
     for schedule in schedules:
         title = f"{schedule.label or schedule.policy} · {schedule.source} · {schedule.n_ops:,} ops"
-        groups.append(RowGroup(schedule, y, title))
-        y += schedule.n_workers + 1.2
+        group = RowGroup(schedule, y, title, rows)
+        groups.append(group)
+        y += group.n_rows + gap
     return groups
 
 
 def _rect_array(
-    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], w: npt.NDArray[np.float64], h: float
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    w: npt.NDArray[np.float64],
+    h: float | npt.NDArray[np.float64],
 ) -> internals.PrimitiveArray:
     array = internals.PrimitiveArray(QRectF, 4)
     array.resize(len(x))
@@ -66,62 +97,25 @@ def _rect_array(
 
 
 class BarsItem(pg.GraphicsObject):
-    """Every task of every Schedule as a bar in its op's colour, over hatched idle rows."""
+    """Every task of every Schedule as a bar in its op's colour (or, where bars are
+    thinner than a pixel, as density), over pale rows with hatched idle spans."""
 
     def __init__(self, theme: Theme) -> None:
         super().__init__()
         self._theme = theme
         self._groups: list[RowGroup] = []
-        self._by_colour: list[tuple[QColor, internals.PrimitiveArray]] = []
-        self._rows: internals.PrimitiveArray | None = None
-        self._starts = np.zeros(0)
-        self._ends = np.zeros(0)
-        self._typical_width = 0.0
-        self._ys = np.zeros(0)
-        self._ops = np.zeros(0, dtype=np.int64)
         self._bounds = QRectF()
-        self.hatch = True  # vector exports turn it off (SVG viewers smear pattern brushes)
+        self.hatch = True  # hatch idle spans (the exports draw their own figure)
         self.paint_count = 0  # how often paint ran: the benchmark checks ticks leave it alone
+        self.last_plan: list[tuple[int, int]] = []  # per group: (bars drawn, density runs)
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     def set_groups(self, groups: list[RowGroup]) -> None:
         self.prepareGeometryChange()
         self._groups = groups
-        starts, ends, ys, ops, rows_x, rows_y, rows_w = [], [], [], [], [], [], []
-        for group in groups:
-            s = group.schedule
-            starts.append(s.start)
-            ends.append(s.end)
-            ys.append(group.first_row + s.row.astype(np.float64))
-            ops.append(s.op)
-            rows_y.append(group.first_row + np.arange(s.n_workers, dtype=np.float64))
-            rows_x.append(np.zeros(s.n_workers))
-            rows_w.append(np.full(s.n_workers, s.makespan))
-        self._starts = np.concatenate(starts) if starts else np.zeros(0)
-        self._ends = np.concatenate(ends) if ends else np.zeros(0)
-        widths = self._ends - self._starts
-        self._typical_width = float(np.median(widths)) if len(widths) else 0.0
-        self._ys = np.concatenate(ys) if ys else np.zeros(0)
-        self._ops = np.concatenate(ops) if ops else np.zeros(0, dtype=np.int64)
-        offset = (1 - BAR_HEIGHT) / 2
-        colour_of = self._ops % len(OP_COLOURS)
-        self._by_colour = []
-        for index, name in enumerate(OP_COLOURS):
-            mask = colour_of == index
-            if mask.any():
-                x = self._starts[mask]
-                rects = _rect_array(
-                    x, self._ys[mask] - 0.5 + offset, self._ends[mask] - x, BAR_HEIGHT
-                )
-                self._by_colour.append((QColor(name), rects))
-        if rows_y:
-            y = np.concatenate(rows_y) - 0.5 + offset
-            self._rows = _rect_array(np.concatenate(rows_x), y, np.concatenate(rows_w), BAR_HEIGHT)
-        else:
-            self._rows = None
         if groups:
             right = max((g.schedule.makespan for g in groups), default=1.0) or 1.0
-            bottom = groups[-1].first_row + groups[-1].schedule.n_workers
+            bottom = groups[-1].first_row + groups[-1].n_rows
             self._bounds = QRectF(0.0, 0.0, right, bottom)
         else:
             self._bounds = QRectF()
@@ -133,7 +127,7 @@ class BarsItem(pg.GraphicsObject):
 
     @property
     def bar_count(self) -> int:
-        return len(self._starts)
+        return sum(len(g.schedule) for g in self._groups)
 
     def boundingRect(self) -> QRectF:
         return QRectF(self._bounds)
@@ -142,19 +136,89 @@ class BarsItem(pg.GraphicsObject):
         self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
     ) -> None:
         self.paint_count += 1
+        self.last_plan = []
+        view = self.viewRect()
+        transform = painter.transform()
+        sx, sy = abs(transform.m11()), abs(transform.m22())
+        if view is None or sx <= 0 or sy <= 0:
+            return
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-        theme = self._theme
-        if self._rows is not None:
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(theme.colour("idle"))
-            painter.drawRects(*self._rows.drawargs())
-            if self.hatch:
-                hatch = QBrush(theme.colour("idle_hatch"), Qt.BrushStyle.BDiagPattern)
-                hatch.setTransform(painter.transform().inverted()[0])  # hatch in screen pixels
-                painter.setBrush(hatch)
-                painter.drawRects(*self._rows.drawargs())
-        outline = self._outlined(painter)
-        for colour, rects in self._by_colour:
+        labels: list[tuple[RowGroup, np.ndarray, np.ndarray]] = []
+        for group in self._groups:
+            drawn = self._paint_group(painter, group, view, sx, sy)
+            if drawn is not None:
+                labels.append((group, *drawn))
+        for group, wide, rows in labels:
+            self._paint_labels(painter, group, wide, rows)
+
+    def _paint_group(
+        self, painter: QPainter, group: RowGroup, view: QRectF, sx: float, sy: float
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """Plan and draw one group for the view: O(pixels + visible work), not O(tasks)
+        (rows per worker: through the tasks' index; rows per op: the ops in view)."""
+        s, theme = group.schedule, self._theme
+        offset = group.first_row
+        r0 = max(0, int(np.floor(view.top() - offset - 0.5)))
+        r1 = min(group.n_rows, int(np.ceil(view.bottom() - offset + 0.5)) + 1)
+        t0, t1 = max(0.0, view.left()), min(s.makespan, view.right())
+        if s.makespan <= 0 or r1 <= r0 or t1 <= t0:
+            self.last_plan.append((0, 0))
+            return None
+        if group.rows == "workers":
+            tasks, index = None, task_index(s)
+            start, end, rows, n_rows, first = s.start, s.end, s.row, group.n_rows, 0
+        else:  # only the ops in view
+            tasks, index = self._op_tasks(s, r0, r1), None
+            start, end, rows = s.start[tasks], s.end[tasks], s.op[tasks] - r0
+            n_rows, first = r1 - r0, r0
+        plan = plan_bars(
+            start,
+            end,
+            rows,
+            n_rows=n_rows,
+            t0=t0,
+            t1=t1,
+            pixels=(t1 - t0) * sx,
+            row_pixels=sy,
+            capacity=s.n_workers if group.rows == "ops" else None,
+            index=index,
+        )
+        painter.setPen(Qt.PenStyle.NoPen)
+        if group.rows == "workers":
+            self._paint_idle_rows(painter, group, s.makespan)
+        if self.hatch and not plan.banded and plan.gaps:
+            self._paint_hatch(painter, group, t0, t1, sx, r0, r1)
+        if plan.density is not None and len(plan.density):
+            base = "idle" if group.rows == "workers" else "background"
+            colours = density_colours(theme, base)
+            runs = plan.density
+            for level in np.unique(runs.level).tolist():
+                mask = runs.level == level
+                array = _rect_array(
+                    runs.t[mask],
+                    runs.top[mask] + offset + first,
+                    runs.length[mask],
+                    runs.bottom[mask] - runs.top[mask],
+                )
+                painter.setBrush(colours[level])
+                painter.drawRects(*array.drawargs())
+        wide = plan.wide if tasks is None else tasks[plan.wide]
+        self.last_plan.append((len(wide), len(plan.density) if plan.density is not None else 0))
+        if not len(wide):
+            return None
+        task_row = task_rows(s, group.rows)[wide]
+        starts, ends = s.start[wide], s.end[wide]
+        ys = task_row + offset - BAR_HEIGHT / 2
+        outline = (
+            len(wide) <= OUTLINE_LIMIT
+            and float(np.median(ends - starts)) * sx >= OUTLINE_MIN_PIXELS
+        )
+        colour_of = s.op[wide] % len(OP_COLOURS)
+        for colour_index, name in enumerate(OP_COLOURS):
+            mask = colour_of == colour_index
+            if not mask.any():
+                continue
+            colour = QColor(name)
             if outline:
                 pen = QPen(colour.darker(135))
                 pen.setCosmetic(True)
@@ -162,52 +226,149 @@ class BarsItem(pg.GraphicsObject):
             else:
                 painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(colour)
-            painter.drawRects(*rects.drawargs())
-        self._paint_labels(painter)
+            array = _rect_array(starts[mask], ys[mask], ends[mask] - starts[mask], BAR_HEIGHT)
+            painter.drawRects(*array.drawargs())
+        return wide, task_row
 
-    def _outlined(self, painter: QPainter) -> bool:
-        """Outline bars only when there are few and they are wide on screen: around a
-        bar a pixel or two wide an outline costs more than the bar and hides its colour."""
-        if not 0 < self.bar_count <= OUTLINE_LIMIT:
-            return False
-        return self._typical_width * abs(painter.transform().m11()) >= OUTLINE_MIN_PIXELS
+    @staticmethod
+    def _op_tasks(s: Schedule, r0: int, r1: int) -> np.ndarray:
+        """The tasks of ops r0 .. r1 - 1."""
+        if s.is_pipeline:
+            return np.asarray(s.op_task_index[r0:r1].ravel(), dtype=np.int64)
+        return np.flatnonzero((s.op >= r0) & (s.op < r1))
 
-    def _paint_labels(self, painter: QPainter) -> None:
-        """Op numbers inside bars wide enough for them, drawn in screen pixels."""
-        if not self.bar_count:
+    def _paint_idle_rows(self, painter: QPainter, group: RowGroup, span: float) -> None:
+        n = group.n_rows
+        y = group.first_row + np.arange(n, dtype=np.float64) - BAR_HEIGHT / 2
+        array = _rect_array(np.zeros(n), y, np.full(n, span), BAR_HEIGHT)
+        painter.setBrush(self._theme.colour("idle"))
+        painter.drawRects(*array.drawargs())
+
+    def _paint_hatch(
+        self, painter: QPainter, group: RowGroup, t0: float, t1: float, sx: float, r0: int, r1: int
+    ) -> None:
+        """Idle spans at least `THIN_PIXELS` wide, hatched in their reason's style (the
+        pattern in screen pixels, whatever the zoom)."""
+        spans = idle_spans(group.schedule, group.rows)
+        if not len(spans):
             return
+        shortest = THIN_PIXELS / sx
+        if group.rows == "workers":
+            found = long_and_visible(
+                idle_index(group.schedule), spans.start, spans.end, t0, t1, shortest
+            )
+        else:  # spans come op by op: those of the ops in view
+            lo, hi = np.searchsorted(spans.row, [r0, r1])
+            found = np.arange(lo, hi)
+            found = found[(spans.end[found] - spans.start[found] >= shortest)]
+            found = found[(spans.end[found] >= t0) & (spans.start[found] <= t1)]
+        if not len(found):
+            return
+        screen = painter.transform().inverted()[0]
+        codes = spans.code[found]
+        for code, reason in enumerate(spans.reasons):
+            style = IDLE_STYLES.get(reason, IDLE_STYLES["idle"])
+            brush_style = HATCH_BRUSHES.get(style.angles)
+            pick = found[codes == code]
+            if brush_style is None or not len(pick):
+                continue
+            brush = QBrush(self._theme.colour("idle_hatch"), brush_style)
+            brush.setTransform(screen)
+            painter.setBrush(brush)
+            a = np.maximum(spans.start[pick], t0)
+            b = np.minimum(spans.end[pick], t1)
+            y = spans.row[pick] + group.first_row - BAR_HEIGHT / 2
+            array = _rect_array(a, y, b - a, BAR_HEIGHT)
+            painter.drawRects(*array.drawargs())
+
+    def _paint_labels(
+        self, painter: QPainter, group: RowGroup, wide: np.ndarray, rows: np.ndarray
+    ) -> None:
+        """Op numbers (one row per op: stage names) inside bars wide enough for them,
+        drawn in screen pixels."""
         transform = painter.transform()
         sx, dx = transform.m11(), transform.m31()
         sy, dy = transform.m22(), transform.m32()
         view = self.viewRect()
         if view is None or sx <= 0:
             return
-        visible = (self._ends > view.left()) & (self._starts < view.right())
-        px_width = (self._ends - self._starts) * sx
+        s = group.schedule
+        starts = np.maximum(s.start[wide], view.left())
+        ends = np.minimum(s.end[wide], view.right())
+        px_width = (ends - starts) * sx
         font = QFont(painter.font())
         font.setPixelSize(max(9, min(13, int(abs(sy) * BAR_HEIGHT * 0.6))))
         metrics = QFontMetricsF(font)
-        narrow = metrics.horizontalAdvance("888") + 6
-        candidates = np.flatnonzero(visible & (px_width >= narrow))
+        candidates = np.flatnonzero(px_width >= metrics.horizontalAdvance("8") + 4)
         if not len(candidates) or len(candidates) > LABEL_LIMIT or abs(sy) * BAR_HEIGHT < 10:
             return
         painter.save()
         painter.resetTransform()
         painter.setFont(font)
-        for task in candidates.tolist():
-            op = int(self._ops[task])
-            left = max(float(self._starts[task]), view.left()) * sx + dx
-            right = min(float(self._ends[task]), view.right()) * sx + dx
-            text = f"op {op + 1}"
-            if metrics.horizontalAdvance(text) + 6 > right - left:
-                text = str(op + 1)
-                if metrics.horizontalAdvance(text) + 4 > right - left:
-                    continue
-            centre_y = float(self._ys[task]) * sy + dy
+        for k in candidates.tolist():
+            task = int(wide[k])
+            op = int(s.op[task])
+            left, right = float(starts[k]) * sx + dx, float(ends[k]) * sx + dx
+            if group.rows == "ops":
+                name = s.stage_names[int(s.stage[task])]
+                words = (name, name[:1])
+            else:
+                words = (f"op {op + 1}", str(op + 1))
+            text = next((w for w in words if metrics.horizontalAdvance(w) + 6 <= right - left), "")
+            if not text:
+                continue
+            centre_y = (float(rows[k]) + group.first_row) * sy + dy
             painter.setPen(ink_on(QColor(OP_COLOURS[op % len(OP_COLOURS)])))
             box = QRectF(left, centre_y - metrics.height() / 2, right - left, metrics.height())
             painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
         painter.restore()
+
+
+class RowAxis(pg.AxisItem):
+    """The left axis: every worker row's name, or op numbers at a round step that keeps
+    labels apart (one row per op can mean 10^5 rows)."""
+
+    def __init__(self) -> None:
+        super().__init__("left")
+        self._groups: list[RowGroup] = []
+        self._words: dict[float, str] = {}
+
+    def set_groups(self, groups: list[RowGroup]) -> None:
+        self._groups = groups
+        self.picture = None  # redraw the ticks
+        self.update()
+
+    def labels(self, low: float, high: float, pixels: float) -> list[tuple[float, str]]:
+        """(row coordinate, words) of the rows labelled when rows ``low`` to ``high``
+        are shown over ``pixels`` pixels."""
+        low, high = sorted((low, high))
+        per_row = pixels / max(high - low, 1e-9)
+        out: list[tuple[float, str]] = []
+        for group in self._groups:
+            n = group.n_rows
+            first = max(0, int(np.ceil(low - group.first_row)))
+            last = min(n - 1, int(np.floor(high - group.first_row)))
+            if last < first:
+                continue
+            step = max(1, int(nice_step(LABEL_PIXELS / per_row))) if per_row < LABEL_PIXELS else 1
+            if step <= 2:
+                rows = range(first - first % step, last + 1, step)
+            else:  # op 1, then round numbers: op 250, op 500, …
+                multiples = range(max(1, (first + 1) // step) * step - 1, last + 1, step)
+                rows = [0, *(r for r in multiples if r >= step // 2)]
+            rows = [r for r in rows if first <= r <= last]
+            out += [(group.first_row + r, row_label(group.schedule, group.rows, r)) for r in rows]
+        return out
+
+    def tickValues(
+        self, minVal: float, maxVal: float, size: float
+    ) -> list[tuple[float, list[float]]]:
+        labels = self.labels(minVal, maxVal, size)
+        self._words = dict(labels)
+        return [(1.0, [value for value, _ in labels])]
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        return [self._words.get(value, "") for value in values]
 
 
 class MarksItem(pg.GraphicsObject):
@@ -225,7 +386,7 @@ class MarksItem(pg.GraphicsObject):
         self._groups = groups
         if groups:
             right = max(g.schedule.makespan for g in groups) or 1.0
-            bottom = groups[-1].first_row + groups[-1].schedule.n_workers
+            bottom = groups[-1].first_row + groups[-1].n_rows
             self._bounds = QRectF(0.0, 0.0, right * 1.001, bottom)
         else:
             self._bounds = QRectF()
@@ -256,7 +417,7 @@ class MarksItem(pg.GraphicsObject):
         for group in self._groups:
             s = group.schedule
             top = transform.map(QPointF(0.0, group.first_row - 0.5)).y()
-            bottom = transform.map(QPointF(0.0, group.first_row + s.n_workers - 0.5)).y()
+            bottom = transform.map(QPointF(0.0, group.first_row + group.n_rows - 0.5)).y()
             x = transform.map(QPointF(s.makespan, 0.0)).x()
             painter.setFont(bold)
             painter.setPen(self._theme.colour("text"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -35,7 +36,8 @@ def test_png_svg_pdf_json(tmp_path: Path) -> None:
     assert result.stderr == ""
     assert Image.open(png).width == 1000
     assert run("--preset", "double-buffering", "--out", str(svg)).returncode == 0
-    assert "<svg" in svg.read_text()
+    text = svg.read_text()
+    assert "<svg" in text and 'width="504pt"' in text and ">load unit</text>" in text
     assert run("--ops", "5", "--policy", "pipelined", "--out", str(pdf)).returncode == 0
     assert pdf.read_bytes().startswith(b"%PDF")
     assert run("--out", str(trace)).returncode == 0
@@ -43,33 +45,61 @@ def test_png_svg_pdf_json(tmp_path: Path) -> None:
     assert sum(e["ph"] == "X" for e in events) == 18
 
 
-def test_gif(tmp_path: Path) -> None:
-    gif = tmp_path / "t.gif"
-    result = run("--out", str(gif), "--width", "400", "--fps", "1", "--policy", "pipelined")
+def test_figure_flags(tmp_path: Path) -> None:
+    png, svg = tmp_path / "t.png", tmp_path / "t.svg"
+    result = run(
+        "--out", str(png), "--size", "slide", "--scale", "2", "--transparent",
+        "--rows", "ops", "--theme", "dark", "--time", "2.5", "--no-caption",
+    )  # fmt: skip
     assert result.returncode == 0, result.stderr
-    assert Image.open(gif).n_frames == 6  # 5 s at 1 fps, both ends
+    image = Image.open(png)
+    assert image.width == 2560 and image.mode == "RGBA"  # 13.33 in at 96 px/in, twice
+    assert run("--out", str(svg), "--size", "column", "--rows", "ops").returncode == 0
+    text = svg.read_text()
+    assert 'width="252pt"' in text and ">op 3</text>" in text and 'id="cursor"' not in text
+
+
+def test_gif_and_webp(tmp_path: Path) -> None:
+    for name in ("t.gif", "t.webp"):
+        out = tmp_path / name
+        result = run("--out", str(out), "--width", "400", "--fps", "1", "--policy", "pipelined")
+        assert result.returncode == 0, result.stderr
+        assert Image.open(out).n_frames == 6  # 5 s at 1 fps, both ends
 
 
 @pytest.mark.parametrize(
-    ("out", "words"),
-    [("t.bmp", "unknown export format '.bmp'"), ("nowhere/t.png", "does not exist")],
+    ("args", "words"),
+    [
+        (("--out", "t.bmp"), "unknown export format '.bmp'"),
+        (("--out", "nowhere/t.png"), "does not exist"),
+        (("--out", "t.pdf", "--size", "poster"), "argument --size: invalid choice"),
+        (("--out", "t.png", "--rows", "stages"), "argument --rows: invalid choice"),
+        (("--out", "t.png", "--theme", "sepia"), "argument --theme: invalid choice"),
+        (("--out", "t.png", "--scale", "0"), "argument --scale: must be between 1 and 4"),
+        (("--out", "t.png", "--scale", "two"), "argument --scale: must be a number"),
+        (("--out", "t.png", "--width", "10"), "argument --width: must be between"),
+        (("--out", "t.svg", "--width", "800"), "--width is for PNG and animations"),
+        (("--out", "t.pdf", "--scale", "2"), "--scale is for PNG and animations"),
+        (("--out", "t.svg", "--assembly"), "SVG cannot hold the assembly line"),
+        (("--out", "t.webp", "--transparent"), "not animations"),
+        (("--out", "t.png", "--time", "9.5"), "--time 9.5 is outside the run"),
+        (("--out", "t.png", "--time", "-1"), "outside the run"),
+        (("--out", "t.png", "--time", "nan"), "--time must be a finite number"),
+        (("--out", "t.png", "--ops", "0"), "--ops must be at least 1"),
+    ],
 )
-def test_bad_target_is_one_line_exit_2(tmp_path: Path, out: str, words: str) -> None:
-    result = run("--out", str(tmp_path / out))
-    assert result.returncode == 2
-    assert result.stderr.count("\n") == 1 and words in result.stderr
+def test_bad_flags_are_one_line_exit_2_and_no_file(tmp_path: Path, args, words) -> None:
+    args = tuple(str(tmp_path / a) if a.startswith(("t.", "nowhere")) else a for a in args)
+    result = run(*args)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and words in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
     assert list(tmp_path.iterdir()) == []
 
 
-def test_bad_scenario_flag_is_one_line_exit_2(tmp_path: Path) -> None:
-    result = run("--ops", "0", "--out", str(tmp_path / "t.png"))
-    assert result.returncode == 2 and result.stderr.count("\n") == 1
-
-
-def test_a_nan_time_is_one_line_exit_2_and_writes_nothing(tmp_path: Path) -> None:
-    png = tmp_path / "t.png"
-    result = run("--out", str(png), "--assembly", "--time", "nan")
-    assert result.returncode == 2, result.stderr
-    assert result.stderr.count("\n") == 1 and "--time must be a finite number" in result.stderr
-    assert list(tmp_path.iterdir()) == []
+@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext is not installed")
+def test_pdf_words_are_text(tmp_path: Path) -> None:
+    pdf = tmp_path / "t.pdf"
+    assert run("--preset", "two-load-units", "--out", str(pdf), "--size", "column").returncode == 0
+    words = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True).stdout
+    assert "load unit 2" in words and "sequential 32 s → pipelined 11 s, 2.91×" in words

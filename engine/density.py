@@ -1,0 +1,265 @@
+"""Busy fraction per pixel: what a timeline shows where its bars are thinner than a pixel.
+
+A Gantt of 10^6 tasks on 1,600 pixel columns cannot draw each task: bars narrower than a
+pixel alias into stripes and colour noise. `busy_fraction` says instead, for every cell of
+a (row band × time column) grid, which share of it the tasks keep busy. It is exact (each
+task adds its overlap with every column it touches), costs O(tasks + cells) numpy work, and
+its result has the size of the picture, not of the run, so drawing it costs O(pixels).
+
+Rows may be banded: ``bands`` < ``n_rows`` puts whole rows into equal bands (one row per op
+at 10^6 ops is far more rows than pixels too); a band's fraction is the average over its
+rows. Tasks that overlap on one row (measured runs may) count once each, so the fraction is
+clipped to 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+def band_of_rows(rows: npt.ArrayLike, n_rows: int, bands: int) -> IntArray:
+    """The band of each row when ``n_rows`` rows are split into ``bands`` equal bands."""
+    values = np.asarray(rows, dtype=np.int64)
+    if bands >= n_rows:
+        return values
+    return (values * bands) // max(n_rows, 1)
+
+
+def rows_per_band(n_rows: int, bands: int) -> IntArray:
+    """How many rows each of the ``bands`` bands holds (see `band_of_rows`)."""
+    bands = max(1, min(bands, n_rows)) if n_rows else max(1, bands)
+    return np.bincount(band_of_rows(np.arange(n_rows), n_rows, bands), minlength=bands)
+
+
+def busy_fraction(
+    start: npt.ArrayLike,
+    end: npt.ArrayLike,
+    row: npt.ArrayLike,
+    *,
+    n_rows: int,
+    t0: float,
+    t1: float,
+    columns: int,
+    bands: int | None = None,
+    capacity: int | None = None,
+) -> FloatArray:
+    """Share of each (band, column) cell that tasks keep busy, in [0, 1].
+
+    Parameters
+    ----------
+    start, end, row
+        One entry per task: its time span and its row (0 .. n_rows - 1).
+    t0, t1, columns
+        The time window, cut into ``columns`` equal columns.
+    bands
+        Row bands (default: one per row); more bands than rows means one per row.
+    capacity
+        Most tasks that can run at once in one band (default: its number of rows). One
+        row per op gives bands of thousands of ops of which only as many as there are
+        workers can run at once: ``capacity`` = workers makes "all workers on these ops"
+        read as fully busy.
+
+    Returns an array of shape (bands, columns).
+    """
+    n_bands = n_rows if bands is None else max(1, min(int(bands), n_rows))
+    columns = int(columns)
+    if columns < 1 or n_bands < 1 or not t1 > t0:
+        return np.zeros((max(n_bands, 0), max(columns, 0)))
+    step = (t1 - t0) / columns
+    # Time covered before column edge k, per band: sum over tasks of
+    # ramp(k - u0) - ramp(k - u1) with ramp(x) = max(x, 0), u = time in columns. For the
+    # tasks with u <= k, sum of (k - u) = k * count - sum of u: two running sums per band.
+    wide = columns + 1
+    band = band_of_rows(row, n_rows, n_bands) * wide
+    counts = np.zeros(n_bands * wide)
+    sums = np.zeros(n_bands * wide)
+    for times, sign in ((start, 1.0), (end, -1.0)):
+        u = np.asarray(times, dtype=np.float64) - t0
+        u /= step
+        np.clip(u, 0.0, float(columns), out=u)
+        first_edge = np.ceil(u).astype(np.int64)  # the first edge k with u <= k
+        first_edge += band
+        cells = n_bands * wide
+        counts += sign * np.bincount(first_edge, minlength=cells)[:cells]
+        sums += sign * np.bincount(first_edge, weights=u, minlength=cells)[:cells]
+    counts = np.cumsum(counts.reshape(n_bands, wide), axis=1)
+    sums = np.cumsum(sums.reshape(n_bands, wide), axis=1)
+    covered = np.arange(wide, dtype=np.float64) * counts - sums
+    busy = np.diff(covered, axis=1)
+    per_band = rows_per_band(n_rows, n_bands).astype(np.float64)
+    if capacity is not None:
+        per_band = np.minimum(per_band, float(max(1, capacity)))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        fraction = busy / per_band[:, None]
+    return np.clip(np.nan_to_num(fraction), 0.0, 1.0)
+
+
+def runs(levels: npt.NDArray[np.int64]) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+    """Runs of equal values along each row of a 2-D array of levels.
+
+    Returns (row, first column, length, level) of every run whose level is not 0: what a
+    drawing needs to paint a density grid as a few rectangles instead of one per cell.
+    """
+    grid = np.asarray(levels, dtype=np.int64)
+    if grid.ndim != 2 or grid.size == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty, empty
+    n_rows, n_cols = grid.shape
+    change = np.ones(grid.shape, dtype=bool)
+    change[:, 1:] = grid[:, 1:] != grid[:, :-1]
+    row, first = np.nonzero(change)
+    flat_first = row * n_cols + first
+    flat_next = np.append(flat_first[1:], n_rows * n_cols)
+    # A run ends where the next one starts, or at the end of its row.
+    row_end = (row + 1) * n_cols
+    length = np.minimum(flat_next, row_end) - flat_first
+    level = grid[row, first]
+    keep = level != 0
+    return row[keep], first[keep], length[keep], level[keep]
+
+
+def quantize(fraction: npt.ArrayLike, levels: int) -> IntArray:
+    """Busy shares in [0, 1] as steps 0 .. ``levels``; any busy time is at least step 1,
+    so a sliver of work never vanishes into the idle colour."""
+    share = np.asarray(fraction, dtype=np.float64)
+    steps = np.clip(np.rint(share * levels), 1, levels).astype(np.int64)
+    steps[share <= 0] = 0
+    return steps
+
+
+@dataclass(frozen=True, eq=False)
+class SpanIndex:
+    """Spans (tasks or idle gaps) with rows, indexed once so that a view of them costs what
+    its pixels need, not what the run holds.
+
+    ``order`` sorts the spans by (row, start); row r's spans are
+    ``order[bounds[r]:bounds[r + 1]]``, with their ``starts`` and ``reach`` (running
+    maximum of the ends: overlapping spans allowed). ``merged_*``: each row's busy time as
+    disjoint intervals and the busy time before each (prefix sums), so the busy time up to
+    any instant is one binary search. ``by_length`` sorts the spans by length.
+    """
+
+    n_rows: int
+    order: IntArray
+    bounds: IntArray
+    starts: FloatArray
+    reach: FloatArray
+    merged_start: FloatArray
+    merged_end: FloatArray
+    merged_before: FloatArray
+    merged_bounds: IntArray
+    by_length: IntArray
+    lengths: FloatArray
+
+    @classmethod
+    def build(
+        cls, start: npt.ArrayLike, end: npt.ArrayLike, row: npt.ArrayLike, n_rows: int
+    ) -> SpanIndex:
+        """Index spans: O(n log n) once."""
+        starts = np.asarray(start, dtype=np.float64)
+        ends = np.asarray(end, dtype=np.float64)
+        rows = np.asarray(row, dtype=np.int64)
+        order = np.lexsort((starts, rows)).astype(np.int64)
+        bounds = np.searchsorted(rows[order], np.arange(n_rows + 1)).astype(np.int64)
+        s, e = starts[order], ends[order]
+        reach = np.empty_like(e)
+        merged_start: list[FloatArray] = []
+        merged_end: list[FloatArray] = []
+        for r in range(n_rows):
+            lo, hi = int(bounds[r]), int(bounds[r + 1])
+            if lo == hi:
+                continue
+            reach[lo:hi] = np.maximum.accumulate(e[lo:hi])
+            # A new busy interval starts where a span starts after all before it ended.
+            fresh = np.concatenate([[True], s[lo + 1 : hi] > reach[lo : hi - 1]])
+            firsts = np.flatnonzero(fresh)
+            merged_start.append(s[lo:hi][firsts])
+            lasts = np.concatenate([firsts[1:] - 1, [hi - lo - 1]])
+            merged_end.append(reach[lo:hi][lasts])
+        counts = [0] * n_rows
+        k = 0
+        for r in range(n_rows):
+            if bounds[r + 1] > bounds[r]:
+                counts[r] = len(merged_start[k])
+                k += 1
+        m_bounds = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        m_start = np.concatenate(merged_start) if merged_start else np.zeros(0)
+        m_end = np.concatenate(merged_end) if merged_end else np.zeros(0)
+        lengths = m_end - m_start
+        before = np.zeros(len(m_start))
+        for r in range(n_rows):
+            lo, hi = int(m_bounds[r]), int(m_bounds[r + 1])
+            if hi > lo + 1:
+                before[lo + 1 : hi] = np.cumsum(lengths[lo : hi - 1])
+        duration = ends - starts
+        by_length = np.argsort(duration, kind="stable").astype(np.int64)
+        return cls(
+            n_rows, order, bounds, s, reach, m_start, m_end, before, m_bounds, by_length,
+            duration[by_length],
+        )  # fmt: skip
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def at_least(self, length: float) -> IntArray:
+        """The spans at least ``length`` long (O(log n + how many))."""
+        first = int(np.searchsorted(self.lengths, length, side="left"))
+        return self.by_length[first:]
+
+    def count_at_least(self, length: float) -> int:
+        return len(self.lengths) - int(np.searchsorted(self.lengths, length, side="left"))
+
+    def visible(self, t0: float, t1: float) -> IntArray:
+        """The spans overlapping [t0, t1] (O(rows · log n + how many))."""
+        parts = []
+        for r in range(self.n_rows):
+            lo, hi = self._window(r, t0, t1)
+            parts.append(self.order[lo:hi])
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+    def count_visible(self, t0: float, t1: float) -> int:
+        """How many spans `visible` would give, without gathering them (O(rows · log n))."""
+        total = 0
+        for r in range(self.n_rows):
+            lo, hi = self._window(r, t0, t1)
+            total += hi - lo
+        return total
+
+    def _window(self, r: int, t0: float, t1: float) -> tuple[int, int]:
+        lo, hi = int(self.bounds[r]), int(self.bounds[r + 1])
+        # From the first span whose reach passes t0 (a superset when spans overlap) to the
+        # last that starts by t1.
+        first = lo + int(np.searchsorted(self.reach[lo:hi], t0, side="left"))
+        last = lo + int(np.searchsorted(self.starts[lo:hi], t1, side="right"))
+        return first, max(first, last)
+
+    def busy_until(self, r: int, times: FloatArray) -> FloatArray:
+        """Row ``r``'s busy time before each of ``times`` (overlaps count once)."""
+        lo, hi = int(self.merged_bounds[r]), int(self.merged_bounds[r + 1])
+        if lo == hi:
+            return np.zeros(len(times))
+        starts = self.merged_start[lo:hi]
+        k = np.searchsorted(starts, times, side="right") - 1
+        inside = k >= 0
+        k = np.maximum(k, 0)
+        length = self.merged_end[lo:hi][k] - starts[k]
+        partial = np.clip(times - starts[k], 0.0, length)
+        return np.where(inside, self.merged_before[lo:hi][k] + partial, 0.0)
+
+    def busy_fraction(self, t0: float, t1: float, columns: int) -> FloatArray:
+        """`busy_fraction` of every row over [t0, t1] in ``columns`` columns, from the
+        index: O(rows · columns · log n), whatever the number of spans."""
+        if columns < 1 or not t1 > t0:
+            return np.zeros((self.n_rows, max(columns, 0)))
+        edges = np.linspace(t0, t1, columns + 1)
+        step = (t1 - t0) / columns
+        out = np.empty((self.n_rows, columns))
+        for r in range(self.n_rows):
+            out[r] = np.diff(self.busy_until(r, edges)) / step
+        return np.clip(out, 0.0, 1.0)

@@ -1,0 +1,390 @@
+"""ONE layout of a Gantt figure, computed without painting: every bar, hatch, label,
+title, tick, makespan mark, legend entry, caption and cursor, in points.
+
+PNG, PDF, SVG, animation frames and the export dialog's preview all draw the `Figure` this
+builds (`gui.figure.painter`, `gui.figure.svg`), so no format can lose what another shows.
+Physical sizes: a column (3.5 in), a page (7 in) or a slide (13.33 in) wide, height from
+the content; text never below 7 pt.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from engine.errors import PipeLabError
+from engine.metrics import speedup
+from engine.schedule import Schedule
+from gui.colours import IDLE_STYLES, LIGHT, Theme, density_colours
+from gui.figure.fonts import cap_height, text_width
+from gui.figure.model import Embed, Figure, Group, Hatch, Item, Line, Rects, Text
+from gui.figure.rows import check_rows
+from gui.figure.run_group import (
+    MIN_TEXT,
+    Frame,
+    figure_time,
+    lay_out_run,
+    nice_step,
+    row_labels,
+    row_pitch,
+)
+
+#: Physical widths, in inches, and the body text size (points) of each.
+SIZES: dict[str, float] = {"column": 3.5, "page": 7.0, "slide": 13.33}
+SIZE_TEXT: dict[str, float] = {"column": 7.0, "page": 8.0, "slide": 12.0}
+#: A PNG given in pixels is laid out at 96 pixels per inch with this text size (12 px).
+PIXEL_TEXT = 9.0
+POINTS_PER_INCH = 72.0
+
+
+@dataclass(frozen=True)
+class FigureOptions:
+    """What a figure shows and how big it is (``width`` and ``text`` in points)."""
+
+    width: float = SIZES["page"] * POINTS_PER_INCH
+    text: float = SIZE_TEXT["page"]
+    rows: str = "workers"
+    theme: Theme = LIGHT
+    time: float | None = None
+    caption: bool = True
+    legend: bool = True
+    title: str = ""
+    transparent: bool = False
+    #: Device pixels per point: where bars turn into density, and the density's columns.
+    resolution: float = 2.0
+    #: Points of height kept for the assembly line above the Gantt (0: none).
+    assembly_height: float = 0.0
+
+    @classmethod
+    def for_size(cls, size: str, **changes: object) -> FigureOptions:
+        if size not in SIZES:
+            raise PipeLabError(f"size must be one of {', '.join(SIZES)}, not {size!r}")
+        options = cls(width=SIZES[size] * POINTS_PER_INCH, text=SIZE_TEXT[size])
+        return replace(options, **changes)  # type: ignore[arg-type]
+
+
+def caption_text(schedules: Sequence[Schedule]) -> str:
+    """The headline when two runs are shown: "sequential 9 s → pipelined 5 s, 1.8×"."""
+    if len(schedules) != 2:
+        return ""
+    a, b = schedules
+    factor = speedup(a, b)
+    return (
+        f"{a.label or a.policy} {figure_time(a.makespan, a.time_unit)} → "
+        f"{b.label or b.policy} {figure_time(b.makespan, b.time_unit)}, {factor:.3g}×"
+    )
+
+
+def time_label(schedules: Sequence[Schedule]) -> str:
+    unit = schedules[0].time_unit if schedules else "s"
+    return "cycle" if unit == "cycles" else f"time ({unit})"
+
+
+def tick_text(value: float) -> str:
+    """A tick's words: 0, 2.5, 750, 12k, 1.5M (compact, never scientific)."""
+    magnitude = abs(value)
+    if magnitude >= 1e6:
+        return f"{value / 1e6:.6g}M"
+    if magnitude >= 1e4:
+        return f"{value / 1e3:.6g}k"
+    return f"{float(f'{value:.10g}'):g}"
+
+
+def ticks(t1: float, width: float, size: float) -> list[float]:
+    """Round tick values from 0 to ``t1``: the finest 1-2-5 step whose labels keep at
+    least four text heights (and two between labels) apart over ``width`` points."""
+    if t1 <= 0:
+        return [0.0]
+    step = nice_step(t1 / 40)
+    for _ in range(40):
+        values = [k * step for k in range(math.floor(t1 / step * (1 + 1e-9)) + 1)]
+        widest = max(text_width(tick_text(v), size) for v in values)
+        if width * step / t1 >= max(widest + 2.2 * size, 4.0 * size) or len(values) <= 2:
+            return values
+        step = nice_step(step * 1.5)
+    return values
+
+
+def build_figure(schedules: Sequence[Schedule], options: FigureOptions) -> Figure:
+    """Lay out ``schedules`` (top to bottom, one time scale) as ``options`` say."""
+    check_rows(options.rows)
+    theme, f = options.theme, options.text
+    size = max(MIN_TEXT, f)
+    margin = 0.9 * f
+    width = options.width
+    items: list[Item] = []
+    y = margin
+    header: list[Item] = []
+    if options.title:
+        big = max(MIN_TEXT, 1.3 * f)
+        header.append(
+            Text(
+                margin, y + cap_height(big), options.title, big, theme.text, bold=True, cls="title"
+            )
+        )
+        y += 1.75 * f
+    caption = caption_text(schedules) if options.caption else ""
+    if caption:
+        header.append(Text(margin, y + cap_height(size), caption, size, theme.muted, cls="caption"))
+        y += 1.45 * f
+    if header:
+        items.append(Group(tuple(header), id="heading"))
+        y += 0.35 * f
+    if options.assembly_height > 0:
+        items.append(Embed(margin, y, width - 2 * margin, options.assembly_height, "assembly"))
+        y += options.assembly_height + 0.5 * f
+
+    t1 = max((s.makespan for s in schedules), default=0.0) or 1.0
+    probe = Frame(0.0, 1.0, 0.0, t1, f, theme, options.rows, options.resolution)
+    gutter = 0.0
+    for s in schedules:
+        for _, words in row_labels(s, probe, row_pitch(s, probe)):
+            gutter = max(gutter, text_width(words, size))
+    plot_left = margin + gutter + 0.5 * f
+    tick_size = size
+    right_pad = max(0.6 * f, text_width(tick_text(t1), tick_size) / 2)
+    plot_right = width - margin - right_pad
+    if plot_right - plot_left < 4 * f:
+        raise PipeLabError(f"the figure is too narrow ({width:.0f} pt) for its row labels")
+    frame = Frame(plot_left, plot_right, 0.0, t1, f, theme, options.rows, options.resolution)
+
+    cursor_line_y = None
+    if options.time is not None:
+        cursor_line_y = y + cap_height(size)
+        y += 1.4 * f
+    plot_top = y
+    runs: list[Item] = []
+    density = False
+    reasons: set[str] = set()
+    spans: list[tuple[float, float]] = []
+    for index, schedule in enumerate(schedules):
+        run = lay_out_run(schedule, index, frame, y)
+        runs.append(run.group)
+        spans.append((run.rows_top, run.rows_bottom))
+        density |= run.density
+        reasons |= run.reasons
+        y = run.rows_bottom + 0.9 * f
+    plot_bottom = y - 0.9 * f + 0.35 * f
+    values = ticks(t1, plot_right - plot_left, tick_size)
+    grid = tuple(
+        Line(
+            frame.x(v),
+            plot_top,
+            frame.x(v),
+            plot_bottom,
+            theme.grid,
+            max(0.3, 0.05 * f),
+            cls="grid",
+        )
+        for v in values
+    )
+    items.append(Group(grid, id="grid"))
+    items.extend(runs)
+    axis, y = _axis(schedules, frame, values, plot_bottom, tick_size)
+    items.append(axis)
+    if options.time is not None and cursor_line_y is not None:
+        items.append(_cursor(frame, options.time, tuple(spans), cursor_line_y, size, schedules))
+    if options.legend:
+        legend, y = _legend(frame, y + 0.5 * f, width - margin, margin, reasons, density, options)
+        if legend.items:
+            items.append(legend)
+    height = y + margin
+    return Figure(
+        width=width,
+        height=height,
+        background="" if options.transparent else theme.background,
+        items=tuple(items),
+        plot_left=plot_left,
+        plot_right=plot_right,
+        plot_top=plot_top,
+        plot_bottom=plot_bottom,
+        t0=0.0,
+        scale=frame.scale,
+        time_unit=schedules[0].time_unit if schedules else "s",
+        cursor_label_y=cursor_line_y or 0.0,
+        runs=tuple(spans),
+        meta={"title": options.title or "PipeLab timeline", "caption": caption},
+    )
+
+
+def _axis(
+    schedules: Sequence[Schedule], frame: Frame, values: list[float], top: float, size: float
+) -> tuple[Group, float]:
+    """The time axis under the last run: a line, ticks, their values and the unit."""
+    f, theme = frame.text, frame.theme
+    stroke = max(0.5, 0.08 * f)
+    items: list[Item] = [
+        Line(frame.plot_left, top, frame.plot_right, top, theme.muted, stroke, cls="axis-line")
+    ]
+    label_y = top + 0.45 * f + cap_height(size)
+    for v in values:
+        x = frame.x(v)
+        items.append(Line(x, top, x, top + 0.35 * f, theme.muted, stroke, cls="tick"))
+        items.append(
+            Text(x, label_y, tick_text(v), size, theme.text, anchor="middle", cls="tick-label")
+        )
+    title_y = label_y + 1.55 * f
+    middle = (frame.plot_left + frame.plot_right) / 2
+    words = time_label(schedules)
+    items.append(Text(middle, title_y, words, size, theme.muted, anchor="middle", cls="axis-title"))
+    return Group(tuple(items), id="time-axis"), title_y + 0.35 * f
+
+
+def cursor_group(
+    figure: Figure, options: FigureOptions, time: float, schedules: Sequence[Schedule]
+) -> Group:
+    """The cursor at ``time`` over a figure laid out with a cursor line kept (animation
+    frames draw it on a copy of the finished figure)."""
+    t1 = figure.t0 + (figure.plot_right - figure.plot_left) / figure.scale
+    frame = Frame(
+        figure.plot_left,
+        figure.plot_right,
+        figure.t0,
+        t1,
+        options.text,
+        options.theme,
+        options.rows,
+        options.resolution,
+    )
+    size = max(MIN_TEXT, options.text)
+    return _cursor(frame, time, figure.runs, figure.cursor_label_y, size, schedules)
+
+
+def _cursor(
+    frame: Frame,
+    time: float,
+    runs: tuple[tuple[float, float], ...],
+    label_y: float,
+    size: float,
+    schedules: Sequence[Schedule],
+) -> Group:
+    """A line over each run's rows at ``time`` (never through the run titles) and its
+    time, "t = 2.5 s", on a line of its own above them."""
+    f, theme = frame.text, frame.theme
+    x = float(frame.x(time))
+    unit = schedules[0].time_unit if schedules else "s"
+    words = f"t = {figure_time(time, unit)}"
+    right = x + 0.35 * f + text_width(words, size, bold=True) <= frame.plot_right + 0.5 * f
+    label = Text(
+        x + 0.35 * f if right else x - 0.35 * f,
+        label_y,
+        words,
+        size,
+        theme.cursor,
+        anchor="start" if right else "end",
+        bold=True,
+        cls="cursor-label",
+    )
+    width = max(0.8, 0.15 * f)
+    lines = [
+        Line(
+            x,
+            label_y - cap_height(size) - 0.1 * f,
+            x,
+            label_y + 0.35 * f,
+            theme.cursor,
+            width,
+            cls="cursor-line",
+        )
+    ]
+    lines += [
+        Line(x, top - 0.15 * f, x, bottom + 0.15 * f, theme.cursor, width, cls="cursor-line")
+        for top, bottom in runs
+    ]
+    return Group((*lines, label), id="cursor")
+
+
+def _legend(
+    frame: Frame,
+    top: float,
+    right: float,
+    left: float,
+    reasons: set[str],
+    density: bool,
+    options: FigureOptions,
+) -> tuple[Group, float]:
+    """What the fills mean (op colours label themselves): each idle hatch drawn, the
+    density's ramp when drawn, and the makespan mark; entries wrap at the right margin."""
+    f, theme = frame.text, frame.theme
+    size = max(MIN_TEXT, f)
+    entries: list[tuple[str, str]] = []
+    for reason in IDLE_STYLES:
+        if reason in reasons:
+            words = IDLE_STYLES[reason].label
+            entries.append((reason, "waiting between stages" if options.rows == "ops" else words))
+    if density:
+        words = (
+            "busy share per pixel (bars too thin to draw)"
+            if options.rows == "workers"
+            else "share of the workers busy with these ops"
+        )
+        entries.append(("density", words))
+    entries.append(("makespan", "makespan"))
+    swatch_w, swatch_h, line_h = 1.8 * f, 0.9 * f, 1.5 * f
+    x, y = left, top
+    items: list[Item] = []
+    for kind, words in entries:
+        need = swatch_w + 0.4 * f + text_width(words, size) + 1.2 * f
+        if x > left and x + need > right:
+            x, y = left, y + line_h
+        sy = y + (line_h - swatch_h) / 2 - 0.2 * f
+        items.extend(_swatch(kind, x, sy, swatch_w, swatch_h, frame, options))
+        baseline = sy + swatch_h / 2 + cap_height(size) / 2
+        text = Text(x + swatch_w + 0.4 * f, baseline, words, size, theme.text, cls="legend-label")
+        items.append(text)
+        x += need
+    return Group(tuple(items), id="legend"), y + line_h
+
+
+def _swatch(
+    kind: str, x: float, y: float, w: float, h: float, frame: Frame, options: FigureOptions
+) -> list[Item]:
+    theme = frame.theme
+
+    def box(left: float, width: float) -> tuple[np.ndarray, ...]:
+        return tuple(np.array([v], dtype=np.float64) for v in (left, y, width, h))
+
+    if kind in IDLE_STYLES:
+        style = IDLE_STYLES[kind]
+        items: list[Item] = [Rects(*box(x, w), fill=theme.idle, cls="legend-swatch")]
+        if style.angles:
+            hatch = Hatch(
+                *box(x, w),
+                reason=kind,
+                angles=style.angles,
+                spacing=frame.hatch_spacing(),
+                colour=theme.idle_hatch,
+                width=frame.hatch_width(),
+                cls=f"legend-swatch idle-{kind}",
+            )
+            items.append(hatch)
+        return items
+    if kind == "density":
+        ramp = density_colours(theme, "idle" if options.rows == "workers" else "background")
+        steps = 6
+        step_w = w / steps
+        return [
+            Rects(
+                *box(x + k * step_w, step_w + 0.01),
+                fill=ramp[round((k + 0.5) * (len(ramp) - 1) / steps)].name(),
+                cls="legend-swatch density",
+            )
+            for k in range(steps)
+        ]
+    f = frame.text
+    middle = x + w / 2
+    return [
+        Line(
+            middle,
+            y - 0.1 * f,
+            middle,
+            y + h + 0.1 * f,
+            theme.text,
+            max(0.6, 0.11 * f),
+            dash=(0.45 * f, 0.3 * f),
+            cls="legend-swatch makespan",
+        )
+    ]

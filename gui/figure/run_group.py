@@ -1,0 +1,404 @@
+"""One run (Schedule) of a figure: its title and makespan, its rows with their labels, the
+pale idle rows with hatched idle spans, density where bars are thinner than a pixel, and
+the bars in op colours with their op numbers (or stage names, one row per op)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from PySide6.QtGui import QColor
+
+from engine.schedule import Schedule
+from engine.view_model import format_time
+from gui.colours import IDLE_STYLES, OP_COLOURS, Theme, density_colours, ink_on
+from gui.figure.bars import BAR_HEIGHT, THIN_PIXELS, BarPlan, DensityRuns, plan_bars
+from gui.figure.fonts import cap_height, text_width
+from gui.figure.model import FloatArray, Group, Hatch, Item, Line, Rects, Text
+from gui.figure.rows import idle_spans, row_count, row_label, task_rows
+
+#: Text is never smaller than this (points), at any size.
+MIN_TEXT = 7.0
+#: One row per op: at most this many rows' height per run; beyond, rows get thinner.
+OPS_ROWS_TALL = 12
+#: Bars get an outline when at least this many device pixels wide (and not too many).
+OUTLINE_PIXELS = 4.0
+OUTLINE_LIMIT = 20_000
+#: At most this many bars get a text label.
+LABEL_LIMIT = 2_000
+#: Rows get their own SVG group up to this many rows per run.
+ROW_GROUP_LIMIT = 200
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The figure's frame a run is laid into: the plot's x mapping, text size, theme."""
+
+    plot_left: float
+    plot_right: float
+    t0: float
+    t1: float
+    text: float
+    theme: Theme
+    rows: str
+    resolution: float  # device pixels per point
+
+    @property
+    def scale(self) -> float:
+        return (self.plot_right - self.plot_left) / (self.t1 - self.t0)
+
+    def x(self, t: float) -> float:
+        return self.plot_left + (t - self.t0) * self.scale
+
+    def xs(self, t: FloatArray) -> FloatArray:
+        return np.asarray(self.plot_left + (t - self.t0) * self.scale, dtype=np.float64)
+
+    def hatch_spacing(self) -> float:
+        return 0.55 * self.text
+
+    def hatch_width(self) -> float:
+        return max(0.35, 0.07 * self.text)
+
+
+def figure_time(value: float, unit: str) -> str:
+    """A time on a figure: `format_time` ("2.5 s", "1202 s"), but large times in full
+    with thousands separators ("3,000,000 s"), never in scientific notation."""
+    if abs(value) >= 1e4:
+        return f"{value:,.0f} {unit}"
+    return format_time(value, unit)
+
+
+def run_title(schedule: Schedule) -> str:
+    name = schedule.label or schedule.policy
+    measured = " (measured)" if schedule.source == "measured" else ""
+    plural = "s" if schedule.n_ops != 1 else ""
+    return f"{name}{measured} · {schedule.n_ops:,} op{plural}"
+
+
+def row_pitch(schedule: Schedule, frame: Frame) -> float:
+    """Height of one row in points (rows per op thin out past `OPS_ROWS_TALL` ops)."""
+    tall = 1.9 * frame.text
+    n = row_count(schedule, frame.rows)
+    if frame.rows == "ops" and n > OPS_ROWS_TALL:
+        return tall * OPS_ROWS_TALL / n
+    return tall
+
+
+def row_labels(schedule: Schedule, frame: Frame, pitch: float) -> list[tuple[int, str]]:
+    """(row, words) for the rows that get a label: every row when rows are tall enough
+    for text, else rows at a round step of ops ("op 1", "op 250", "op 500", …)."""
+    n = row_count(schedule, frame.rows)
+    size = max(MIN_TEXT, frame.text)
+    if frame.rows != "ops" or pitch >= 1.05 * size:
+        return [(r, row_label(schedule, frame.rows, r)) for r in range(n)]
+    step = int(nice_step(1.5 * size / pitch))
+    ops = [0, *range(step - 1, n, step)]
+    if ops[-1] != n - 1 and (n - 1 - ops[-1]) * pitch >= 1.5 * size:
+        ops.append(n - 1)
+    return [(op, row_label(schedule, "ops", op)) for op in dict.fromkeys(ops) if 0 <= op < n]
+
+
+def nice_step(raw: float) -> float:
+    """The smallest of 1, 2, 5 × 10^k that is at least ``raw``."""
+    if raw <= 0:
+        return 1.0
+    power = 10 ** np.floor(np.log10(raw))
+    for mult in (1, 2, 5, 10):
+        if mult * power >= raw * (1 - 1e-9):
+            return float(mult * power)
+    return float(10 * power)
+
+
+@dataclass(frozen=True)
+class RunLayout:
+    """What `lay_out_run` made: the run's group, where its rows are, and what its legend
+    needs (density drawn, idle reasons hatched)."""
+
+    group: Group
+    rows_top: float
+    rows_bottom: float
+    density: bool
+    reasons: frozenset[str]
+
+
+def lay_out_run(schedule: Schedule, index: int, frame: Frame, top: float) -> RunLayout:
+    """Lay out ``schedule`` (the ``index``-th run) from ``top`` down."""
+    return _Run(schedule, index, frame, top).lay_out()
+
+
+class _Run:
+    def __init__(self, schedule: Schedule, index: int, frame: Frame, top: float) -> None:
+        self.s = schedule
+        self.index = index
+        self.frame = frame
+        self.f = frame.text
+        self.size = max(MIN_TEXT, frame.text)
+        self.top = top
+        self.rows_top = top + 1.45 * self.f
+        self.pitch = row_pitch(schedule, frame)
+        self.n = row_count(schedule, frame.rows)
+        self.rows_bottom = self.rows_top + self.n * self.pitch
+        self.bar_h = BAR_HEIGHT * self.pitch
+        self.rows = task_rows(schedule, frame.rows)
+        self.per_row: dict[int, list[Item]] = {}
+        self.flat: list[Item] = []
+
+    def y(self, row: float) -> float:
+        return self.rows_top + (row + 0.5) * self.pitch
+
+    def ys(self, rows: FloatArray) -> FloatArray:
+        return np.asarray(self.rows_top + (rows + 0.5) * self.pitch, dtype=np.float64)
+
+    def put(self, row: int, item: Item) -> None:
+        (self.per_row[row] if self.per_row else self.flat).append(item)
+
+    def lay_out(self) -> RunLayout:
+        frame, s = self.frame, self.s
+        plan = plan_bars(
+            s.start,
+            s.end,
+            self.rows,
+            n_rows=self.n,
+            t0=frame.t0,
+            t1=frame.t1,
+            pixels=(frame.plot_right - frame.plot_left) * frame.resolution,
+            row_pixels=self.pitch * frame.resolution,
+            capacity=s.n_workers if frame.rows == "ops" else None,
+        )
+        if self.n <= ROW_GROUP_LIMIT and not plan.banded:
+            self.per_row = {r: [] for r in range(self.n)}
+        self.row_labels()
+        self.idle_rows()
+        reasons = self.hatch_idle(plan)
+        density = plan.density is not None and len(plan.density) > 0
+        if plan.density is not None and density:
+            self.density(plan.density, "idle" if frame.rows == "workers" else "background")
+        if len(plan.wide):
+            self.bars(plan)
+        title = run_title(s)
+        baseline = self.top + cap_height(self.size) + 0.15 * self.f
+        items: list[Item] = [
+            Text(
+                frame.plot_left,
+                baseline,
+                title,
+                self.size,
+                frame.theme.text,
+                bold=True,
+                cls="run-title",
+            )
+        ]
+        if self.per_row:
+            for row in range(self.n):
+                items.append(
+                    Group(
+                        tuple(self.per_row[row]),
+                        id=f"run-{self.index + 1}-row-{row + 1}",
+                        cls=f"row {self.row_class(row)}",
+                    )
+                )
+        else:
+            items.extend(self.flat)
+        items.extend(self.makespan(baseline, title))
+        group = Group(tuple(items), id=f"run-{self.index + 1}", cls=f"run {css(s.policy)}")
+        return RunLayout(group, self.rows_top, self.rows_bottom, density, frozenset(reasons))
+
+    def row_class(self, row: int) -> str:
+        if self.frame.rows == "ops":
+            return f"op-row op-{row + 1}"
+        unit = int(np.searchsorted(self.s.worker_offsets, row, side="right") - 1)
+        return f"unit-{css(self.s.unit_names[unit])}"
+
+    def row_labels(self) -> None:
+        for row, words in row_labels(self.s, self.frame, self.pitch):
+            x = self.frame.plot_left - 0.5 * self.f
+            y = self.y(row) + cap_height(self.size) / 2
+            text = Text(
+                x, y, words, self.size, self.frame.theme.text, anchor="end", cls="row-label"
+            )
+            self.put(row, text)
+
+    def idle_rows(self) -> None:
+        """Each worker's row is pale from 0 to the run's makespan: idle unless a bar or the
+        density covers it."""
+        frame, span = self.frame, self.s.makespan
+        if frame.rows != "workers" or span <= 0:
+            return
+        width = frame.x(min(span, frame.t1)) - frame.plot_left
+        for row in range(self.n):
+            y = self.y(row) - self.bar_h / 2
+            rect = Rects(
+                *_one(frame.plot_left, y, width, self.bar_h), fill=frame.theme.idle, cls="row-idle"
+            )
+            self.put(row, rect)
+
+    def hatch_idle(self, plan: BarPlan) -> set[str]:
+        """Hatch idle spans at least `THIN_PIXELS` wide (thinner ones show in the
+        density's shade); returns the reasons drawn."""
+        if plan.banded or not plan.gaps:
+            return set()
+        frame = self.frame
+        spans = idle_spans(self.s, frame.rows)
+        if not len(spans):
+            return set()
+        a = np.maximum(spans.start, frame.t0)
+        b = np.minimum(spans.end, frame.t1)
+        wide = (b - a) * frame.scale * frame.resolution >= THIN_PIXELS
+        drawn: set[str] = set()
+        for code, reason in enumerate(spans.reasons):
+            mask = wide & (spans.code == code)
+            if not mask.any():
+                continue
+            drawn.add(reason)
+            style = IDLE_STYLES.get(reason, IDLE_STYLES["idle"])
+            if not style.angles:
+                continue
+            rows, x0, x1 = spans.row[mask], frame.xs(a[mask]), frame.xs(b[mask])
+            for row in np.unique(rows).tolist():
+                here = rows == row
+                count = int(here.sum())
+                hatch = Hatch(
+                    x0[here],
+                    np.full(count, self.y(row) - self.bar_h / 2),
+                    x1[here] - x0[here],
+                    np.full(count, self.bar_h),
+                    reason=reason,
+                    angles=style.angles,
+                    spacing=frame.hatch_spacing(),
+                    colour=frame.theme.idle_hatch,
+                    width=frame.hatch_width(),
+                    cls=f"idle idle-{reason}",
+                )
+                self.put(row, hatch)
+        return drawn
+
+    def density(self, runs: DensityRuns, base: str) -> None:
+        """Density runs as rectangles, one batch per shade (and per row when rows are
+        grouped)."""
+        colours = density_colours(self.frame.theme, base)
+        x0 = self.frame.xs(runs.t)
+        x1 = self.frame.xs(runs.t + runs.length)
+        top, bottom = self.ys(runs.top), self.ys(runs.bottom)
+        row_of = np.rint((runs.top + runs.bottom) / 2).astype(np.int64)
+        levels = len(colours)
+        keys = row_of * levels + runs.level if self.per_row else runs.level
+        for key in np.unique(keys).tolist():
+            mask = keys == key
+            rects = Rects(
+                x0[mask],
+                top[mask],
+                x1[mask] - x0[mask],
+                bottom[mask] - top[mask],
+                fill=colours[key % levels].name(),
+                cls="density",
+            )
+            self.put(key // levels if self.per_row else 0, rects)
+
+    def bars(self, plan: BarPlan) -> None:
+        """Wide tasks as bars in op colours (outlined when wide), one batch per row and
+        colour, with labels where they fit."""
+        frame, s, wide = self.frame, self.s, plan.wide
+        ops = s.op[wide]
+        x0 = frame.xs(np.maximum(s.start[wide], frame.t0))
+        x1 = frame.xs(np.minimum(s.end[wide], frame.t1))
+        task_row = self.rows[wide]
+        centre = self.ys(task_row.astype(np.float64))
+        colours = len(OP_COLOURS)
+        outline = (
+            len(wide) <= OUTLINE_LIMIT
+            and float(np.median(x1 - x0)) * frame.resolution >= OUTLINE_PIXELS
+        )
+        keys = task_row * colours + ops % colours
+        for key in np.unique(keys).tolist():
+            mask = keys == key
+            colour = QColor(OP_COLOURS[key % colours])
+            rects = Rects(
+                x0[mask],
+                centre[mask] - self.bar_h / 2,
+                x1[mask] - x0[mask],
+                np.full(int(mask.sum()), self.bar_h),
+                fill=colour.name(),
+                stroke=colour.darker(135).name() if outline else "",
+                stroke_width=max(0.3, 0.06 * self.f) if outline else 0.0,
+                cls=f"task colour-{key % colours + 1}",
+                ops=ops[mask],
+            )
+            self.put(key // colours, rects)
+        self.bar_labels(wide, x0, x1, centre, ops, task_row)
+
+    def bar_labels(
+        self,
+        wide: np.ndarray,
+        x0: FloatArray,
+        x1: FloatArray,
+        centre: FloatArray,
+        ops: np.ndarray,
+        task_row: np.ndarray,
+    ) -> None:
+        """ "op 12" (or "12"; one row per op: the stage's name, or its initial) in bars
+        wide enough for it."""
+        size = max(MIN_TEXT, min(0.85 * self.f, 0.75 * self.bar_h))
+        if self.bar_h < size * 0.95:
+            return
+        width = x1 - x0
+        candidates = np.flatnonzero(width >= text_width("8", size) + 0.4 * size)
+        if len(candidates) > LABEL_LIMIT:
+            return
+        names, stages = self.s.stage_names, self.s.stage[wide]
+        for i in candidates.tolist():
+            op = int(ops[i])
+            if self.frame.rows == "ops":
+                name = names[int(stages[i])]
+                words = [name, name[:1]]
+            else:
+                words = [f"op {op + 1}", str(op + 1)]
+            text = next((w for w in words if text_width(w, size) + 0.4 * size <= width[i]), "")
+            if not text:
+                continue
+            ink = ink_on(QColor(OP_COLOURS[op % len(OP_COLOURS)])).name()
+            x = float(x0[i] + x1[i]) / 2
+            y = float(centre[i]) + cap_height(size) / 2
+            self.put(
+                int(task_row[i]), Text(x, y, text, size, ink, anchor="middle", cls="task-label")
+            )
+
+    def makespan(self, baseline: float, title: str) -> list[Item]:
+        """The dashed makespan line and its label on the title's line, beside the title."""
+        s, frame, f, size = self.s, self.frame, self.f, self.size
+        span = s.makespan
+        if not len(s) or not frame.t0 <= span <= frame.t1:
+            return []
+        x = frame.x(span)
+        line = Line(
+            x,
+            self.rows_top - 0.25 * f,
+            x,
+            self.rows_bottom + 0.2 * f,
+            frame.theme.text,
+            max(0.6, 0.11 * f),
+            dash=(0.45 * f, 0.3 * f),
+            cls="makespan",
+        )
+        words = f"makespan {figure_time(span, s.time_unit)}"
+        width = text_width(words, size)
+        title_end = frame.plot_left + text_width(title, size, bold=True)
+        right_edge = frame.plot_right + 0.5 * f
+        if x - 0.4 * f - width >= title_end + f:  # left of the line
+            x_text, anchor = x - 0.4 * f, "end"
+        elif max(x + 0.4 * f, title_end + f) + width <= right_edge:  # right of it
+            x_text, anchor = max(x + 0.4 * f, title_end + f), "start"
+        else:  # at the right edge of the plot
+            x_text, anchor = right_edge, "end"
+        label = Text(
+            x_text, baseline, words, size, frame.theme.text, anchor=anchor, cls="makespan-label"
+        )
+        return [line, label]
+
+
+def css(words: str) -> str:
+    """``words`` as a CSS class name."""
+    return "".join(c if c.isalnum() else "-" for c in words.lower()).strip("-") or "run"
+
+
+def _one(x: float, y: float, w: float, h: float) -> tuple[FloatArray, ...]:
+    return tuple(np.array([v], dtype=np.float64) for v in (x, y, w, h))
