@@ -105,7 +105,7 @@ def test_a_bad_value_shows_a_message_and_keeps_the_state(window: MainWindow) -> 
     before = window.schedules
     assert not window.edit("ops", 2_000_000)
     assert window.scenario_panel.message.isVisibleTo(window)
-    assert "at most 200,000 ops" in window.scenario_panel.message.text()
+    assert "at most 1,000,000 ops" in window.scenario_panel.message.text()
     assert window.schedules == before and window.scenario.n_ops == 3
     assert window.scenario_panel.ops.value() == 3  # the form shows the kept state again
     assert not window.edit("read", -1.0)
