@@ -346,7 +346,9 @@ class MainWindow(QMainWindow):
     def _show(self, shown: Shown) -> None:
         """Show pinned + current runs: the Pipeline tab takes the clock if it had not."""
         on_pipeline = self.tabs.currentIndex() == PIPELINE_TAB
-        self.view.set_schedules(list(shown.schedules), shown.events, shown.end)
+        self.view.set_schedules(
+            list(shown.schedules), shown.events, shown.end, list(shown.animated)
+        )
         self.stats.set_stats(shown.headlines, shown.stats)
         self.title.setText(shown.title)
         scenario = shown.current.scenario

@@ -35,6 +35,9 @@ FloatArray = npt.NDArray[np.float64]
 VIEW_MODES = ("both", "sequential", "pipelined")
 #: The most runs kept pinned at once (the oldest goes first).
 MAX_PINS = 3
+#: The assembly line animates every Schedule shown up to this many lanes; beyond, only
+#: the current run's (pinned runs stay in the timeline, the narration and the stats).
+MAX_LANES = 2
 
 Derivation = Callable[[Schedule, "Scenario | None"], object]
 
@@ -135,7 +138,7 @@ def _reusable(run: Run | None, scenario: Scenario, policy: str) -> int | None:
 def pinned(run: Run) -> Run:
     """``run`` as a pin: its Schedules and stats relabelled "pinned …" so that every view
     and export tells them from the current run."""
-    tag = summary(run.scenario) if run.scenario is not None else run.title
+    tag = summary(run.scenario, ops=False) if run.scenario is not None else run.title
     schedules = tuple(
         s.with_meta(label=f"pinned {s.label or s.policy} · {tag}") for s in run.schedules
     )
@@ -148,15 +151,19 @@ def pinned(run: Run) -> Run:
     return Run(run.scenario, run.preset, f"pinned: {run.title}", schedules, derived)
 
 
-def difference_names(a: Scenario | None, b: Scenario | None) -> tuple[str, str]:
-    """Short names for two runs by what differs between their scenarios: ("2 slots",
-    "3 slots"), ("1 load worker", "2 load workers"), ("read 1 s", "read 2 s")…"""
+def difference_names(
+    a: Scenario | None, b: Scenario | None, policy: str = "pipelined"
+) -> tuple[str, str] | None:
+    """Short names for two runs of ``policy`` by what differs between their scenarios:
+    ("2 slots", "3 slots"), ("1 load worker", "2 load workers"), ("read 1 s", "read 2 s")…
+    None when nothing that matters to ``policy`` differs (sequential runs have one slot
+    whatever the scenario says)."""
     if a is None or b is None:
         return ("pinned", "now")
     names: list[tuple[str, str]] = []
     if a.n_ops != b.n_ops:
         names.append((f"{a.n_ops:,} ops", f"{b.n_ops:,} ops"))
-    if a.buffers != b.buffers:
+    if a.buffers != b.buffers and policy != "sequential":
         names.append((slots_words(a.buffers), slots_words(b.buffers)))
     for unit, ka, kb in zip(("load", "compute", "store"), a.workers, b.workers, strict=True):
         if ka != kb:
@@ -168,7 +175,7 @@ def difference_names(a: Scenario | None, b: Scenario | None) -> tuple[str, str]:
         elif a.n_ops == b.n_ops and not _same(a, b, stage):
             names.append((f"{stage} as pinned", f"{stage} edited"))
     if not names:
-        return ("pinned", "now")
+        return None
     return (", ".join(n for n, _ in names[:2]), ", ".join(n for _, n in names[:2]))
 
 
@@ -180,11 +187,15 @@ def _same(a: Scenario, b: Scenario, stage: str) -> bool:
     return bool(np.array_equal(getattr(a, stage), getattr(b, stage)))
 
 
-def compare_line(pin: Run, current: Run, policy: str) -> str:
-    """ "2 slots: 6 s · 3 slots: 5 s (1 s faster)" for one policy of both runs."""
+def compare_line(pin: Run, current: Run, policy: str) -> str | None:
+    """ "2 slots: 6 s · 3 slots: 5 s (1 s faster)" for one policy of both runs; None when
+    the two runs of that policy have the same settings (and so the same result)."""
     a = pin.schedules[pin.policies.index(policy)]
     b = current.schedules[current.policies.index(policy)]
-    name_a, name_b = difference_names(pin.scenario, current.scenario)
+    names = difference_names(pin.scenario, current.scenario, policy)
+    if names is None:
+        return None
+    name_a, name_b = names
     unit = b.time_unit
     span_a, span_b = a.makespan, b.makespan
     delta = span_b - span_a
@@ -219,6 +230,13 @@ class Shown:
         return self.current.title
 
     @property
+    def animated(self) -> tuple[Schedule, ...]:
+        """The Schedules the assembly line animates (see `MAX_LANES`)."""
+        if len(self.schedules) <= MAX_LANES:
+            return self.schedules
+        return self.current.schedules
+
+    @property
     def time_unit(self) -> str:
         return self.schedules[0].time_unit if self.schedules else "s"
 
@@ -237,6 +255,8 @@ def compose(current: Run, pins: tuple[Run, ...]) -> Shown:
             if policy not in pin.policies:
                 continue
             line = compare_line(pin, current, policy)
+            if line is None:
+                continue
             comparisons.append(f"{policy}: {line}" if len(current.policies) > 1 else line)
             headlines.append(
                 StatLine(
@@ -247,6 +267,8 @@ def compose(current: Run, pins: tuple[Run, ...]) -> Shown:
                     "current run ends.",
                 )
             )
+    if pins and not comparisons:
+        comparisons.append("the pinned run has the same settings as this one")
     speedup = comparison(list(current.schedules))
     if speedup is not None:
         headlines.append(speedup)

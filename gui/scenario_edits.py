@@ -29,9 +29,9 @@ def slots_words(buffers: int) -> str:
     return f"{buffers} slot" + ("" if buffers == 1 else "s")
 
 
-def summary(scenario: Scenario) -> str:
+def summary(scenario: Scenario, ops: bool = True) -> str:
     """A few words that tell runs apart: "20 ops, 2 slots" (workers when not one each)."""
-    words = [f"{scenario.n_ops:,} op" + ("" if scenario.n_ops == 1 else "s")]
+    words = [f"{scenario.n_ops:,} op" + ("" if scenario.n_ops == 1 else "s")] if ops else []
     words.append(slots_words(scenario.buffers))
     for unit, k in zip(UNITS, scenario.workers, strict=True):
         if k != 1:

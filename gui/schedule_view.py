@@ -67,11 +67,13 @@ class ScheduleView(QWidget):
         schedules: list[Schedule],
         events: np.ndarray | None = None,
         end: float | None = None,
+        animated: list[Schedule] | None = None,
     ) -> None:
         """Show these Schedules; the clock steps through all their events together.
 
         ``events`` (their merged event times) and ``end`` (the longest makespan) may come
-        precomputed, off the GUI thread (see `gui.runs.Shown`)."""
+        precomputed, off the GUI thread (see `gui.runs.Shown`). ``animated``: the ones the
+        assembly line shows (default: all; each gets a lane, so many would crowd it)."""
         self._schedules = list(schedules)
         spans = [s.makespan for s in self._schedules]
         self._tolerances = [1e-9 * max(1.0, span) for span in spans]
@@ -84,7 +86,7 @@ class ScheduleView(QWidget):
             self._end = end if end is not None else max(spans)
         self._narrated = []
         self.narration_box.label.setText("")
-        self.assembly.set_schedules(self._schedules)
+        self.assembly.set_schedules(list(animated) if animated is not None else self._schedules)
         self.timeline.set_schedules(self._schedules)
         if self._schedules and self._active:
             self.clock.set_timeline(self._events, self._end)
