@@ -6,12 +6,14 @@ PDF writers) and anything GPU-related load when first used.
 
 from __future__ import annotations
 
+import logging
 import sys
 
 from PySide6.QtWidgets import QApplication
 
 from engine.errors import PipeLabError
 from engine.scenario import Scenario, load_preset
+from gui.errors import install_excepthook
 from gui.settings import APPLICATION, ORGANIZATION, settings
 
 
@@ -56,8 +58,13 @@ def make_window(scenario_path: str | None = None, preset: str | None = None):
 
 
 def run_app(scenario_path: str | None = None, preset: str | None = None) -> int:
-    """Open PipeLab on the book example (or the given preset / scenario file) and run it."""
+    """Open PipeLab on the book example (or the given preset / scenario file) and run it.
+
+    An exception raised in any slot is shown as one line under the scenario form (and,
+    unless it is a PipeLabError, logged with its traceback): the app stays up."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     app = make_app()
     window = make_window(scenario_path, preset)
+    install_excepthook(window.show_error)
     window.show()
     return int(app.exec())
