@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from PySide6.QtCore import QObject, Signal
 
@@ -252,7 +252,7 @@ class AppModel(QObject):
     def _on_landed(self, token: int, result: object) -> None:
         if token != self._token:
             return  # an older edit's run: a newer one is on its way or shown
-        run, shown = result  # type: ignore[misc]
+        run, shown = cast(tuple[Run, Shown], result)
         if shown.pins != self._pins:
             shown = compose(run, self._pins)  # pinned or unpinned while it ran
         self._land(run, shown)
@@ -318,7 +318,7 @@ class AppModel(QObject):
     def _on_pinned(self, token: int, result: object) -> None:
         if token != self._pin_token:
             return
-        source, pin = result  # type: ignore[misc]
+        source, pin = cast(tuple[Run, Run], result)
         self._pinning = False
         self._set_busy(self._editing)
         self._set_pins((*self._pins, pin)[-MAX_PINS:], (*self._pin_sources, source)[-MAX_PINS:])

@@ -10,7 +10,14 @@ scenario it is given next.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QItemSelectionRange,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QGuiApplication, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
@@ -125,10 +132,14 @@ class OpsTable(QTableView):
         else:
             super().keyPressEvent(event)
 
+    def _ranges(self) -> list[QItemSelectionRange]:
+        selection = self.selectionModel().selection()
+        return [selection.at(i) for i in range(selection.count())]
+
     def anchor(self) -> tuple[int, int]:
         """Top-left cell of the selection, else the current cell, else the first."""
-        selected = self.selectionModel().selection()
-        if not selected.isEmpty():
+        selected = self._ranges()
+        if selected:
             return (min(r.top() for r in selected), min(r.left() for r in selected))
         current = self.currentIndex()
         return (current.row(), current.column()) if current.isValid() else (0, 0)
@@ -141,7 +152,7 @@ class OpsTable(QTableView):
             self.paste_failed.emit(str(error))
             return
         top, left = self.anchor()
-        ranges = self.selectionModel().selection()
+        ranges = self._ranges()
         if len(block) == 1 and len(block[0]) == 1 and len(ranges) == 1:
             area = ranges[0]  # one value into a selected rectangle: fill it
             block = [[block[0][0]] * area.width() for _ in range(area.height())]
@@ -149,8 +160,8 @@ class OpsTable(QTableView):
 
     def selected_text(self) -> str:
         """The selected cells' bounding rectangle as tab-separated lines."""
-        ranges = self.selectionModel().selection()
-        if ranges.isEmpty():
+        ranges = self._ranges()
+        if not ranges:
             return ""
         top, bottom = min(r.top() for r in ranges), max(r.bottom() for r in ranges)
         left, right = min(r.left() for r in ranges), max(r.right() for r in ranges)

@@ -145,8 +145,7 @@ def pinned(run: Run) -> Run:
     derived = dict(run.derived)
     if "stats" in derived:
         derived["stats"] = tuple(
-            replace(stats, title=s.label)  # type: ignore[type-var]
-            for stats, s in zip(run.stats, schedules, strict=True)
+            replace(stats, title=s.label) for stats, s in zip(run.stats, schedules, strict=True)
         )
     return Run(run.scenario, run.preset, f"pinned: {run.title}", schedules, derived)
 
@@ -282,5 +281,6 @@ def merged_events(arrays: list[FloatArray]) -> FloatArray:
     linear time, where np.unique would sort from scratch)."""
     if len(arrays) == 1:
         return arrays[0]
-    merged = np.sort(np.concatenate(arrays), kind="stable")
-    return merged[np.concatenate([[True], np.diff(merged) > 0])]
+    merged: FloatArray = np.sort(np.concatenate(arrays), kind="stable")
+    unique: FloatArray = merged[np.concatenate([[True], np.diff(merged) > 0])]
+    return unique

@@ -10,12 +10,15 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from engine.errors import PipeLabError
 from engine.scenario import MAX_OPS, Scenario
 from engine.schedule import STAGES, UNITS
 from engine.validation import duration, whole_number
 from engine.view_model import format_time
+
+FloatArray = npt.NDArray[np.float64]
 
 #: Form fields: the op count, one stage's duration for every op, the buffers, and
 #: "<unit>_workers" for each unit.
@@ -82,6 +85,12 @@ def as_custom(scenario: Scenario) -> Scenario:
     )
 
 
+def _with_columns(scenario: Scenario, columns: dict[str, FloatArray]) -> Scenario:
+    """``scenario`` with some stages' per-op durations replaced (validated anew)."""
+    read, compute, write = (columns.get(s, getattr(scenario, s)) for s in STAGES)
+    return replace(scenario, read=read, compute=compute, write=write)
+
+
 def _all_alike(scenario: Scenario) -> bool:
     return all(bool((getattr(scenario, s) == getattr(scenario, s)[0]).all()) for s in STAGES)
 
@@ -105,17 +114,16 @@ def edit_field(scenario: Scenario, field: str, value: Any, max_ops: int = MAX_OP
     if field == "ops":
         n = op_count(value, max_ops)
         reps = np.resize(np.arange(scenario.n_ops), n)
-        arrays = {s: getattr(scenario, s)[reps] for s in STAGES}
-        changed = replace(scenario, **arrays)
+        changed = _with_columns(scenario, {s: getattr(scenario, s)[reps] for s in STAGES})
     elif field in STAGES:
         seconds = duration(value, f"{field} duration")
-        changed = replace(scenario, **{field: np.full(scenario.n_ops, seconds)})
+        changed = _with_columns(scenario, {field: np.full(scenario.n_ops, seconds)})
     elif field == "buffers":
         changed = replace(scenario, buffers=value)
     elif field.endswith("_workers") and field.removesuffix("_workers") in UNITS:
         workers = list(scenario.workers)
         workers[UNITS.index(field.removesuffix("_workers"))] = value
-        changed = replace(scenario, workers=tuple(workers))
+        changed = replace(scenario, workers=(workers[0], workers[1], workers[2]))
     else:
         raise PipeLabError(f"unknown scenario field {field!r} (expected one of {FIELDS})")
     return as_custom(changed)
@@ -142,7 +150,7 @@ def set_durations(
     if not 0 <= first_op <= scenario.n_ops:
         raise PipeLabError(f"no op {first_op + 1} (the scenario has {scenario.n_ops:,})")
     n = op_count(max(scenario.n_ops, first_op + len(block)), max_ops)
-    columns = {}
+    columns: dict[str, FloatArray] = {}
     for index, stage in enumerate(STAGES):
         values = getattr(scenario, stage)
         column = np.concatenate([values, np.full(n - len(values), values[-1])])
@@ -153,7 +161,7 @@ def set_durations(
                     what = f"op {first_op + r + 1} {stage} duration"
                     column[first_op + r] = duration(row[c], what)
         columns[stage] = column
-    return as_custom(replace(scenario, **columns))
+    return as_custom(_with_columns(scenario, columns))
 
 
 def make_alike(scenario: Scenario, op: int = 0) -> Scenario:
@@ -161,7 +169,7 @@ def make_alike(scenario: Scenario, op: int = 0) -> Scenario:
     if not 0 <= op < scenario.n_ops:
         raise PipeLabError(f"no op {op + 1} (the scenario has {scenario.n_ops:,})")
     arrays = {s: np.full(scenario.n_ops, float(getattr(scenario, s)[op])) for s in STAGES}
-    return as_custom(replace(scenario, **arrays))
+    return as_custom(_with_columns(scenario, arrays))
 
 
 def parse_block(text: str) -> list[list[float]]:

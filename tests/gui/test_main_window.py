@@ -355,3 +355,19 @@ def test_no_exception_escapes_a_slot(window: MainWindow, monkeypatch, caplog) ->
     window.scenario_panel.pin.click()
     assert window.scenario_panel.message.text() == "refused in a slot"
     assert not caplog.records  # a PipeLabError is a message, not a bug
+
+
+def test_closing_during_a_background_run_leaves_no_thread_behind(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from engine.scenario import load_preset
+    from gui.app_model import AppModel
+
+    model = AppModel(load_preset("book"), "book", inline_ops=0)  # a real worker thread
+    win = MainWindow(model=model)
+    qtbot.addWidget(win)
+    win.scenario_panel.ops.setValue(40)
+    win.scenario_panel.ops.editingFinished.emit()
+    assert model.busy
+    win.close()  # returns at once: the worker is told to stop, never joined
+    runner = model._runner
+    qtbot.waitUntil(lambda: not runner.running, timeout=60_000)
+    # (the autouse fixtures then check that no QThread, QTimer or Python thread is left)
