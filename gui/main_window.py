@@ -312,12 +312,19 @@ class MainWindow(QMainWindow):
                 time=self.clock.time,
                 with_assembly=with_assembly,
                 theme=self.theme,
-                title=self.title.text(),
+                title=self._figure_title(),
             )
         except PipeLabError as error:
             QMessageBox.warning(self, "Cannot export", str(error))
             return False
         return True
+
+    def _figure_title(self) -> str:
+        """The heading, and with pins the comparison: a figure says what it compares."""
+        shown = self.model.shown
+        if shown is None or not shown.comparisons:
+            return self.title.text()
+        return f"{self.title.text()} · " + " · ".join(shown.comparisons)
 
     def show_error(self, message: str) -> None:
         """Show a one-line message (the excepthook's target): under the form."""

@@ -241,20 +241,26 @@ class Shown:
 
 
 def compose(current: Run, pins: tuple[Run, ...]) -> Shown:
-    """Pins (those on the current run's time unit) above the current run, one clock."""
+    """Pinned runs (those on the current run's time unit) above the current run, one clock.
+
+    A pinned Schedule whose settings equal the current one's for its policy (a sequential
+    run, when only the slots changed) is left out: it would show the same bars twice."""
     unit = current.schedules[0].time_unit if current.schedules else "s"
-    pins = tuple(p for p in pins if p.schedules and p.schedules[0].time_unit == unit)
-    runs = (*pins, current)
-    schedules = tuple(s for run in runs for s in run.schedules)
-    stats = tuple(st for run in runs for st in run.stats)
+    schedules: list[Schedule] = []
+    stats: list[ScheduleStats] = []
     headlines: list[StatLine] = []
     comparisons: list[str] = []
     for pin in pins:
-        for policy in current.policies:
-            if policy not in pin.policies:
-                continue
-            line = compare_line(pin, current, policy)
+        if not pin.schedules or pin.schedules[0].time_unit != unit:
+            continue
+        for schedule, schedule_stats_ in zip(pin.schedules, pin.stats, strict=True):
+            policy = schedule.policy
+            line = compare_line(pin, current, policy) if policy in current.policies else ""
             if line is None:
+                continue  # the same as the current run's
+            schedules.append(schedule)
+            stats.append(schedule_stats_)
+            if not line:
                 continue
             comparisons.append(f"{policy}: {line}" if len(current.policies) > 1 else line)
             headlines.append(
@@ -268,12 +274,23 @@ def compose(current: Run, pins: tuple[Run, ...]) -> Shown:
             )
     if pins and not comparisons:
         comparisons.append("the pinned run has the same settings as this one")
+    schedules += current.schedules
+    stats += current.stats
     speedup = comparison(list(current.schedules))
     if speedup is not None:
         headlines.append(speedup)
     events = merged_events([s.event_times for s in schedules]) if schedules else np.zeros(1)
     end = max((s.makespan for s in schedules), default=0.0)
-    return Shown(current, pins, schedules, stats, tuple(headlines), tuple(comparisons), events, end)
+    return Shown(
+        current,
+        pins,
+        tuple(schedules),
+        tuple(stats),
+        tuple(headlines),
+        tuple(comparisons),
+        events,
+        end,
+    )
 
 
 def merged_events(arrays: list[FloatArray]) -> FloatArray:
