@@ -280,9 +280,10 @@ class AppModel(QObject):
 
     def pin(self, wait: bool = False) -> bool:
         """Keep the current run as a reference shown beside the later ones; False when
-        there is nothing to pin (no run yet, or this run is pinned already)."""
+        there is nothing to pin (no run yet, or this run is pinned already). Measured runs
+        pin too: they are compared with later runs on the same time unit."""
         run = self._run
-        if run is None or run.scenario is None or any(run is s for s in self._pin_sources):
+        if run is None or not run.schedules or any(run is s for s in self._pin_sources):
             return False
         self._pin_token += 1
         token = self._pin_token
@@ -295,7 +296,7 @@ class AppModel(QObject):
                 yield "warmed"
             return run, pin
 
-        if wait or run.scenario.n_ops <= self._inline_ops:
+        if wait or max(s.n_ops for s in run.schedules) <= self._inline_ops:
             self._pin_runner.cancel()
             self._on_pinned(token, _finish(job()))
         else:

@@ -138,9 +138,9 @@ def _reusable(run: Run | None, scenario: Scenario, policy: str) -> int | None:
 def pinned(run: Run) -> Run:
     """``run`` as a pin: its Schedules and stats relabelled "pinned …" so that every view
     and export tells them from the current run."""
-    tag = summary(run.scenario, ops=False) if run.scenario is not None else run.title
+    tag = f" · {summary(run.scenario, ops=False)}" if run.scenario is not None else ""
     schedules = tuple(
-        s.with_meta(label=f"pinned {s.label or s.policy} · {tag}") for s in run.schedules
+        s.with_meta(label=f"pinned {s.label or s.policy}{tag}") for s in run.schedules
     )
     derived = dict(run.derived)
     if "stats" in derived:

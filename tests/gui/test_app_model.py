@@ -260,3 +260,24 @@ def test_a_failing_job_reports_one_line_and_logs_a_bug(qtbot, caplog) -> None:  
     assert second.args[1].startswith("the run failed (ZeroDivisionError: oops)")
     assert any("background run failed" in r.message for r in caplog.records)
     qtbot.waitUntil(lambda: not runner.running, timeout=60_000)
+
+
+def test_a_measured_run_pins_and_compares_with_the_next(model: AppModel) -> None:
+    from engine.scheduler import simulate
+
+    book = load_preset("book")
+    first = simulate(book).with_meta(source="measured", label="hw 1", time_unit="ms")
+    model.show_external([first], "Measured: hw 1")
+    assert model.pin(wait=True)
+    second = simulate(book.with_changes(buffers=2)).with_meta(
+        source="measured", label="hw 2", time_unit="ms"
+    )
+    model.show_external([second], "Measured: hw 2")
+    shown = model.shown
+    assert shown is not None and [s.label for s in shown.schedules] == [
+        "pinned hw 1",
+        "hw 2",
+    ]
+    assert shown.comparisons == ("pinned: 5 ms · now: 6 ms (1 ms slower)",)
+    model.choose_preset("book", wait=True)  # seconds: the pin in ms is not drawn beside it
+    assert len(model.shown.schedules) == 2 and model.pins  # type: ignore[union-attr]
