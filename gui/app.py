@@ -6,6 +6,7 @@ PDF writers) and anything GPU-related load when first used.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import QApplication
 from engine.errors import PipeLabError
 from engine.resources import version
 from engine.scenario import Scenario, load_preset
+from gui.errors import install_excepthook
 from gui.settings import APPLICATION, ORGANIZATION, settings
 
 
@@ -79,10 +81,15 @@ def quit_after_ms() -> int | None:
 
 
 def run_app(scenario_path: str | None = None, preset: str | None = None) -> int:
-    """Open PipeLab on the book example (or the given preset / scenario file) and run it."""
+    """Open PipeLab on the book example (or the given preset / scenario file) and run it.
+
+    An exception raised in any slot is shown as one line under the scenario form (and,
+    unless it is a PipeLabError, logged with its traceback): the app stays up."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     quit_after = quit_after_ms()
     app = make_app()
     window = make_window(scenario_path, preset)
+    install_excepthook(window.show_error)
     window.show()
     if quit_after is not None:
         QTimer.singleShot(quit_after, window.close)  # closing saves state as a user's would

@@ -1,6 +1,12 @@
-"""Scenario controls: preset (with its description), ops, durations, buffers, workers per
-unit, and the view (sequential / pipelined / both). The panel only reports edits; the
-window applies them and calls `show_scenario` back (also to undo a rejected edit)."""
+"""Scenario controls: preset (with its description), ops, durations for every op, buffers,
+workers per unit, the view (sequential / pipelined / both), the ops table (each op's own
+durations), and pinning a run to compare later runs with.
+
+The panel only reports what the user did (its signals) and shows what it is told
+(`show_change`, `show_view_mode`, `show_message`, `show_pins`): the app model decides. A
+change it is shown touches only the widgets whose value differs, so the field just edited
+keeps its text and cursor.
+"""
 
 from __future__ import annotations
 
@@ -11,16 +17,22 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
+    QPushButton,
     QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
 from engine.scenario import MAX_OPS, MAX_WORKERS, Scenario, load_preset, preset_names
+from engine.schedule import STAGES, UNITS
 from engine.validation import MAX_DURATION
+from gui.app_model import ScenarioChange
+from gui.ops_table import OpsTable
+from gui.runs import VIEW_MODES as VIEWS
+from gui.runs import Run
 
-VIEWS = ("both", "sequential", "pipelined")
 VIEW_WORDS = {
     "both": "both: sequential vs pipelined",
     "sequential": "sequential only",
@@ -29,17 +41,26 @@ VIEW_WORDS = {
 
 
 class ScenarioPanel(QWidget):
-    """Form for the scenario. Emits ``edited(field, value)`` and ``preset_chosen(name)``."""
+    """Form, ops table and pin buttons for the scenario.
+
+    Signals: ``edited(field, value)`` (a form field), ``ops_edited(first_op, first_stage,
+    block)`` (table cells), ``alike_requested(op)``, ``preset_chosen(name)``,
+    ``view_chosen(mode)``, ``pin_requested()``, ``unpin_requested()``.
+    """
 
     edited = Signal(str, object)
+    ops_edited = Signal(int, int, object)
+    alike_requested = Signal(int)
     preset_chosen = Signal(str)
     view_chosen = Signal(str)
+    pin_requested = Signal()
+    unpin_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(8, 8, 8, 8)
-        form = QFormLayout()
+        self.form = form = QFormLayout()
         outer.addLayout(form)
         self.preset = QComboBox(self)
         self.preset.addItem("(custom)", "")
@@ -59,13 +80,13 @@ class ScenarioPanel(QWidget):
         self.ops.setToolTip("Number of ops (each is read, computed, written)")
         form.addRow("Ops", self.ops)
         self.durations: dict[str, QDoubleSpinBox] = {}
-        for stage in ("read", "compute", "write"):
+        for stage in STAGES:
             box = QDoubleSpinBox(self)
             box.setRange(0.0, MAX_DURATION)  # the engine's policy decides the rest
             box.setDecimals(2)
             box.setSingleStep(0.25)
             box.setSuffix(" s")
-            box.setToolTip(f"{stage} time of every op (editing it makes all ops alike)")
+            box.setToolTip(f"{stage} time of every op (the other stages keep each op's own)")
             form.addRow(stage.capitalize(), box)
             self.durations[stage] = box
         self.buffers = QSpinBox(self)
@@ -77,7 +98,7 @@ class ScenarioPanel(QWidget):
         )
         form.addRow("Buffers", self.buffers)
         self.workers: dict[str, QSpinBox] = {}
-        for unit in ("load", "compute", "store"):
+        for unit in UNITS:
             box = QSpinBox(self)
             box.setRange(1, MAX_WORKERS)
             box.setToolTip(f"Workers of the {unit} unit")
@@ -89,12 +110,46 @@ class ScenarioPanel(QWidget):
         self.view.setToolTip("Which policies to show on the clock")
         self.view.activated.connect(lambda i: self.view_chosen.emit(VIEWS[i]))
         form.addRow("View", self.view)
+
+        ops_row = QHBoxLayout()
+        ops_row.addWidget(QLabel("<b>Each op</b>", self))
+        ops_row.addStretch(1)
+        self.alike = QPushButton("Make all alike", self)
+        self.alike.setToolTip("Every op takes the durations of the selected op (else op 1)")
+        self.alike.clicked.connect(self._on_alike)
+        ops_row.addWidget(self.alike)
+        outer.addLayout(ops_row)
+        self.table = OpsTable(self)
+        self.table.setMinimumHeight(6 * 22)
+        self.table.ops.block_edited.connect(self.ops_edited)
+        self.table.paste_failed.connect(self.show_message)
+        outer.addWidget(self.table, 1)
+
+        pin_row = QHBoxLayout()
+        self.pin = QPushButton("Pin this run", self)
+        self.pin.setToolTip(
+            "Keep the current run on the clock as a reference: later edits are shown "
+            "beside it, with the difference"
+        )
+        self.pin.clicked.connect(self.pin_requested)
+        self.unpin = QPushButton("Unpin", self)
+        self.unpin.setToolTip("Remove the pinned runs")
+        self.unpin.clicked.connect(self.unpin_requested)
+        self.unpin.setEnabled(False)
+        pin_row.addWidget(self.pin)
+        pin_row.addWidget(self.unpin)
+        outer.addLayout(pin_row)
+        self.pinned = QLabel(self)
+        self.pinned.setObjectName("description")
+        self.pinned.setWordWrap(True)
+        self.pinned.hide()
+        outer.addWidget(self.pinned)
         self.message = QLabel(self)
         self.message.setObjectName("message")
         self.message.setWordWrap(True)
         self.message.hide()
         outer.addWidget(self.message)
-        outer.addStretch(1)
+        self._shown: dict[str, Any] = {}
         self._connect()
 
     def _connect(self) -> None:
@@ -104,7 +159,6 @@ class ScenarioPanel(QWidget):
         self.buffers.editingFinished.connect(lambda: self._emit("buffers", self.buffers.value()))
         for unit, box in self.workers.items():
             box.editingFinished.connect(lambda u=unit, b=box: self._emit(f"{u}_workers", b.value()))
-        self._shown: dict[str, Any] = {}
 
     def _emit(self, field: str, value: Any) -> None:
         shown = self._shown.get(field)
@@ -121,45 +175,78 @@ class ScenarioPanel(QWidget):
         if name:
             self.preset_chosen.emit(name)
 
-    def show_scenario(self, scenario: Scenario, preset: str, view: str) -> None:
-        """Fill the form from ``scenario`` (no signals) and remember what is shown.
+    def _on_alike(self) -> None:
+        current = self.table.currentIndex()
+        self.alike_requested.emit(current.row() if current.isValid() else 0)
 
-        Only fields whose value differs are touched: the field the user just edited keeps
-        its text and cursor, and an edit costs no needless relayout of the form.
-        """
-        widgets = [self.preset, self.ops, self.buffers, self.view]
-        widgets += list(self.durations.values()) + list(self.workers.values())
+    # -- what the model says -------------------------------------------------------------------
+
+    def show_change(self, change: ScenarioChange) -> None:
+        """Show a new or edited scenario: widgets whose value differs, the description,
+        and the ops table when the ops changed."""
+        scenario = change.scenario
+        widgets = [self.preset, self.ops, self.buffers, *self.durations.values()]
+        widgets += list(self.workers.values())
         for widget in widgets:
             widget.blockSignals(True)
-        index = max(0, self.preset.findData(preset) if preset else 0)
+        index = max(0, self.preset.findData(change.preset) if change.preset else 0)
         if self.preset.currentIndex() != index:
             self.preset.setCurrentIndex(index)
         text = scenario.description or scenario.name
-        if not scenario.uniform:
-            text += " (ops have their own durations; editing one makes them all alike)"
         if self.description.text() != text:
             self.description.setText(text)
         _set_value(self.ops, scenario.n_ops)
         for stage, box in self.durations.items():
-            _set_value(box, float(getattr(scenario, stage)[0]))
+            values = getattr(scenario, stage)
+            _set_value(box, float(values[0]))
+            varies = bool((values != values[0]).any())
+            label = self.form.labelForField(box)
+            if isinstance(label, QLabel):
+                label.setText(f"{stage.capitalize()}{' (varies)' if varies else ''}")
         _set_value(self.buffers, scenario.buffers)
-        for unit, k in zip(("load", "compute", "store"), scenario.workers, strict=True):
+        for unit, k in zip(UNITS, scenario.workers, strict=True):
             _set_value(self.workers[unit], k)
-        if self.view.currentIndex() != VIEWS.index(view):
-            self.view.setCurrentIndex(VIEWS.index(view))
         for widget in widgets:
             widget.blockSignals(False)
+        if change.fields & {"all", "ops", "durations", *STAGES}:
+            self.table.ops.set_scenario(scenario)
         self._shown = {"ops": scenario.n_ops, "buffers": scenario.buffers}
-        self._shown |= {s: float(getattr(scenario, s)[0]) for s in self.durations}
-        self._shown |= {
-            f"{u}_workers": k
-            for u, k in zip(("load", "compute", "store"), scenario.workers, strict=True)
-        }
+        self._shown |= {s: float(getattr(scenario, s)[0]) for s in STAGES}
+        self._shown |= {f"{u}_workers": k for u, k in zip(UNITS, scenario.workers, strict=True)}
+
+    def show_scenario(self, scenario: Scenario, preset: str, view: str) -> None:
+        """Fill the whole form from ``scenario`` (and the view)."""
+        self.show_change(ScenarioChange(scenario, preset, frozenset({"all"})))
+        self.show_view_mode(view)
+
+    def show_view_mode(self, view: str) -> None:
+        if self.view.currentIndex() != VIEWS.index(view):
+            self.view.blockSignals(True)
+            self.view.setCurrentIndex(VIEWS.index(view))
+            self.view.blockSignals(False)
+
+    def restore_field(self, field: str, message: str = "") -> None:
+        """Put back the value shown before a refused edit of ``field``."""
+        boxes: dict[str, QSpinBox | QDoubleSpinBox] = {"ops": self.ops, "buffers": self.buffers}
+        boxes |= self.durations
+        boxes |= {f"{u}_workers": box for u, box in self.workers.items()}
+        box = boxes.get(field)
+        if box is not None and field in self._shown:
+            box.blockSignals(True)
+            box.setValue(self._shown[field])
+            box.blockSignals(False)
 
     def show_message(self, text: str) -> None:
         """Show (or, with "", hide) the inline message under the form."""
         self.message.setText(text)
         self.message.setVisible(bool(text))
+
+    def show_pins(self, pins: tuple[Run, ...]) -> None:
+        self.unpin.setEnabled(bool(pins))
+        self.unpin.setText("Unpin all" if len(pins) > 1 else "Unpin")
+        names = [p.title.removeprefix("pinned: ") for p in pins]
+        self.pinned.setText("Pinned: " + "; ".join(names) if names else "")
+        self.pinned.setVisible(bool(pins))
 
 
 def _displayed(box: QDoubleSpinBox, value: float) -> float:

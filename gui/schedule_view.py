@@ -1,5 +1,10 @@
 """A list of Schedules shown on one clock: the assembly line, the narration lines and the
-Gantt timeline, stacked in a splitter. The main window has one; panels may make more."""
+Gantt timeline, stacked in a splitter. The main window has one; panels may make more.
+
+A tick costs O(log n) here: the narration is looked up by event index (binary search) and
+only re-narrated when that index changes; nothing that scans every task runs per tick.
+While another view drives the shared clock (the Warps tab) the view is inactive: it keeps
+its Schedules and gives the clock their timeline back when activated."""
 
 from __future__ import annotations
 
@@ -23,6 +28,10 @@ class ScheduleView(QWidget):
         super().__init__(parent)
         self.clock = clock
         self._schedules: list[Schedule] = []
+        self._tolerances: list[float] = []  # per Schedule: event times closer are one
+        self._events: np.ndarray = np.zeros(1)
+        self._end = 0.0
+        self._active = True
         self._narrated: list[int] = []
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -53,18 +62,51 @@ class ScheduleView(QWidget):
     def schedules(self) -> list[Schedule]:
         return list(self._schedules)
 
-    def set_schedules(self, schedules: list[Schedule]) -> None:
-        """Show these Schedules; the clock steps through all their events together."""
+    def set_schedules(
+        self,
+        schedules: list[Schedule],
+        events: np.ndarray | None = None,
+        end: float | None = None,
+        animated: list[Schedule] | None = None,
+    ) -> None:
+        """Show these Schedules; the clock steps through all their events together.
+
+        ``events`` (their merged event times) and ``end`` (the longest makespan) may come
+        precomputed, off the GUI thread (see `gui.runs.Shown`). ``animated``: the ones the
+        assembly line shows (default: all; each gets a lane, so many would crowd it)."""
         self._schedules = list(schedules)
+        spans = [s.makespan for s in self._schedules]
+        self._tolerances = [1e-9 * max(1.0, span) for span in spans]
+        if self._schedules:
+            self._events = (
+                events
+                if events is not None
+                else _sorted_union([s.event_times for s in self._schedules])
+            )
+            self._end = end if end is not None else max(spans)
         self._narrated = []
         self.narration_box.label.setText("")
-        self.assembly.set_schedules(self._schedules)
+        self.assembly.set_schedules(list(animated) if animated is not None else self._schedules)
         self.timeline.set_schedules(self._schedules)
-        if self._schedules:
-            events = _sorted_union([s.event_times for s in self._schedules])
-            self.clock.set_timeline(events, max(s.makespan for s in self._schedules))
+        if self._schedules and self._active:
+            self.clock.set_timeline(self._events, self._end)
         self._on_time(self.clock.time)
         self.narration_box.reset()
+
+    @property
+    def active(self) -> bool:
+        return self._active
+
+    def set_active(self, active: bool) -> None:
+        """Drive the shared clock (True) or leave it to another view; on activation the
+        clock gets this view's timeline back (its Schedules are kept, not set again)."""
+        if active == self._active:
+            return
+        self._active = active
+        if active and self._schedules:
+            self.clock.set_timeline(self._events, self._end)
+            self._narrated = []
+            self._on_time(self.clock.time)
 
     def set_theme(self, theme: Theme) -> None:
         self.assembly.set_theme(theme)
@@ -72,21 +114,23 @@ class ScheduleView(QWidget):
 
     def narration_lines(self) -> list[str]:
         """For each Schedule, the narration of its latest event at or before now."""
-        time = self.clock.time
-        lines = []
-        for s in self._schedules:
-            times = s.event_times
-            index = max(
-                0, int(np.searchsorted(times, time + 1e-9 * max(1.0, s.makespan), "right")) - 1
-            )
-            lines.append(narrate(s, float(times[index])))
-        return lines
+        indices = self._event_indices(self.clock.time)
+        return [
+            narrate(s, float(s.event_times[max(0, index - 1)]))
+            for s, index in zip(self._schedules, indices, strict=True)
+        ]
+
+    def _event_indices(self, time: float) -> list[int]:
+        """Per Schedule: how many of its event times are at or before ``time``."""
+        return [
+            int(np.searchsorted(s.event_times, time + tolerance, "right"))
+            for s, tolerance in zip(self._schedules, self._tolerances, strict=True)
+        ]
 
     def _on_time(self, time: float) -> None:
-        indices = [
-            int(np.searchsorted(s.event_times, time + 1e-9 * max(1.0, s.makespan), "right"))
-            for s in self._schedules
-        ]
+        if not self._active:
+            return  # another view drives the clock: its times are not this run's
+        indices = self._event_indices(time)
         if indices == self._narrated:
             return  # the narration only changes at event times
         self._narrated = indices

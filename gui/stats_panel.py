@@ -1,8 +1,12 @@
-"""Stats: makespan per Schedule, speedup, bottleneck, "formula agrees", and a utilization
-bar per worker — every number with a tooltip saying how it was obtained. The numbers come
-from `engine.view_model.schedule_stats` (which reads `engine.metrics`)."""
+"""Stats: makespan per Schedule, speedup (or the comparison with pinned runs), bottleneck,
+"formula agrees", and a utilization bar per worker — every number with a tooltip saying how
+it was obtained. The numbers come from `engine.view_model.schedule_stats` (which reads
+`engine.metrics`), computed off the GUI thread by the app model and handed over whole
+(`set_stats`); `set_schedules` computes them here, for callers without a model."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QPainter, QPaintEvent
@@ -10,7 +14,7 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from engine.scenario import Scenario
 from engine.schedule import Schedule
-from engine.view_model import StatLine, WorkerUse, comparison, schedule_stats
+from engine.view_model import ScheduleStats, StatLine, WorkerUse, comparison, schedule_stats
 from gui.colours import LIGHT, Theme
 
 
@@ -64,8 +68,8 @@ class StatsPanel(QWidget):
         self._layout.setContentsMargins(8, 8, 8, 8)
         self._body: QWidget | None = None
         self.lines: list[tuple[str, StatLine]] = []
-        self._schedules: list[Schedule] = []
-        self._scenario: Scenario | None = None
+        self._headlines: list[StatLine] = []
+        self._stats: list[ScheduleStats] = []
         self._shape: list[tuple[str, ...]] = []
         self._widgets: list[tuple[QWidget, ...]] = []  # one entry per row of `_shape`
         self.rebuilds = 0  # how often the grid was built (tests: edits update in place)
@@ -73,11 +77,22 @@ class StatsPanel(QWidget):
     def set_theme(self, theme: Theme) -> None:
         self._theme = theme
         self._shape = []  # the bars take the theme when built
-        self.set_schedules(self._schedules, self._scenario)
+        self._show(self._rows(self._headlines, self._stats))
 
     def set_schedules(self, schedules: list[Schedule], scenario: Scenario | None = None) -> None:
-        self._schedules, self._scenario = list(schedules), scenario
-        rows = self._rows(schedules, scenario)
+        """Compute the stats of ``schedules`` here and show them."""
+        headline = comparison(schedules)
+        stats = [
+            schedule_stats(s, scenario if s.source == "simulated" else None) for s in schedules
+        ]
+        self.set_stats([headline] if headline is not None else [], stats)
+
+    def set_stats(self, headlines: Sequence[StatLine], stats: Sequence[ScheduleStats]) -> None:
+        """Show stats computed elsewhere: the headline lines, then each Schedule's."""
+        self._headlines, self._stats = list(headlines), list(stats)
+        self._show(self._rows(self._headlines, self._stats))
+
+    def _show(self, rows: list[tuple[str, str, str, object]]) -> None:
         shape = [row[:3] for row in rows]
         if shape != self._shape:
             self._build(rows)
@@ -88,16 +103,14 @@ class StatsPanel(QWidget):
 
     @staticmethod
     def _rows(
-        schedules: list[Schedule], scenario: Scenario | None
+        headlines: Sequence[StatLine], all_stats: Sequence[ScheduleStats]
     ) -> list[tuple[str, str, str, object]]:
-        """(kind, group, label, content) per grid row: the headline, a title, a stat line
+        """(kind, group, label, content) per grid row: the headlines, a title, a stat line
         or a worker's utilization."""
         rows: list[tuple[str, str, str, object]] = []
-        headline = comparison(schedules)
-        if headline is not None:
+        for headline in headlines:
             rows.append(("headline", "", headline.label, headline))
-        for schedule in schedules:
-            stats = schedule_stats(schedule, scenario if schedule.source == "simulated" else None)
+        for stats in all_stats:
             rows.append(("title", stats.title, stats.title, stats.title))
             rows += [("line", stats.title, line.label, line) for line in stats.lines]
             rows += [("worker", stats.title, use.label, use) for use in stats.workers]

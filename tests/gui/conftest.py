@@ -4,10 +4,10 @@ a QThread running (napari's rule: a leaked timer fires into the next test)."""
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator
 
 import pytest
-from PySide6.QtCore import QSettings, QThread, QTimer
+from PySide6.QtCore import QObject, QSettings, QThread, QTimer, Signal
 
 
 @pytest.fixture(autouse=True)
@@ -79,3 +79,45 @@ def window(qtbot: object) -> Iterator[object]:
     win.clock.pause()
     if win.gpu_panel is not None:
         win.gpu_panel.shutdown()
+
+
+class ManualRunner(QObject):
+    """A runner (see gui.run_worker.Runner) that runs nothing until the test says so:
+    `finish(token)` drives that job to its end and emits its result, so races between
+    edits play out in any order the test picks, without threads or sleeps."""
+
+    landed = Signal(int, object)
+    failed = Signal(int, str)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.jobs: dict[int, Callable[[], Generator[object, None, object]]] = {}
+        self.cancels = 0
+
+    def submit(self, token: int, job: Callable[[], Generator[object, None, object]]) -> None:
+        self.jobs[token] = job
+
+    def cancel(self) -> None:
+        self.cancels += 1
+
+    def shutdown(self) -> None:
+        self.jobs.clear()
+
+    def finish(self, token: int | None = None) -> None:
+        """Run job ``token`` (the latest when None) to its end; emit landed or failed."""
+        from engine.errors import PipeLabError
+
+        token = max(self.jobs) if token is None else token
+        steps = self.jobs.pop(token)()
+        try:
+            while True:
+                next(steps)
+        except StopIteration as stop:
+            self.landed.emit(token, stop.value)
+        except PipeLabError as error:
+            self.failed.emit(token, str(error))
+
+
+@pytest.fixture
+def manual_runner() -> ManualRunner:
+    return ManualRunner()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from gui.clock import Clock
@@ -105,7 +105,7 @@ def test_a_bad_value_shows_a_message_and_keeps_the_state(window: MainWindow) -> 
     before = window.schedules
     assert not window.edit("ops", 2_000_000)
     assert window.scenario_panel.message.isVisibleTo(window)
-    assert "at most 200,000 ops" in window.scenario_panel.message.text()
+    assert "at most 1,000,000 ops" in window.scenario_panel.message.text()
     assert window.schedules == before and window.scenario.n_ops == 3
     assert window.scenario_panel.ops.value() == 3  # the form shows the kept state again
     assert not window.edit("read", -1.0)
@@ -205,3 +205,169 @@ def test_about_names_the_versions(monkeypatch: pytest.MonkeyPatch) -> None:
     text = about_text()
     assert "Qt" in text and "pyqtgraph" in text and "numpy" in text
     assert "cupy" not in sys.modules  # read from metadata, never imported
+
+
+# -- the app model behind the window ---------------------------------------------------------
+
+
+@pytest.fixture
+def slow_window(qtbot, manual_runner):  # type: ignore[no-untyped-def]
+    """The book example, with every edit after the first run left to a manual runner."""
+    from engine.scenario import load_preset
+    from gui.app_model import AppModel
+
+    model = AppModel(load_preset("book"), "book", runner=manual_runner, inline_ops=0)
+    win = MainWindow(model=model)
+    qtbot.addWidget(win)
+    win.resize(1400, 900)
+    win.show()
+    qtbot.waitExposed(win)
+    return win
+
+
+def test_a_busy_edit_keeps_the_last_run_shown_and_usable(
+    slow_window: MainWindow, manual_runner
+) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtWidgets import QApplication
+
+    win = slow_window
+    spin = win.scenario_panel.ops
+    spin.setValue(50)
+    spin.editingFinished.emit()
+    assert win.scenario.n_ops == 50  # the model has the edit…
+    assert win.view.timeline.bar_count == 18  # …the screen still shows the last run
+    assert win.busy.isVisibleTo(win) and QApplication.overrideCursor() is None
+    assert win.view.cursor().shape() == Qt.CursorShape.BusyCursor
+    win.clock.step_forward()  # the shown run still plays
+    assert win.clock.time == 1.0
+    spin.setValue(60)
+    spin.editingFinished.emit()
+    manual_runner.finish()
+    assert win.view.timeline.bar_count == 6 * 60 and not win.busy.isVisibleTo(win)
+    assert win.view.cursor().shape() == Qt.CursorShape.ArrowCursor
+    manual_runner.finish()  # the 50-op run comes last: stale, dropped
+    assert win.view.timeline.bar_count == 6 * 60
+    assert win.title.text() == "custom: 60 ops, unlimited slots"
+
+
+def test_switching_tabs_hands_the_clock_over_without_redrawing(
+    window: MainWindow, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    calls: list[object] = []
+    monkeypatch.setattr(window.view.timeline, "set_schedules", calls.append)
+    window.show_warps()
+    assert window.clock.end != 9.0
+    window.tabs.setCurrentIndex(0)
+    assert window.clock.end == 9.0 and calls == []
+
+
+def test_pin_edit_compare_unpin_in_the_window(window: MainWindow, tmp_path: Path) -> None:
+    window.set_view_mode("pipelined")
+    window.edit("buffers", 2)
+    window.scenario_panel.pin.click()
+    assert window.scenario_panel.unpin.isEnabled()
+    assert "Pinned: custom: 3 ops, 2 slots" in window.scenario_panel.pinned.text()
+    window.edit("buffers", 3)
+    assert [s.label for s in window.schedules] == ["pinned pipelined · 2 slots", "pipelined"]
+    assert window.comparison.text() == "2 slots: 6 s · 3 slots: 5 s (1 s faster)"
+    assert window.stats.value_of("", "pipelined vs pinned").endswith("(1 s faster)")
+    assert window.clock.end == 6.0  # one clock for both
+    assert len(window.view.assembly.station_rects()) == 2
+    out = tmp_path / "trace.json"
+    assert window.export_to(out)  # the export shows what is shown: pinned and current
+    import json
+
+    events = json.loads(out.read_text())["traceEvents"]
+    names = [e["args"]["name"] for e in events if e["name"] == "process_name"]
+    assert "pinned pipelined · 2 slots (simulated)" in names
+    assert "pipelined (simulated)" in names
+    assert window.choose_preset("memory-bound")  # a pin survives a preset switch
+    assert len(window.schedules) == 2 and "pinned" in window.schedules[0].label
+    window.scenario_panel.unpin.click()
+    assert len(window.schedules) == 1 and not window.comparison.isVisibleTo(window)
+    assert not window.scenario_panel.unpin.isEnabled()
+    assert window.clock.end == window.schedules[0].makespan
+
+
+# -- bad files and stray exceptions -----------------------------------------------------------
+
+
+BAD_FILES = {
+    "bad TOML": b'name = "x"\n[defaults\ncount = 3\n',
+    "deep nesting": b"a = " + b"[" * 100_000 + b"]" * 100_000,
+    "deep tables": b"x = " + b"{a=" * 5000 + b"1" + b"}" * 5000,
+    "binary junk": bytes(range(256)) * 40,
+    "empty": b"",
+    "not a scenario": b'[defaults]\ncount = "three"\n',
+    "too many ops for the app": b"[defaults]\ncount = 2000000\n",
+}
+
+
+@pytest.mark.parametrize("kind", [*BAD_FILES, "a folder", "missing"])
+def test_file_open_of_any_bad_file_shows_one_line_and_keeps_the_run(
+    window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    if kind == "a folder":
+        path = tmp_path
+    elif kind == "missing":
+        path = tmp_path / "nowhere.toml"
+    else:
+        path = tmp_path / "bad.toml"
+        path.write_bytes(BAD_FILES[kind])
+    messages: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text: messages.append(text))
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
+    before, scenario = window.schedules, window.scenario
+    window._open_dialog()
+    assert len(messages) == 1 and messages[0] and "\n" not in messages[0]
+    assert "Traceback" not in messages[0] and len(messages[0]) < 300
+    assert window.schedules == before and window.scenario is scenario
+
+
+def test_no_exception_escapes_a_slot(window: MainWindow, monkeypatch, caplog) -> None:  # type: ignore[no-untyped-def]
+    import sys
+
+    import gui.scenario_edits
+    from engine.errors import PipeLabError
+    from gui.errors import install_excepthook
+
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)  # restored after the test
+    install_excepthook(window.show_error)
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise ZeroDivisionError("a bug in an edit")
+
+    monkeypatch.setattr(gui.scenario_edits, "edit_field", broken)
+    before = window.schedules
+    window.scenario_panel.edited.emit("read", 2.0)  # the slot raises inside Qt's emit
+    message = window.scenario_panel.message.text()
+    assert message.startswith("something went wrong (ZeroDivisionError: a bug in an edit)")
+    assert any(r.exc_info and r.exc_info[0] is ZeroDivisionError for r in caplog.records)
+    assert window.schedules == before
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise PipeLabError("refused in a slot")
+
+    monkeypatch.setattr(window.model, "pin", refused)
+    caplog.clear()
+    window.scenario_panel.pin_requested.disconnect()
+    window.scenario_panel.pin_requested.connect(window.model.pin)
+    window.scenario_panel.pin.click()
+    assert window.scenario_panel.message.text() == "refused in a slot"
+    assert not caplog.records  # a PipeLabError is a message, not a bug
+
+
+def test_closing_during_a_background_run_leaves_no_thread_behind(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from engine.scenario import load_preset
+    from gui.app_model import AppModel
+
+    model = AppModel(load_preset("book"), "book", inline_ops=0)  # a real worker thread
+    win = MainWindow(model=model)
+    qtbot.addWidget(win)
+    win.scenario_panel.ops.setValue(40)
+    win.scenario_panel.ops.editingFinished.emit()
+    assert model.busy
+    win.close()  # returns at once: the worker is told to stop, never joined
+    runner = model._runner
+    qtbot.waitUntil(lambda: not runner.running, timeout=60_000)
+    # (the autouse fixtures then check that no QThread, QTimer or Python thread is left)

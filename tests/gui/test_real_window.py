@@ -90,3 +90,107 @@ def test_real_window_shows_stations_and_bars(tmp_path: Path) -> None:
     x, y, w, h = layout["stations"][1][1]
     station_colours = {c for _, c in image.crop((x, y, x + w, y + h)).getcolors(1 << 16)}
     assert (0xF2, 0x8E, 0x2B) in station_colours
+
+
+PIN_SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    from PySide6.QtCore import QPoint, QPointF, QSettings
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, sys.argv[2])
+    from gui.app import make_app, make_window
+    app = make_app()
+    window = make_window(preset="book")
+    window.resize(1280, 800)
+    window.show()
+
+    def settle():
+        for _ in range(20):
+            app.processEvents()
+
+    def load_row_pixel(group):
+        # the load unit's row of a row group, at t = 2.25 s (beside the cursor at 2.5 s)
+        timeline = window.view.timeline
+        view = timeline.getPlotItem().getViewBox()
+        scene = view.mapViewToScene(QPointF(2.25, group.first_row))
+        point = timeline.mapTo(window, timeline.mapFromScene(scene))
+        return [point.x(), point.y()]
+
+    settle()
+    panel = window.scenario_panel
+    panel.view.setCurrentIndex(2)
+    panel.view.activated.emit(2)  # pipelined only
+    panel.buffers.setValue(2)
+    panel.buffers.editingFinished.emit()
+    panel.pin.click()  # pin the 2-slot run
+    panel.buffers.setValue(3)
+    panel.buffers.editingFinished.emit()
+    window.clock.seek(2.5)
+    settle()
+    window.grab().save(sys.argv[1] + "/pinned.png")
+    comparison = window.comparison
+    corner = comparison.mapTo(window, QPoint(0, 0))
+    pinned = {
+        "labels": [s.label for s in window.schedules],
+        "comparison": comparison.text(),
+        "comparison_rect": [corner.x(), corner.y(), comparison.width(), comparison.height()],
+        "load_rows": [load_row_pixel(g) for g in window.view.timeline.groups],
+    }
+    panel.unpin.click()
+    settle()
+    window.grab().save(sys.argv[1] + "/unpinned.png")
+    unpinned = {
+        "labels": [s.label for s in window.schedules],
+        "comparison_visible": comparison.isVisible(),
+        "load_rows": [load_row_pixel(g) for g in window.view.timeline.groups],
+    }
+    json.dump({"pinned": pinned, "unpinned": unpinned}, open(sys.argv[1] + "/pin.json", "w"))
+    window.close()
+    """
+)
+
+
+def _run_in_xvfb(script_text: str, tmp_path: Path, screen: str) -> None:
+    if shutil.which("xvfb-run") is None:
+        pytest.skip("xvfb-run is not installed (apt install xvfb xauth)")
+    script = tmp_path / "script.py"
+    script.write_text(script_text)
+    env = dict(os.environ, QT_QPA_PLATFORM="xcb", PYTHONPATH=str(ROOT))
+    result = subprocess.run(
+        [
+            *("xvfb-run", "-a", "-s", f"-screen 0 {screen}", sys.executable, str(script)),
+            *(str(tmp_path), str(tmp_path / "settings")),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+
+
+@pytest.mark.xvfb
+def test_pin_edit_compare_unpin_in_a_real_window(tmp_path: Path) -> None:
+    _run_in_xvfb(PIN_SCRIPT, tmp_path, "1280x800x24")
+    found = json.loads((tmp_path / "pin.json").read_text())
+    pinned, unpinned = found["pinned"], found["unpinned"]
+    assert pinned["labels"] == ["pinned pipelined · 2 slots", "pipelined"]
+    assert pinned["comparison"] == "2 slots: 6 s · 3 slots: 5 s (1 s faster)"
+    image = Image.open(tmp_path / "pinned.png").convert("RGB")
+    x, y, w, h = pinned["comparison_rect"]
+    assert len(image.crop((x, y, x + w, y + h)).getcolors(1 << 16)) > 5  # text is drawn
+    op3 = (0xE1, 0x57, 0x59)
+    (px, py), (cx, cy) = pinned["load_rows"]
+    # 2.25 s into the run: with 2 slots the load unit waits for a slot (idle, pale); with 3
+    # it reads op 3 (red). Both rows are drawn on one time axis, so at the same x.
+    assert px == cx and cy > py
+    assert image.getpixel((px, py)) != op3
+    assert _near(image.getpixel((cx, cy)), op3)
+    after = Image.open(tmp_path / "unpinned.png").convert("RGB")
+    assert unpinned["labels"] == ["pipelined"] and not unpinned["comparison_visible"]
+    ((ux, uy),) = unpinned["load_rows"]
+    assert _near(after.getpixel((ux, uy)), op3)
+
+
+def _near(colour: tuple[int, ...], target: tuple[int, int, int], slack: int = 12) -> bool:
+    return all(abs(a - b) <= slack for a, b in zip(colour, target, strict=False))

@@ -1,9 +1,14 @@
-"""The scenario form reports only what the user changed: a value the spin boxes can only
-show rounded (or clamped) is not rewritten by leaving its field untouched."""
+"""The scenario form reports only what the user changed (a value the spin boxes can only
+show rounded or clamped is not rewritten by leaving its field untouched); the ops table
+edits, pastes and makes ops alike; the heading and description follow an edited run."""
 
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
+from PySide6.QtGui import QGuiApplication, QKeySequence
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QLineEdit
 
 from engine.scenario import Scenario
 from gui.main_window import MainWindow
@@ -29,3 +34,125 @@ def test_leaving_an_untouched_duration_keeps_the_scenarios_finer_value(
     read.setValue(0.5)  # a real edit still applies
     read.editingFinished.emit()
     assert window.scenario.read[0] == 0.5
+
+
+# -- the ops table ------------------------------------------------------------------------
+
+
+def cell(window: MainWindow, op: int, stage: int) -> str:
+    table = window.scenario_panel.table
+    return str(table.model().data(table.model().index(op, stage)))
+
+
+def test_editing_a_cell_changes_that_op_only(window: MainWindow) -> None:
+    table = window.scenario_panel.table
+    model = table.model()
+    assert model.rowCount() == 3 and model.columnCount() == 3
+    assert model.setData(model.index(1, 0), "2.5") is False  # a request, not a change
+    assert window.scenario.read.tolist() == [1.0, 2.5, 1.0]
+    assert cell(window, 1, 0) == "2.5"
+    assert window.stats.value_of("pipelined", "makespan") == "6.5 s"
+    label = window.scenario_panel.form.labelForField(window.scenario_panel.durations["read"])
+    assert label.text() == "Read (varies)"
+
+
+def test_pasting_a_column_from_a_spreadsheet_adds_ops(window: MainWindow) -> None:
+    table = window.scenario_panel.table
+    table.setCurrentIndex(table.model().index(0, 1))
+    QGuiApplication.clipboard().setText("0.5\n1.5\n2\n1\n")
+    QTest.keySequence(table, QKeySequence.StandardKey.Paste)
+    assert window.scenario.n_ops == 4
+    assert window.scenario.compute.tolist() == [0.5, 1.5, 2.0, 1.0]
+    assert window.scenario.read.tolist() == [1.0] * 4
+    assert table.model().rowCount() == 4 and cell(window, 3, 1) == "1"
+    assert window.view.timeline.bar_count == 24
+
+
+def test_pasting_a_block_and_filling_a_selection(window: MainWindow) -> None:
+    table = window.scenario_panel.table
+    table.setCurrentIndex(table.model().index(1, 1))
+    table.paste_text("7\t8\n9\t10")
+    assert window.scenario.durations.tolist() == [[1, 1, 1], [1, 7, 8], [1, 9, 10]]
+    table.selectionModel().select(
+        QItemSelection(table.model().index(0, 0), table.model().index(2, 0)),
+        QItemSelectionModel.SelectionFlag.ClearAndSelect,
+    )
+    table.paste_text("3")
+    assert window.scenario.read.tolist() == [3.0, 3.0, 3.0]
+    table.selectAll()
+    assert table.selected_text().splitlines()[1] == "3\t7\t8"
+
+
+def test_a_bad_paste_says_which_cell_and_changes_nothing(window: MainWindow) -> None:
+    before = window.schedules
+    window.scenario_panel.table.paste_text("1\n2\nlots")
+    message = window.scenario_panel.message
+    assert not message.isHidden() and "row 3, column 1: 'lots'" in message.text()
+    assert window.schedules == before
+    window.scenario_panel.table.paste_text("-1")
+    assert "0 or more" in message.text() and window.schedules == before
+
+
+def test_make_all_alike_copies_the_selected_op(window: MainWindow) -> None:
+    window.model.set_durations(0, 0, [[1, 2, 3], [4, 5, 6], [7, 8, 9]], wait=True)
+    assert not window.scenario.uniform
+    table = window.scenario_panel.table
+    table.setCurrentIndex(table.model().index(1, 2))
+    window.scenario_panel.alike.click()
+    assert window.scenario.uniform
+    assert window.scenario.durations.tolist() == [[4.0, 5.0, 6.0]] * 3
+    label = window.scenario_panel.form.labelForField(window.scenario_panel.durations["read"])
+    assert label.text() == "Read"
+    assert window.scenario_panel.durations["compute"].value() == 5.0
+
+
+def test_the_uniform_fields_set_every_op(window: MainWindow) -> None:
+    window.model.set_durations(0, 0, [[1, 2, 3], [4, 5, 6]], wait=True)
+    box = window.scenario_panel.durations["write"]
+    box.setValue(0.5)
+    box.editingFinished.emit()
+    assert window.scenario.write.tolist() == [0.5, 0.5, 0.5]
+    assert window.scenario.read.tolist() == [1.0, 4.0, 1.0]  # each op keeps its own read
+    assert [cell(window, op, 2) for op in range(3)] == ["0.5"] * 3
+
+
+def test_after_an_edit_the_heading_and_description_follow_the_run(window: MainWindow) -> None:
+    panel = window.scenario_panel
+    assert window.title.text() == "The book example"
+    assert "5 s pipelined" in panel.description.text()
+    panel.ops.setValue(20)
+    panel.ops.editingFinished.emit()
+    panel.buffers.setValue(2)
+    panel.buffers.editingFinished.emit()
+    assert window.title.text() == "custom: 20 ops, 2 slots"
+    assert window.windowTitle() == "PipeLab — custom: 20 ops, 2 slots"
+    assert panel.preset.currentText() == "(custom)"
+    text = panel.description.text()
+    assert "The book example" not in text and "5 s pipelined" not in text
+    assert text.startswith("20 ops, each read 1 s, compute 1 s, write 1 s; 2 slots")
+    assert window.title.toolTip() == text
+    assert window.choose_preset("book")
+    assert window.title.text() == "The book example"
+
+
+def test_the_table_is_a_model_view_that_holds_a_million_ops(qtbot) -> None:
+    from gui.ops_table import OpsTable
+    from gui.scenario_edits import set_durations
+
+    table = OpsTable()
+    qtbot.addWidget(table)
+    scenario = Scenario.uniform_ops(1_000_000, 1.0, 1.2, 0.8)
+    table.ops.set_scenario(scenario)
+    table.resize(300, 400)
+    table.show()
+    assert table.model().rowCount() == 1_000_000
+    assert table.model().headerData(999_999, Qt.Orientation.Vertical) == "op 1000000"
+    table.scrollToBottom()
+    assert table.findChildren(QLineEdit) == []  # no widget per cell
+    with qtbot.waitSignal(table.ops.block_edited) as edit:
+        table.model().setData(table.model().index(999_999, 2), "2")
+    assert edit.args == [999_999, 2, [[2.0]]]
+    edited = set_durations(scenario, *edit.args)
+    table.ops.set_scenario(edited)
+    assert table.model().data(table.model().index(999_999, 2)) == "2"
+    assert table.model().data(table.model().index(0, 2)) == "0.8"

@@ -1,0 +1,370 @@
+"""The app's state in one evented model (napari's ViewerModel is the pattern): the
+scenario and its preset, the view mode, the current run, the pins, what is shown, whether a
+run is being computed, and the last error. Views subscribe to its signals; the main window
+only wires them up. Nothing here draws.
+
+Every change of state emits its signal once. An accepted edit emits ``scenario_changed``
+at once and, when its run is ready, ``run_changed`` and ``shown_changed``. Small runs are
+computed on the spot; bigger ones on a worker (`gui.run_worker`), the latest edit winning:
+a stale result is dropped, and the previous run stays shown (``busy`` is true meanwhile).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, cast
+
+from PySide6.QtCore import QObject, Signal
+
+from engine.errors import PipeLabError
+from engine.scenario import Scenario, load_preset
+from engine.schedule import Schedule
+from gui import scenario_edits as edits
+from gui.run_worker import Runner, ThreadRunner, failure_message, run_job
+from gui.runs import (
+    MAX_PINS,
+    VIEW_MODES,
+    Run,
+    Shown,
+    compose,
+    compute_run,
+    pinned,
+    policies_of,
+    warm_caches,
+)
+
+log = logging.getLogger(__name__)
+
+#: The app refuses scenarios beyond this many ops (the command line takes any size).
+GUI_MAX_OPS = 1_000_000
+#: Runs of up to this many ops are computed on the spot (a few ms: a thread hop and a busy
+#: indication would only add flicker); bigger ones go to the worker.
+INLINE_OPS = 2_000
+
+
+@dataclass(frozen=True)
+class ScenarioChange:
+    """What ``scenario_changed`` carries: the scenario, its preset name ("" when custom)
+    and which form fields changed ("all" for a new scenario)."""
+
+    scenario: Scenario
+    preset: str
+    fields: frozenset[str]
+
+
+ALL = frozenset({"all"})
+
+
+class AppModel(QObject):
+    """The state of one PipeLab window. ``runner`` runs big jobs (a `ThreadRunner` unless
+    given); runs of at most ``inline_ops`` ops are computed on the calling thread."""
+
+    scenario_changed = Signal(object)  # ScenarioChange
+    view_mode_changed = Signal(str)
+    run_changed = Signal(object)  # Run
+    pins_changed = Signal(object)  # tuple[Run, ...]
+    shown_changed = Signal(object)  # Shown
+    busy_changed = Signal(bool)
+    error_changed = Signal(str)  # "" when cleared
+    edit_rejected = Signal(str, str)  # field, message
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        preset: str = "",
+        view_mode: str = "both",
+        runner: Runner | None = None,
+        pin_runner: Runner | None = None,
+        inline_ops: int = INLINE_OPS,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._scenario = scenario
+        self._preset = preset
+        self._view_mode = view_mode if view_mode in VIEW_MODES else "both"
+        self._run: Run | None = None
+        self._pins: tuple[Run, ...] = ()
+        self._shown: Shown | None = None
+        self._busy = False
+        self._error = ""
+        self._inline_ops = inline_ops
+        self._token = 0
+        self._pin_token = 0
+        self._pin_sources: tuple[Run, ...] = ()  # the run each pin was made from
+        self._editing = False  # a run is computing on the worker
+        self._pinning = False  # a pin is being made on the worker
+        self._runner = runner if runner is not None else ThreadRunner(self)
+        self._runner.landed.connect(self._on_landed)
+        self._runner.failed.connect(self._on_failed)
+        self._pin_runner = pin_runner if pin_runner is not None else ThreadRunner(self, "pin")
+        self._pin_runner.landed.connect(self._on_pinned)
+        self._pin_runner.failed.connect(self._on_failed_pin)
+
+    # -- state -------------------------------------------------------------------------------
+
+    @property
+    def scenario(self) -> Scenario:
+        """The scenario last accepted (its run may still be computing)."""
+        return self._scenario
+
+    @property
+    def preset(self) -> str:
+        return self._preset
+
+    @property
+    def view_mode(self) -> str:
+        return self._view_mode
+
+    @property
+    def run(self) -> Run | None:
+        """The current run (what the form's scenario gave, once computed)."""
+        return self._run
+
+    @property
+    def pins(self) -> tuple[Run, ...]:
+        return self._pins
+
+    @property
+    def shown(self) -> Shown | None:
+        return self._shown
+
+    @property
+    def busy(self) -> bool:
+        return self._busy
+
+    @property
+    def error(self) -> str:
+        return self._error
+
+    # -- edits -------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Compute the first run (on the spot, whatever its size: the window waits for it)."""
+        self._launch(wait=True)
+
+    def edit(self, field: str, value: Any, wait: bool = False) -> bool:
+        """One form field (see `gui.scenario_edits.FIELDS`); False if refused."""
+        return self._change(field, lambda s: edits.edit_field(s, field, value, GUI_MAX_OPS), wait)
+
+    def set_durations(
+        self, first_op: int, first_stage: int, block: list[list[float]], wait: bool = False
+    ) -> bool:
+        """A block of per-op durations (a table cell, a pasted range)."""
+        return self._change(
+            "durations",
+            lambda s: edits.set_durations(s, first_op, first_stage, block, GUI_MAX_OPS),
+            wait,
+        )
+
+    def make_alike(self, op: int = 0, wait: bool = False) -> bool:
+        """Every op takes op ``op``'s durations."""
+        return self._change("durations", lambda s: edits.make_alike(s, op), wait)
+
+    def set_scenario(self, scenario: Scenario, preset: str = "", wait: bool = False) -> bool:
+        """A whole new scenario (a file, a preset); False with a message if too big."""
+        try:
+            _check_size(scenario)
+        except PipeLabError as error:
+            self._set_error(str(error))
+            return False
+        self._accept(scenario, preset, ALL)
+        self._launch(wait)
+        return True
+
+    def choose_preset(self, name: str, wait: bool = False) -> bool:
+        try:
+            scenario = load_preset(name)
+        except PipeLabError as error:
+            self._set_error(str(error))
+            return False
+        return self.set_scenario(scenario, name, wait)
+
+    def set_view_mode(self, mode: str, wait: bool = False) -> None:
+        if mode not in VIEW_MODES:
+            self._set_error(f"unknown view {mode!r} (expected one of {', '.join(VIEW_MODES)})")
+            return
+        if mode == self._view_mode:
+            return
+        self._view_mode = mode
+        self.view_mode_changed.emit(mode)
+        self._launch(wait)
+
+    def show_external(self, schedules: list[Schedule], title: str) -> None:
+        """Show Schedules that come from elsewhere (a measured run) instead of the
+        scenario's, computed on the spot (they are small); a pending edit is dropped."""
+        self._token += 1
+        self._runner.cancel()
+        self._editing = False
+        run = _finish(compute_run(None, (), title=title, given=tuple(schedules)))
+        self._land(run, compose(run, self._pins))
+
+    def _change(self, field: str, change: Callable[[Scenario], Scenario], wait: bool) -> bool:
+        try:
+            scenario = change(self._scenario)
+            _check_size(scenario)
+        except PipeLabError as error:
+            self._set_error(str(error))
+            self.edit_rejected.emit(field, str(error))
+            return False
+        self._accept(scenario, "", frozenset({field}))
+        self._launch(wait)
+        return True
+
+    def _accept(self, scenario: Scenario, preset: str, fields: frozenset[str]) -> None:
+        self._scenario, self._preset = scenario, preset
+        self._set_error("")
+        self.scenario_changed.emit(ScenarioChange(scenario, preset, fields))
+
+    # -- runs --------------------------------------------------------------------------------
+
+    def _launch(self, wait: bool) -> None:
+        """Compute the run of the scenario and view mode now in the model."""
+        self._token += 1
+        token = self._token
+        scenario, preset, pins = self._scenario, self._preset, self._pins
+        reuse = self._run
+        policies = policies_of(self._view_mode)
+
+        def job() -> Any:
+            run = yield from compute_run(scenario, policies, preset, reuse=reuse)
+            shown = compose(run, pins)
+            yield "composed"
+            return run, shown
+
+        if wait or scenario.n_ops <= self._inline_ops:
+            self._runner.cancel()
+            self._editing = False
+            try:
+                result = _finish(job())
+            except Exception as error:  # a PipeLabError, or a bug: reported, state kept
+                if not isinstance(error, PipeLabError | MemoryError):
+                    log.exception("a run failed")
+                self._on_failed(token, failure_message(error))
+                return
+            self._on_landed(token, result)
+        else:
+            self._editing = True
+            self._set_busy(True)
+            self._runner.submit(token, job)
+
+    def _on_landed(self, token: int, result: object) -> None:
+        if token != self._token:
+            return  # an older edit's run: a newer one is on its way or shown
+        run, shown = cast(tuple[Run, Shown], result)
+        if shown.pins != self._pins:
+            shown = compose(run, self._pins)  # pinned or unpinned while it ran
+        self._land(run, shown)
+
+    def _land(self, run: Run, shown: Shown) -> None:
+        self._run, self._shown = run, shown
+        self._editing = False
+        self._set_busy(self._pinning)
+        self.run_changed.emit(run)
+        self.shown_changed.emit(shown)
+
+    def _on_failed(self, token: int, message: str) -> None:
+        if token != self._token:
+            return
+        self._editing = False
+        self._set_busy(self._pinning)
+        self._set_error(message)
+        last = self._run
+        if last is not None and last.scenario is not None and last.scenario is not self._scenario:
+            # The form goes back to the scenario of the run still on screen.
+            self._scenario, self._preset = last.scenario, last.preset
+            self.scenario_changed.emit(ScenarioChange(last.scenario, last.preset, ALL))
+
+    # -- pins --------------------------------------------------------------------------------
+
+    def pin(self, wait: bool = False) -> bool:
+        """Keep the current run as a reference shown beside the later ones; False when
+        there is nothing to pin (no run yet, or this run is pinned already). Measured runs
+        pin too: they are compared with later runs on the same time unit."""
+        run = self._run
+        if run is None or not run.schedules or any(run is s for s in self._pin_sources):
+            return False
+        self._pin_token += 1
+        token = self._pin_token
+
+        def job() -> Any:
+            pin = pinned(run)  # relabelled copies: their indexes are built again below
+            yield "relabelled"
+            for schedule in pin.schedules:
+                warm_caches(schedule)
+                yield "warmed"
+            return run, pin
+
+        if wait or max(s.n_ops for s in run.schedules) <= self._inline_ops:
+            self._pin_runner.cancel()
+            self._on_pinned(token, _finish(job()))
+        else:
+            self._pinning = True
+            self._set_busy(True)
+            self._pin_runner.submit(token, job)
+        return True
+
+    def unpin(self, index: int | None = None) -> None:
+        """Remove pin ``index`` (every pin when None); a pin still being made is dropped."""
+        self._pin_token += 1
+        self._pin_runner.cancel()
+        self._pinning = False
+        self._set_busy(self._editing)
+        keep = [i for i in range(len(self._pins)) if index is not None and i != index]
+        self._set_pins(
+            tuple(self._pins[i] for i in keep), tuple(self._pin_sources[i] for i in keep)
+        )
+
+    def _on_pinned(self, token: int, result: object) -> None:
+        if token != self._pin_token:
+            return
+        source, pin = cast(tuple[Run, Run], result)
+        self._pinning = False
+        self._set_busy(self._editing)
+        self._set_pins((*self._pins, pin)[-MAX_PINS:], (*self._pin_sources, source)[-MAX_PINS:])
+
+    def _on_failed_pin(self, token: int, message: str) -> None:
+        if token == self._pin_token:
+            self._pinning = False
+            self._set_busy(self._editing)
+            self._set_error(message)
+
+    def _set_pins(self, pins: tuple[Run, ...], sources: tuple[Run, ...]) -> None:
+        if pins == self._pins:
+            return
+        self._pins, self._pin_sources = pins, sources
+        self.pins_changed.emit(pins)
+        if self._run is not None:
+            self._shown = compose(self._run, pins)
+            self.shown_changed.emit(self._shown)
+
+    # -- little helpers ---------------------------------------------------------------------
+
+    def _set_busy(self, busy: bool) -> None:
+        if busy != self._busy:
+            self._busy = busy
+            self.busy_changed.emit(busy)
+
+    def _set_error(self, message: str) -> None:
+        if message != self._error:
+            self._error = message
+            self.error_changed.emit(message)
+
+    def shutdown(self) -> None:
+        """Drop every pending job and accept no more (no thread is joined)."""
+        self._token += 1
+        self._pin_token += 1
+        self._runner.shutdown()
+        self._pin_runner.shutdown()
+
+
+def _check_size(scenario: Scenario) -> None:
+    edits.op_count(scenario.n_ops, GUI_MAX_OPS)
+
+
+def _finish(job: Any) -> Any:
+    """Run a job generator to its end on this thread."""
+    finished, value = run_job(lambda: job, lambda: False)
+    assert finished
+    return value

@@ -1,0 +1,303 @@
+"""What the app shows, as plain values (no Qt): a `Run` (one scenario's Schedules and all
+that is derived from them), pins, and `Shown` (pinned runs + the current one, composed for
+the views: Schedules, stats, comparison lines, merged event times).
+
+`compute_run` is a generator (superqt's GeneratorWorker shape): it yields between steps so
+that a worker can drop a stale job there, and returns the Run. Everything derived per
+Schedule is listed in `DERIVATIONS`: one more entry (wait reasons, say) is one more call,
+made on the worker thread with the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.scenario import Scenario
+from engine.schedule import Schedule
+from engine.scheduler import simulate
+from engine.view_model import (
+    ScheduleStats,
+    StatLine,
+    comparison,
+    format_time,
+    ops_now,
+    schedule_stats,
+    typical_duration,
+)
+from gui.scenario_edits import slots_words, stage_words, summary
+
+FloatArray = npt.NDArray[np.float64]
+VIEW_MODES = ("both", "sequential", "pipelined")
+#: The most runs kept pinned at once (the oldest goes first).
+MAX_PINS = 3
+#: The assembly line animates every Schedule shown up to this many lanes; beyond, only
+#: the current run's (pinned runs stay in the timeline, the narration and the stats).
+MAX_LANES = 2
+
+Derivation = Callable[[Schedule, "Scenario | None"], object]
+
+
+def policies_of(mode: str) -> tuple[str, ...]:
+    return ("sequential", "pipelined") if mode == "both" else (mode,)
+
+
+def _stats(schedule: Schedule, scenario: Scenario | None) -> ScheduleStats:
+    return schedule_stats(schedule, scenario if schedule.source == "simulated" else None)
+
+
+def warm_caches(schedule: Schedule, scenario: Scenario | None = None) -> None:
+    """Build, here, the per-Schedule indexes the views read on their first frame (event
+    times, rows in time order, op matrices, slots): so the GUI thread never builds them."""
+    schedule.event_times  # noqa: B018 (cached properties: reading them builds them)
+    schedule.row_starts  # noqa: B018
+    schedule.row_reach  # noqa: B018
+    if schedule.is_pipeline and schedule.n_ops:
+        typical_duration(schedule)
+        ops_now(schedule, 0.0, 0.0, 1)  # op transitions, slots and their sorted index
+
+
+#: name → function of (Schedule, its Scenario or None), run for every Schedule of a run.
+DERIVATIONS: tuple[tuple[str, Derivation], ...] = (
+    ("stats", _stats),
+    ("caches", warm_caches),
+)
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """One run the app shows: a scenario's Schedules (or measured ones, ``scenario`` None),
+    its title, and what `DERIVATIONS` derived from each Schedule."""
+
+    scenario: Scenario | None
+    preset: str
+    title: str
+    schedules: tuple[Schedule, ...]
+    derived: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
+
+    @property
+    def stats(self) -> tuple[ScheduleStats, ...]:
+        return self.derived["stats"]  # type: ignore[return-value]
+
+    @property
+    def policies(self) -> tuple[str, ...]:
+        return tuple(s.policy for s in self.schedules)
+
+
+def compute_run(
+    scenario: Scenario | None,
+    policies: tuple[str, ...],
+    preset: str = "",
+    title: str = "",
+    given: tuple[Schedule, ...] = (),
+    reuse: Run | None = None,
+) -> Generator[str, None, Run]:
+    """Simulate ``scenario`` under ``policies`` (or take the ``given`` Schedules), then
+    derive everything per Schedule. Yields a word after each step (an abort point).
+
+    ``reuse``: a Run of the same scenario whose Schedules for these policies are taken as
+    they are (switching the view from both to pipelined simulates nothing)."""
+    schedules: list[Schedule] = list(given)
+    reused: dict[int, int] = {}
+    if scenario is not None and not given:
+        for policy in policies:
+            known = _reusable(reuse, scenario, policy)
+            if known is not None:
+                reused[len(schedules)] = known
+                schedules.append(reuse.schedules[known])  # type: ignore[union-attr]
+            else:
+                schedules.append(simulate(scenario, policy))
+                yield f"simulated {policy}"
+    derived: dict[str, tuple[object, ...]] = {}
+    for name, derive in DERIVATIONS:
+        values = []
+        for index, schedule in enumerate(schedules):
+            if index in reused and reuse is not None and name in reuse.derived:
+                values.append(reuse.derived[name][reused[index]])
+            else:
+                values.append(derive(schedule, scenario))
+        derived[name] = tuple(values)
+        yield name
+    title = title or (scenario.name if scenario is not None else "")
+    return Run(scenario, preset, title, tuple(schedules), MappingProxyType(derived))
+
+
+def _reusable(run: Run | None, scenario: Scenario, policy: str) -> int | None:
+    if run is None or run.scenario is not scenario:
+        return None
+    return run.policies.index(policy) if policy in run.policies else None
+
+
+# -- pins ----------------------------------------------------------------------------------
+
+
+def pinned(run: Run) -> Run:
+    """``run`` as a pin: its Schedules and stats relabelled "pinned …" so that every view
+    and export tells them from the current run."""
+    tag = f" · {summary(run.scenario, ops=False)}" if run.scenario is not None else ""
+    schedules = tuple(
+        s.with_meta(label=f"pinned {s.label or s.policy}{tag}") for s in run.schedules
+    )
+    derived = dict(run.derived)
+    if "stats" in derived:
+        derived["stats"] = tuple(
+            replace(stats, title=s.label) for stats, s in zip(run.stats, schedules, strict=True)
+        )
+    return Run(run.scenario, run.preset, f"pinned: {run.title}", schedules, derived)
+
+
+def difference_names(
+    a: Scenario | None, b: Scenario | None, policy: str = "pipelined"
+) -> tuple[str, str] | None:
+    """Short names for two runs of ``policy`` by what differs between their scenarios:
+    ("2 slots", "3 slots"), ("1 load worker", "2 load workers"), ("read 1 s", "read 2 s")…
+    None when nothing that matters to ``policy`` differs (sequential runs have one slot
+    whatever the scenario says)."""
+    if a is None or b is None:
+        return ("pinned", "now")
+    names: list[tuple[str, str]] = []
+    if a.n_ops != b.n_ops:
+        names.append((f"{a.n_ops:,} ops", f"{b.n_ops:,} ops"))
+    if a.buffers != b.buffers and policy != "sequential":
+        names.append((slots_words(a.buffers), slots_words(b.buffers)))
+    for unit, ka, kb in zip(("load", "compute", "store"), a.workers, b.workers, strict=True):
+        if ka != kb:
+            names.append((_workers(ka, unit), _workers(kb, unit)))
+    for stage in ("read", "compute", "write"):
+        wa, wb = stage_words(a, stage), stage_words(b, stage)
+        if wa != wb:
+            names.append((f"{stage} {wa}", f"{stage} {wb}"))
+        elif a.n_ops == b.n_ops and not _same(a, b, stage):
+            names.append((f"{stage} as pinned", f"{stage} edited"))
+    if not names:
+        return None
+    return (", ".join(n for n, _ in names[:2]), ", ".join(n for _, n in names[:2]))
+
+
+def _workers(k: int, unit: str) -> str:
+    return f"{k} {unit} worker" + ("" if k == 1 else "s")
+
+
+def _same(a: Scenario, b: Scenario, stage: str) -> bool:
+    return bool(np.array_equal(getattr(a, stage), getattr(b, stage)))
+
+
+def compare_line(pin: Run, current: Run, policy: str) -> str | None:
+    """ "2 slots: 6 s · 3 slots: 5 s (1 s faster)" for one policy of both runs; None when
+    the two runs of that policy have the same settings (and so the same result)."""
+    a = pin.schedules[pin.policies.index(policy)]
+    b = current.schedules[current.policies.index(policy)]
+    names = difference_names(pin.scenario, current.scenario, policy)
+    if names is None:
+        return None
+    name_a, name_b = names
+    unit = b.time_unit
+    span_a, span_b = a.makespan, b.makespan
+    delta = span_b - span_a
+    tolerance = 1e-9 * max(1.0, span_a, span_b)
+    if abs(delta) <= tolerance:
+        change = "the same"
+    else:
+        change = f"{format_time(abs(delta), unit)} {'faster' if delta < 0 else 'slower'}"
+    return (
+        f"{name_a}: {format_time(span_a, unit)} · {name_b}: {format_time(span_b, unit)} ({change})"
+    )
+
+
+# -- what the views show -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Shown:
+    """Pinned runs and the current run, composed for the views."""
+
+    current: Run
+    pins: tuple[Run, ...]
+    schedules: tuple[Schedule, ...]
+    stats: tuple[ScheduleStats, ...]
+    headlines: tuple[StatLine, ...]
+    comparisons: tuple[str, ...]
+    events: FloatArray
+    end: float
+
+    @property
+    def title(self) -> str:
+        return self.current.title
+
+    @property
+    def animated(self) -> tuple[Schedule, ...]:
+        """The Schedules the assembly line animates (see `MAX_LANES`)."""
+        if len(self.schedules) <= MAX_LANES:
+            return self.schedules
+        return self.current.schedules
+
+    @property
+    def time_unit(self) -> str:
+        return self.schedules[0].time_unit if self.schedules else "s"
+
+
+def compose(current: Run, pins: tuple[Run, ...]) -> Shown:
+    """Pinned runs (those on the current run's time unit) above the current run, one clock.
+
+    A pinned Schedule whose settings equal the current one's for its policy (a sequential
+    run, when only the slots changed) is left out: it would show the same bars twice."""
+    unit = current.schedules[0].time_unit if current.schedules else "s"
+    schedules: list[Schedule] = []
+    stats: list[ScheduleStats] = []
+    headlines: list[StatLine] = []
+    comparisons: list[str] = []
+    for pin in pins:
+        if not pin.schedules or pin.schedules[0].time_unit != unit:
+            continue
+        for schedule, schedule_stats_ in zip(pin.schedules, pin.stats, strict=True):
+            policy = schedule.policy
+            line = compare_line(pin, current, policy) if policy in current.policies else ""
+            if line is None:
+                continue  # the same as the current run's
+            schedules.append(schedule)
+            stats.append(schedule_stats_)
+            if not line:
+                continue
+            comparisons.append(f"{policy}: {line}" if len(current.policies) > 1 else line)
+            headlines.append(
+                StatLine(
+                    f"{policy} vs pinned",
+                    line,
+                    "The pinned run's makespan beside the current run's, each named by what "
+                    "differs between their scenarios, and how much sooner or later the "
+                    "current run ends.",
+                )
+            )
+    if pins and not comparisons:
+        comparisons.append("the pinned run has the same settings as this one")
+    schedules += current.schedules
+    stats += current.stats
+    speedup = comparison(list(current.schedules))
+    if speedup is not None:
+        headlines.append(speedup)
+    events = merged_events([s.event_times for s in schedules]) if schedules else np.zeros(1)
+    end = max((s.makespan for s in schedules), default=0.0)
+    return Shown(
+        current,
+        pins,
+        tuple(schedules),
+        tuple(stats),
+        tuple(headlines),
+        tuple(comparisons),
+        events,
+        end,
+    )
+
+
+def merged_events(arrays: list[FloatArray]) -> FloatArray:
+    """The sorted, unique union of sorted arrays (a stable sort merges sorted runs in
+    linear time, where np.unique would sort from scratch)."""
+    if len(arrays) == 1:
+        return arrays[0]
+    merged: FloatArray = np.sort(np.concatenate(arrays), kind="stable")
+    unique: FloatArray = merged[np.concatenate([[True], np.diff(merged) > 0])]
+    return unique

@@ -1,0 +1,198 @@
+"""Edits the app makes to a Scenario, as pure functions (no Qt): one form field, a block of
+per-op durations (a table cell or a pasted spreadsheet range), "make all alike"; and the
+heading and sentence an edited scenario gets. Each returns a new, validated Scenario or
+raises a one-line `PipeLabError`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.errors import PipeLabError
+from engine.scenario import MAX_OPS, Scenario
+from engine.schedule import STAGES, UNITS
+from engine.validation import duration, whole_number
+from engine.view_model import format_time
+
+FloatArray = npt.NDArray[np.float64]
+
+#: Form fields: the op count, one stage's duration for every op, the buffers, and
+#: "<unit>_workers" for each unit.
+FIELDS = ("ops", *STAGES, "buffers", *(f"{unit}_workers" for unit in UNITS))
+
+
+def slots_words(buffers: int) -> str:
+    """ "unlimited slots", "1 slot", "3 slots"."""
+    if buffers == 0:
+        return "unlimited slots"
+    return f"{buffers} slot" + ("" if buffers == 1 else "s")
+
+
+def summary(scenario: Scenario, ops: bool = True) -> str:
+    """A few words that tell runs apart: "20 ops, 2 slots" (workers when not one each)."""
+    words = [f"{scenario.n_ops:,} op" + ("" if scenario.n_ops == 1 else "s")] if ops else []
+    words.append(slots_words(scenario.buffers))
+    for unit, k in zip(UNITS, scenario.workers, strict=True):
+        if k != 1:
+            words.append(f"{k} {unit} workers")
+    return ", ".join(words)
+
+
+def stage_words(scenario: Scenario, stage: str) -> str:
+    """One stage's durations: "1 s" when every op has the same, else "0.5–2 s"."""
+    values = getattr(scenario, stage)
+    low, high = float(values.min()), float(values.max())
+    if low == high:
+        return format_time(low)
+    return f"{format_time(low).removesuffix(' s')}–{format_time(high)}"
+
+
+def sentence(scenario: Scenario) -> str:
+    """A generated description: what each op takes, the slots and the workers."""
+    n = scenario.n_ops
+    ops = f"{n:,} op" + ("" if n == 1 else "s")
+    stages = ", ".join(f"{s} {stage_words(scenario, s)}" for s in STAGES)
+    alike = "each" if _all_alike(scenario) else "with their own durations:"
+    if n == 1:
+        alike = "taking"
+    k = scenario.workers
+    workers = "one worker per unit"
+    if k != (1, 1, 1):
+        workers = ", ".join(
+            f"{w} {u} worker" + ("" if w == 1 else "s") for u, w in zip(UNITS, k, strict=True)
+        )
+    memory = (
+        "unlimited shared-memory slots"
+        if scenario.buffers == 0
+        else f"{slots_words(scenario.buffers)} of shared memory"
+    )
+    return f"{ops}, {alike} {stages}; {memory}; {workers}."
+
+
+def heading(scenario: Scenario) -> str:
+    return f"custom: {summary(scenario)}"
+
+
+def as_custom(scenario: Scenario) -> Scenario:
+    """The scenario renamed for what it now is (an edit makes any preset custom)."""
+    uniform = _all_alike(scenario)
+    return replace(
+        scenario, name=heading(scenario), description=sentence(scenario), uniform=uniform
+    )
+
+
+def _with_columns(scenario: Scenario, columns: dict[str, FloatArray]) -> Scenario:
+    """``scenario`` with some stages' per-op durations replaced (validated anew)."""
+    read, compute, write = (columns.get(s, getattr(scenario, s)) for s in STAGES)
+    return replace(scenario, read=read, compute=compute, write=write)
+
+
+def _all_alike(scenario: Scenario) -> bool:
+    return all(bool((getattr(scenario, s) == getattr(scenario, s)[0]).all()) for s in STAGES)
+
+
+def op_count(value: Any, max_ops: int = MAX_OPS) -> int:
+    """``value`` as a number of ops; beyond ``max_ops`` (the app's cap) the message says
+    that the command line takes more."""
+    n = whole_number(value, "the number of ops", 1, MAX_OPS)
+    if n > max_ops:
+        raise PipeLabError(
+            f"the app shows at most {max_ops:,} ops, not {n:,} (the simulate command takes "
+            "any size)"
+        )
+    return n
+
+
+def edit_field(scenario: Scenario, field: str, value: Any, max_ops: int = MAX_OPS) -> Scenario:
+    """The scenario with one form field changed. A stage's duration sets that stage for
+    every op and keeps the other stages' per-op values; the op count repeats the ops'
+    durations (identical ops stay identical)."""
+    if field == "ops":
+        n = op_count(value, max_ops)
+        reps = np.resize(np.arange(scenario.n_ops), n)
+        changed = _with_columns(scenario, {s: getattr(scenario, s)[reps] for s in STAGES})
+    elif field in STAGES:
+        seconds = duration(value, f"{field} duration")
+        changed = _with_columns(scenario, {field: np.full(scenario.n_ops, seconds)})
+    elif field == "buffers":
+        changed = replace(scenario, buffers=value)
+    elif field.endswith("_workers") and field.removesuffix("_workers") in UNITS:
+        workers = list(scenario.workers)
+        workers[UNITS.index(field.removesuffix("_workers"))] = value
+        changed = replace(scenario, workers=(workers[0], workers[1], workers[2]))
+    else:
+        raise PipeLabError(f"unknown scenario field {field!r} (expected one of {FIELDS})")
+    return as_custom(changed)
+
+
+def set_durations(
+    scenario: Scenario,
+    first_op: int,
+    first_stage: int,
+    block: Sequence[Sequence[float]],
+    max_ops: int = MAX_OPS,
+) -> Scenario:
+    """Write ``block`` (rows of per-stage durations) into the ops table from op
+    ``first_op``, stage column ``first_stage``. Rows past the last op add ops, which
+    copy the last op's durations for the columns the block does not give."""
+    if not block or not any(block):
+        raise PipeLabError("nothing to paste: no values")
+    width = max(len(row) for row in block)
+    if first_stage < 0 or first_stage + width > len(STAGES):
+        raise PipeLabError(
+            f"the ops table has {len(STAGES)} columns (read, compute, write); "
+            f"{width} values from column {first_stage + 1} do not fit"
+        )
+    if not 0 <= first_op <= scenario.n_ops:
+        raise PipeLabError(f"no op {first_op + 1} (the scenario has {scenario.n_ops:,})")
+    n = op_count(max(scenario.n_ops, first_op + len(block)), max_ops)
+    columns: dict[str, FloatArray] = {}
+    for index, stage in enumerate(STAGES):
+        values = getattr(scenario, stage)
+        column = np.concatenate([values, np.full(n - len(values), values[-1])])
+        if first_stage <= index < first_stage + width:
+            for r, row in enumerate(block):
+                c = index - first_stage
+                if c < len(row):
+                    what = f"op {first_op + r + 1} {stage} duration"
+                    column[first_op + r] = duration(row[c], what)
+        columns[stage] = column
+    return as_custom(_with_columns(scenario, columns))
+
+
+def make_alike(scenario: Scenario, op: int = 0) -> Scenario:
+    """Every op takes op ``op``'s durations."""
+    if not 0 <= op < scenario.n_ops:
+        raise PipeLabError(f"no op {op + 1} (the scenario has {scenario.n_ops:,})")
+    arrays = {s: np.full(scenario.n_ops, float(getattr(scenario, s)[op])) for s in STAGES}
+    return as_custom(_with_columns(scenario, arrays))
+
+
+def parse_block(text: str) -> list[list[float]]:
+    """Cells copied from a spreadsheet: rows on lines, columns split by tabs. A cell may
+    end in " s". Blank trailing lines are ignored; a cell that is not a number is an error
+    naming its row and column."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    while lines and not lines[-1].strip():
+        lines.pop()
+    block: list[list[float]] = []
+    for r, line in enumerate(lines):
+        row = []
+        for c, cell in enumerate(line.split("\t")):
+            word = cell.strip().removesuffix("s").strip().replace("\u2009", "")
+            try:
+                number = float(word)
+            except ValueError:
+                shown = cell.strip()[:20]
+                raise PipeLabError(
+                    f"pasted row {r + 1}, column {c + 1}: {shown!r} is not a number of seconds"
+                ) from None
+            row.append(number)
+        block.append(row)
+    if not block:
+        raise PipeLabError("nothing to paste: the clipboard has no values")
+    return block
