@@ -125,6 +125,13 @@ def test_wheel_carries_the_packages_their_data_and_the_licence(installed: Instal
     top_level = {name.split("/")[0] for name in names}
     assert top_level == {*PACKAGES, dist_info}, "no top-level `main` module, no tests/"
     assert f"{dist_info}/licenses/LICENSE" in names
+    modules = {
+        path.relative_to(ROOT).as_posix()
+        for package in PACKAGES
+        for path in (ROOT / package).rglob("*.py")
+        if "__pycache__" not in path.parts
+    }
+    assert modules <= names, f"modules missing from the wheel: {sorted(modules - names)}"
     for folder in DATA_DIRS:
         shipped = {
             path.relative_to(ROOT).as_posix()

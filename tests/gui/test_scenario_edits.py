@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from engine.errors import PipeLabError
 from engine.scenario import Scenario, load_preset
+from engine.validation import MIN_DURATION
 from gui.runs import compare_line, compose, compute_run, difference_names, pinned
 from gui.scenario_edits import (
     edit_field,
@@ -99,7 +100,9 @@ def test_parse_block_reads_spreadsheet_cells() -> None:
         parse_block("\n\n")
 
 
-@given(st.lists(st.floats(0, 100, allow_nan=False), min_size=1, max_size=30))
+@given(
+    st.lists(st.just(0.0) | st.floats(MIN_DURATION, 100, allow_nan=False), min_size=1, max_size=30)
+)
 def test_a_pasted_column_lands_exactly(values: list[float]) -> None:
     text = "\n".join(repr(v) for v in values)
     edited = set_durations(uneven(), 0, 1, parse_block(text))

@@ -88,6 +88,7 @@ def test_an_occupancy_sweep_lands_on_the_warps_tab(window: MainWindow, monkeypat
         warps = np.array([1.0, 2.0, 4.0, 8.0, 16.0])
         utilization = np.array([0.1, 0.2, 0.4, 0.8, 1.0])
         knee = 10.0
+        saturated = True
         device = "NVIDIA H200 (sm_90)"
 
     window.gpu_panel.occupancy_ready.emit(Sweep())
