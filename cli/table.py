@@ -15,10 +15,9 @@ from engine.text import time_text
 IDLE = "·"
 
 
-def seconds(value: float, unit: str = "s") -> str:
-    """A time for people: 5 s, 1.5 s, 1201.8 s, 1,000,002 s (6 significant digits, and
-    every digit of large whole values rather than 1e+06)."""
-    return time_text(value, unit)
+#: A time for people: the one formatter, `engine.text.time_text` ("5 s", "723 ms",
+#: "1,000,002 s").
+seconds = time_text
 
 
 def _row_cells(schedule: Schedule, row: int, width: int, makespan: float) -> str:

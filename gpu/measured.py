@@ -18,6 +18,7 @@ import numpy.typing as npt
 from engine.scenario import Scenario
 from engine.schedule import Schedule
 from engine.scheduler import simulate
+from engine.text import time_text
 from gpu.params import PipelineParams
 
 FloatArray = npt.NDArray[np.float64]
@@ -238,7 +239,7 @@ class PipelineResult:
                 "the model, fed the times alone, expects too much"
             )
         concurrent = [
-            f"{unit} {ms:.3g} ms"
+            f"{unit} {time_text(ms, 'ms')}"
             for unit, ms in zip(self.pipelined.unit_names, overlap, strict=True)
             if ms > 0.01 * self.pipelined.makespan
         ]
@@ -258,7 +259,7 @@ class PipelineResult:
         else:
             text = "the pipelined run matches the model within 2%"
         text += (
-            f" (model with side-by-side stage times: {side:.3g} ms, "
+            f" (model with side-by-side stage times: {time_text(side, 'ms')}, "
             f"{side / self.pipelined.makespan:.0%} of the measured)"
         )
         return {

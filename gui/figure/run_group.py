@@ -10,7 +10,7 @@ import numpy as np
 from PySide6.QtGui import QColor
 
 from engine.schedule import Schedule
-from engine.view_model import format_time
+from engine.text import time_text
 from gui.colours import IDLE_STYLES, OP_COLOURS, Theme, density_colours, ink_on
 from gui.figure.bars import BAR_HEIGHT, THIN_PIXELS, BarPlan, DensityRuns, plan_bars
 from gui.figure.fonts import cap_height, text_width
@@ -60,12 +60,9 @@ class Frame:
         return max(0.35, 0.07 * self.text)
 
 
-def figure_time(value: float, unit: str) -> str:
-    """A time on a figure: `format_time` ("2.5 s", "1202 s"), but large times in full
-    with thousands separators ("3,000,000 s"), never in scientific notation."""
-    if abs(value) >= 1e4:
-        return f"{value:,.0f} {unit}"
-    return format_time(value, unit)
+#: A time on a figure: the one formatter, `engine.text.time_text` ("2.5 s", "723 ms",
+#: "3,000,000 s").
+figure_time = time_text
 
 
 def run_title(schedule: Schedule) -> str:
