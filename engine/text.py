@@ -82,6 +82,8 @@ def time_scale(value: float, unit: str = "s", digits: int = DIGITS) -> TimeScale
     if per_unit is None:
         return TimeScale(1.0, unit)
     seconds = _rounded(value * per_unit, digits) if math.isfinite(value) else math.inf
+    if seconds == 0:
+        return TimeScale(per_unit, "s")
     for size, name in _PREFIXES:
         if seconds >= size:
             return TimeScale(per_unit / size, name)

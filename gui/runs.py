@@ -29,6 +29,7 @@ from engine.view_model import (
     schedule_stats,
     typical_duration,
 )
+from gui.figure.rows import warm_waits
 from gui.scenario_edits import slots_words, stage_words, summary
 
 FloatArray = npt.NDArray[np.float64]
@@ -65,6 +66,7 @@ def warm_caches(schedule: Schedule, scenario: Scenario | None = None) -> None:
 DERIVATIONS: tuple[tuple[str, Derivation], ...] = (
     ("stats", _stats),
     ("caches", warm_caches),
+    ("waits", warm_waits),
 )
 
 
