@@ -8,7 +8,7 @@ import textwrap
 import numpy as np
 
 from engine.scenario import Scenario
-from engine.schedule import Schedule
+from engine.schedule import UNITS, Schedule
 from engine.stats import schedule_stats
 from engine.text import time_text
 
@@ -70,10 +70,7 @@ def text_gantt(schedule: Schedule, width: int = 80) -> str:
 
 
 def describe(scenario: Scenario) -> str:
-    workers = ", ".join(
-        f"{k} {unit}"
-        for unit, k in zip(("load", "compute", "store"), scenario.workers, strict=True)
-    )
+    workers = ", ".join(f"{k} {unit}" for unit, k in zip(UNITS, scenario.workers, strict=True))
     slots = "unlimited" if scenario.buffers == 0 else str(scenario.buffers)
     return f"{scenario.name}: {scenario.n_ops} ops, workers {workers}, buffer slots {slots}"
 

@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.scenario import Scenario
-from engine.schedule import Schedule
+from engine.schedule import STAGES, Schedule
 from engine.scheduler import simulate
 from engine.text import time_text
 from gpu.params import PipelineParams
@@ -230,7 +230,7 @@ class PipelineResult:
         reasons: list[str] = []
         faster = [
             f"{name} {ratio:.2f}×"
-            for name, ratio in zip(("read", "compute", "write"), ratios, strict=True)
+            for name, ratio in zip(STAGES, ratios, strict=True)
             if ratio < 0.98
         ]
         if faster:

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.scenario import Scenario
-from engine.schedule import Schedule
+from engine.schedule import STAGES, UNITS, Schedule
 from engine.scheduler import simulate
 from engine.view_model import (
     ScheduleStats,
@@ -166,10 +166,10 @@ def difference_names(
         names.append((f"{a.n_ops:,} ops", f"{b.n_ops:,} ops"))
     if a.buffers != b.buffers and policy != "sequential":
         names.append((slots_words(a.buffers), slots_words(b.buffers)))
-    for unit, ka, kb in zip(("load", "compute", "store"), a.workers, b.workers, strict=True):
+    for unit, ka, kb in zip(UNITS, a.workers, b.workers, strict=True):
         if ka != kb:
             names.append((_workers(ka, unit), _workers(kb, unit)))
-    for stage in ("read", "compute", "write"):
+    for stage in STAGES:
         wa, wb = stage_words(a, stage), stage_words(b, stage)
         if wa != wb:
             names.append((f"{stage} {wa}", f"{stage} {wb}"))

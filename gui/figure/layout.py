@@ -19,11 +19,10 @@ from engine.schedule import Schedule
 from engine.text import TimeScale, axis_scale, axis_title, tick_text
 from gui.colours import LIGHT, Theme
 from gui.figure.fonts import cap_height, text_width
-from gui.figure.legend import lay_out_legend, legend_entries
+from gui.figure.legend import MIN_TEXT, lay_out_legend, legend_entries
 from gui.figure.model import Embed, Figure, Group, Item, Line, Text
 from gui.figure.rows import check_rows
 from gui.figure.run_group import (
-    MIN_TEXT,
     Frame,
     figure_time,
     lay_out_run,

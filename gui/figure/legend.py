@@ -119,8 +119,9 @@ def _with_class(text: Text, cls: str) -> Text:
 def _swatch(
     kind: str, x: float, y: float, w: float, h: float, f: float, theme: Theme, rows: str
 ) -> list[Item]:
-    def box(left: float, width: float) -> tuple[FloatArray, ...]:
-        return tuple(np.array([v], dtype=np.float64) for v in (left, y, width, h))
+    def box(left: float, width: float) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+        one = [np.array([v], dtype=np.float64) for v in (left, y, width, h)]
+        return one[0], one[1], one[2], one[3]
 
     if kind in IDLE_STYLES:
         style = IDLE_STYLES[kind]

@@ -255,17 +255,16 @@ class _Run:
             for row in np.unique(rows).tolist():
                 here = rows == row
                 count = int(here.sum())
-                box = (
-                    x0[here],
-                    np.full(count, self.y(row) - self.bar_h / 2),
-                    x1[here] - x0[here],
-                    np.full(count, self.bar_h),
-                )
+                x, w = x0[here], x1[here] - x0[here]
+                y, h = np.full(count, self.y(row) - self.bar_h / 2), np.full(count, self.bar_h)
                 if tint != under:
-                    self.put(row, Rects(*box, fill=tint, cls=f"idle-tint idle-{reason}"))
+                    self.put(row, Rects(x, y, w, h, fill=tint, cls=f"idle-tint idle-{reason}"))
                 if style.angles:
                     hatch = Hatch(
-                        *box,
+                        x,
+                        y,
+                        w,
+                        h,
                         reason=reason,
                         angles=style.angles,
                         spacing=frame.hatch_spacing(),
