@@ -19,6 +19,8 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any, TextIO
 
+from engine.text import time_text
+
 ERRORS = "pipelab-ascii"
 #: Stand-ins for the non-ASCII characters PipeLab prints (others become "?").
 ASCII = {
@@ -146,7 +148,7 @@ class Progress:
         text = f"pipelab: {self._text}"
         if self._total:
             text += f" {min(1.0, self._done / self._total):.0%}"
-        return f"{text} ({elapsed:.0f} s)"
+        return f"{text} ({time_text(elapsed)})"
 
     def _run(self) -> None:
         while not self._stop.wait(self._interval):

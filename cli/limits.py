@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from engine.errors import PipeLabError
 from engine.scenario import Scenario
+from engine.text import time_text
 
 #: Refuse runs estimated above these: "several GB", "a few minutes".
 MEMORY_LIMIT = 4 * 2**30
@@ -98,7 +99,7 @@ def _round_down(value: float) -> int:
 
 def _duration(seconds: float) -> str:
     if seconds < 90:
-        return f"{seconds:.0f} s"
+        return time_text(seconds)
     if seconds < 600:
         return f"{seconds / 60:.1f} min"
     if seconds < 5400:

@@ -7,6 +7,7 @@ import argparse
 from cli.paths import nonempty
 from engine.errors import PipeLabError
 from engine.scenario import Scenario, load_preset, preset_names
+from engine.schedule import STAGES, UNITS
 
 
 def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,7 +29,7 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--ops", type=int, default=None, metavar="N", help="number of ops (default: the scenario's)"
     )
-    for stage in ("read", "compute", "write"):
+    for stage in STAGES:
         group.add_argument(
             f"--{stage}",
             type=float,
@@ -43,7 +44,7 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="B",
         help="shared-memory slots, 0 = unlimited (default: the scenario's)",
     )
-    for unit in ("load", "compute", "store"):
+    for unit in UNITS:
         group.add_argument(
             f"--{unit}-workers",
             type=int,

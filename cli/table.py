@@ -8,17 +8,16 @@ import textwrap
 import numpy as np
 
 from engine.scenario import Scenario
-from engine.schedule import Schedule
+from engine.schedule import UNITS, Schedule
 from engine.stats import schedule_stats
 from engine.text import time_text
 
 IDLE = "·"
 
 
-def seconds(value: float, unit: str = "s") -> str:
-    """A time for people: 5 s, 1.5 s, 1201.8 s, 1,000,002 s (6 significant digits, and
-    every digit of large whole values rather than 1e+06)."""
-    return time_text(value, unit)
+#: A time for people: the one formatter, `engine.text.time_text` ("5 s", "723 ms",
+#: "1,000,002 s").
+seconds = time_text
 
 
 def _row_cells(schedule: Schedule, row: int, width: int, makespan: float) -> str:
@@ -71,10 +70,7 @@ def text_gantt(schedule: Schedule, width: int = 80) -> str:
 
 
 def describe(scenario: Scenario) -> str:
-    workers = ", ".join(
-        f"{k} {unit}"
-        for unit, k in zip(("load", "compute", "store"), scenario.workers, strict=True)
-    )
+    workers = ", ".join(f"{k} {unit}" for unit, k in zip(UNITS, scenario.workers, strict=True))
     slots = "unlimited" if scenario.buffers == 0 else str(scenario.buffers)
     return f"{scenario.name}: {scenario.n_ops} ops, workers {workers}, buffer slots {slots}"
 

@@ -14,6 +14,7 @@ import numpy as np
 from cli.console import Progress, counting_lines
 from cli.parser import HelpFormatter, add_output_arguments, emit, emit_stream
 from cli.paths import check_output_path
+from engine.text import number_text
 from engine.warp_stream import WarpSummary, Write, burst_chunks, summarize, write_warp_tasks
 from engine.warps import (
     COMPUTE,
@@ -195,16 +196,16 @@ def run_to_table(summary: WarpSummary, width: int) -> str:
         f"issue unit   {_percent(summary.utilization)} busy over the run, "
         f"{_percent(summary.steady_state_utilization)} in steady state",
         f"model        min(1, W·C / (C + L)) = {config.analytic_utilization:.1%}",
-        f"knee         W = (C + L) / C = {knee:.4g} warps hide the latency; "
+        f"knee         W = (C + L) / C = {number_text(knee)} warps hide the latency; "
         f"{config.warps} is {side} the knee",
     ]
     stalls = summary.stall_cycles
     if config.warps <= _LISTED_WARPS:
-        listed = ", ".join(f"{k + 1}: {v:g}" for k, v in enumerate(stalls.tolist()))
+        listed = ", ".join(f"{k + 1}: {v:,.0f}" for k, v in enumerate(stalls.tolist()))
         lines.append(f"stalls       cycles ready but not picked, per warp: {listed}")
     lines.append(
-        f"             mean {stalls.mean():.4g} cycles per warp "
-        f"({stalls.mean() / config.cycles:.1%} of the run), most {stalls.max():g}"
+        f"             mean {number_text(stalls.mean())} cycles per warp "
+        f"({stalls.mean() / config.cycles:.1%} of the run), most {stalls.max():,.0f}"
     )
     return "\n".join(lines)
 

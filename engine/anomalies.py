@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from engine.scenario import Scenario
 from engine.schedule import UNITS
 from engine.scheduler import simulate
+from engine.text import time_text
 
 #: Checking runs up to four extra simulations (the app does it on every edit); past this
 #: many ops it is skipped. Anomalies are a small-scenario lesson anyway.
@@ -36,7 +37,7 @@ class Anomaly:
     def sentence(self) -> str:
         return (
             f"anomaly: with {self.fewer} {self.resource} instead of {self.current} this run "
-            f"would finish sooner ({self.makespan:.6g} s, not {self.actual:.6g} s)"
+            f"would finish sooner ({time_text(self.makespan)}, not {time_text(self.actual)})"
         )
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.scenario import Scenario
-from engine.schedule import Schedule
+from engine.schedule import STAGES, UNITS, Schedule
 from engine.text import time_text
 
 FloatArray = npt.NDArray[np.float64]
@@ -146,7 +146,7 @@ def closed_form_makespan(scenario: Scenario, policy: str | None = None) -> float
     if scenario.workers != (1, 1, 1) or not scenario.uniform:
         return None
     n = scenario.n_ops
-    r, c, w = (float(getattr(scenario, s)[0]) for s in ("read", "compute", "write"))
+    r, c, w = (float(getattr(scenario, s)[0]) for s in STAGES)
     if policy == "sequential" or scenario.buffers == 1:
         return n * (r + c + w)
     if scenario.buffers == 0 or scenario.buffers >= min(n, 3):
@@ -157,8 +157,8 @@ def closed_form_makespan(scenario: Scenario, policy: str | None = None) -> float
 # -- what binds the steady state, and the makespan's closed form ---------------------------
 
 #: The resources that can bind a pipeline's throughput (the contract's "resource" values).
-RESOURCES: tuple[str, ...] = ("load", "compute", "store", "slots")
-_STAGE_WORDS = {"load": "read", "compute": "compute", "store": "write"}
+RESOURCES: tuple[str, ...] = (*UNITS, "slots")
+_STAGE_WORDS = dict(zip(UNITS, STAGES, strict=True))
 
 
 @dataclass(frozen=True)

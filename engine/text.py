@@ -1,22 +1,155 @@
-"""Words for people: times and lists of ops, as the narration, the stats and the terminal
-write them. Ops are numbered from 1 here (op index 0 is "op 1"), as everywhere users read.
+"""Words for people: times and lists of ops, as the narration, the stats, the terminal, the
+app and every exported figure write them. Ops are numbered from 1 here (op index 0 is
+"op 1"), as everywhere users read.
+
+ONE time formatter, `time_text`, and its pieces (`number_text`, `time_scale`,
+`tick_text`, `span_text`) for axes and intervals. The rules:
+
+* Three significant digits, trailing zeros dropped: "5 s", "1.5 s", "723 ms", "9.67 ms".
+* Seconds get an SI prefix that keeps the number in [1, 1000): "s", "ms", "µs" (a time
+  in "ms", as measured runs keep them, is scaled the same way: 1500 ms is "1.5 s"). The
+  prefix is picked after rounding, so 0.9996 s is "1 s", never "1000 ms".
+* From 1000 of the largest prefix up, every digit of the whole number, with thousands
+  separators: "1,202 s", "3,000,000 s" (SI prefixes stop at seconds: no "ks").
+* Below a microsecond the number goes on in µs ("0.25 µs"); below half a nanosecond, which
+  no accepted duration (the policy's smallest is 1 µs) nor the views' resolution reaches,
+  it is "0 s". Zero is "0 s".
+* Cycles are whole numbers: "1 cycle", "1,234 cycles". Any other unit gets the number
+  rules and the unit as given ("2.5 units"); an empty unit gives the number alone.
+* Never scientific notation, never a number with more than three significant digits
+  below 1000. Negative values (which no run has) get a "-" and the same rules.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
 #: A time formatter: (value, unit) → text.
 TimeText = Callable[[float, str], str]
 
+#: Significant digits of every time people read.
+DIGITS = 3
+#: Units that are seconds (to this factor) and take SI prefixes.
+SECONDS: dict[str, float] = {"s": 1.0, "ms": 1e-3, "µs": 1e-6, "us": 1e-6}
+#: The SI prefixes used, largest first: (seconds per unit, unit).
+_PREFIXES: tuple[tuple[float, str], ...] = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"))
+#: Below this many seconds a time reads "0 s".
+_TINY = 5e-10
+_CYCLES = ("cycles", "cycle")
 
-def time_text(value: float, unit: str = "s") -> str:
-    """A time: "5 s", "1.5 s", "1201.8 s", "1,000,002 s" (6 significant digits, binary
-    noise such as 1201.8000000000227 removed, every digit of large whole values)."""
-    clean = float(f"{value:.12g}")
-    if abs(clean) >= 1e6:
-        return f"{clean:,.0f} {unit}"
-    return f"{clean:.6g} {unit}"
+
+def _rounded(value: float, digits: int) -> float:
+    """|value| rounded to ``digits`` significant digits (decimal rounding, as printed)."""
+    return abs(float(f"{value:.{digits - 1}e}"))
+
+
+def number_text(value: float, digits: int = DIGITS) -> str:
+    """A number with ``digits`` significant digits and no trailing zeros ("2.5", "723",
+    "0.0012"), or, from 10^digits up, the whole number with separators ("1,202"). Never
+    scientific notation."""
+    if not math.isfinite(value):
+        return str(value)
+    if value < 0:
+        return "-" + number_text(-value, digits)
+    rounded = _rounded(value, digits)
+    if rounded == 0:
+        return "0"
+    if rounded >= 10**digits:
+        return f"{round(value):,}"
+    decimals = max(0, digits - 1 - math.floor(math.log10(rounded)))
+    text = f"{rounded:.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+@dataclass(frozen=True)
+class TimeScale:
+    """How times are shown in one unit: the number is ``value * factor``, followed by
+    ``unit`` (e.g. factor 1000, unit "ms" for seconds shown in milliseconds)."""
+
+    factor: float
+    unit: str
+
+    def number(self, value: float, digits: int = DIGITS) -> str:
+        return number_text(value * self.factor, digits)
+
+
+def time_scale(value: float, unit: str = "s", digits: int = DIGITS) -> TimeScale:
+    """The scale `time_text` shows ``value`` (in ``unit``) in: the SI prefix that keeps the
+    rounded number in [1, 1000), seconds from 1 s up, µs below 1 ms; other units as given."""
+    per_unit = SECONDS.get(unit)
+    if per_unit is None:
+        return TimeScale(1.0, unit)
+    seconds = _rounded(value * per_unit, digits) if math.isfinite(value) else math.inf
+    if seconds == 0:
+        return TimeScale(per_unit, "s")
+    for size, name in _PREFIXES:
+        if seconds >= size:
+            return TimeScale(per_unit / size, name)
+    return TimeScale(per_unit / 1e-6, "µs")
+
+
+def time_text(value: float, unit: str = "s", digits: int = DIGITS) -> str:
+    """A time for people, by the rules in the module docstring: "5 s", "1.5 s", "723 ms",
+    "9.67 ms", "1 µs", "1,202 s", "3,000,000 s", "1,234 cycles"."""
+    if unit in _CYCLES:
+        whole = round(value) if math.isfinite(value) else value
+        return f"{whole:,} {'cycle' if whole == 1 else 'cycles'}"
+    if unit in SECONDS and math.isfinite(value) and abs(value * SECONDS[unit]) < _TINY:
+        return "0 s"
+    scale = time_scale(value, unit, digits)
+    number = scale.number(value, digits)
+    return f"{number} {scale.unit}" if scale.unit else number
+
+
+#: The app's name for `time_text` (it had a formatter of its own once; it is this one).
+format_time = time_text
+
+
+def span_text(start: float, end: float, unit: str = "s", time: TimeText = time_text) -> str:
+    """ "2–3 s", "0.5–1.5 s", "250–750 ms": an interval with the unit written once, both
+    ends in the scale of the larger one. ``time`` is kept for callers that pass a
+    formatter; a formatter other than `time_text` writes both ends in full."""
+    if time is not time_text:
+        first = time(start, unit)
+        return f"{first.removesuffix(' ' + unit) if unit else first}–{time(end, unit)}"
+    if unit in _CYCLES:
+        return f"{round(start):,}–{time_text(end, unit)}"
+    scale = time_scale(max(abs(start), abs(end)), unit)
+    tail = f" {scale.unit}" if scale.unit else ""
+    return f"{scale.number(start)}–{scale.number(end)}{tail}"
+
+
+def axis_scale(span: float, unit: str = "s") -> TimeScale:
+    """The scale of a time axis from 0 to ``span``: the prefix of its largest value (a run
+    of 250 ms is drawn in ms; cycles in cycles)."""
+    if unit in _CYCLES:
+        return TimeScale(1.0, "cycles")
+    return time_scale(span, unit)
+
+
+def axis_title(scale: TimeScale) -> str:
+    """ "time (ms)", or "cycle" for cycles."""
+    return "cycle" if scale.unit in _CYCLES else f"time ({scale.unit})" if scale.unit else "time"
+
+
+def tick_text(value: float, step: float, scale: TimeScale) -> str:
+    """A tick's number in ``scale`` with as many decimals as ``step`` needs (ticks 0.25 s
+    apart: "0.75"; 2 apart: "1,002"), thousands separators, never scientific notation."""
+    shown, shown_step = value * scale.factor, abs(step * scale.factor)
+    if not math.isfinite(shown):
+        return str(shown)
+    decimals = 0
+    if shown_step > 0:
+        decimals = min(12, max(0, -math.floor(math.log10(shown_step) + 1e-9)))
+        # Steps such as 0.25 or 2.5 need a decimal more than their order of magnitude.
+        while decimals < 12 and abs(round(shown_step, decimals) - shown_step) > 1e-9 * shown_step:
+            decimals += 1
+    text = f"{shown:,.{decimals}f}"
+    if decimals:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
 
 
 def join_words(items: Sequence[str]) -> str:
@@ -63,15 +196,3 @@ def op_list(ops: Iterable[int]) -> str:
 def count_words(count: int, noun: str, plural: str | None = None) -> str:
     """ "1 slot", "2 slots"."""
     return f"{count:,} {noun if count == 1 else (plural or noun + 's')}"
-
-
-def format_time(value: float, unit: str = "s") -> str:
-    """A time for the app's small spaces: "5 s", "2.5 s", "0.0123 ms" (at most 4 significant
-    digits)."""
-    return f"{float(f'{value:.12g}'):.4g} {unit}"
-
-
-def span_text(start: float, end: float, unit: str = "s", time: TimeText = time_text) -> str:
-    """ "2–3 s": an interval with the unit written once."""
-    first = time(start, unit)
-    return f"{first.removesuffix(' ' + unit) if unit else first}–{time(end, unit)}"

@@ -42,6 +42,7 @@ import numpy.typing as npt
 
 from engine.errors import PipeLabError
 from engine.schedule import Schedule
+from engine.text import time_text
 from engine.timeline import state_at
 from engine.validation import whole_number
 
@@ -380,11 +381,8 @@ def warp_state_at(schedule: Schedule, time: float) -> WarpSnapshot:
 
 
 def _cycle(value: float) -> str:
-    return f"{float(f'{value:.12g}'):.10g}"
-
-
-def _count(value: float, noun: str) -> str:
-    return f"{_cycle(value)} {noun}" + ("" if value == 1 else "s")
+    """A cycle number as `time_text` writes cycles: whole, with separators ("1,234")."""
+    return time_text(value, "cycles").split(" ")[0]
 
 
 def _names(warps: list[int]) -> str:
@@ -434,7 +432,7 @@ def narrate_warps(schedule: Schedule, time: float) -> str:
         elif finished:
             text = f"the SM switches to {_names([warp])}"
             parts.append(
-                text + (f", ready for {_count(waited, 'cycle')}" if waited > tolerance else "")
+                text + (f", ready for {time_text(waited, 'cycles')}" if waited > tolerance else "")
             )
         else:
             parts.append(f"{_names([warp])}'s load returns; the idle SM issues from it at once")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.text import time_text
 from gpu.errors import GpuError
 from gpu.params import MAX_INTENSITY, PipelineParams
 
@@ -97,7 +98,7 @@ def duration_words(seconds: float, about: bool = True) -> str:
     elif seconds >= 120:
         text = f"{seconds / 60:,.0f} min"
     else:
-        text = f"{seconds:,.0f} s"
+        text = time_text(seconds)
     return f"about {text}" if about else text
 
 
@@ -105,4 +106,4 @@ def _brief(milliseconds: float) -> str:
     """'0.299 ms', '184 ms', or the duration in words from 10 s up."""
     if milliseconds >= 10_000:
         return duration_words(milliseconds / 1e3, about=False)
-    return f"{milliseconds:.3g} ms"
+    return time_text(milliseconds, "ms")

@@ -21,7 +21,7 @@ from typing import TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from engine.schedule import Schedule
+from engine.schedule import STAGES, Schedule
 from gpu import arith
 from gpu.calibration import StageCosts
 from gpu.errors import Cancelled, GpuError
@@ -317,7 +317,7 @@ def _pipelined(
 
     threads = [
         threading.Thread(target=guarded(body), name=f"pipelab-cpu-{name}", daemon=True)
-        for name, body in (("read", reader), ("compute", computer), ("write", writer))
+        for name, body in zip(STAGES, (reader, computer, writer), strict=True)
     ]
     previous_interval = sys.getswitchinterval()
     sys.setswitchinterval(min(previous_interval, SWITCH_INTERVAL))

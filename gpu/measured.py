@@ -16,8 +16,9 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.scenario import Scenario
-from engine.schedule import Schedule
+from engine.schedule import STAGES, Schedule
 from engine.scheduler import simulate
+from engine.text import time_text
 from gpu.params import PipelineParams
 
 FloatArray = npt.NDArray[np.float64]
@@ -229,7 +230,7 @@ class PipelineResult:
         reasons: list[str] = []
         faster = [
             f"{name} {ratio:.2f}×"
-            for name, ratio in zip(("read", "compute", "write"), ratios, strict=True)
+            for name, ratio in zip(STAGES, ratios, strict=True)
             if ratio < 0.98
         ]
         if faster:
@@ -238,7 +239,7 @@ class PipelineResult:
                 "the model, fed the times alone, expects too much"
             )
         concurrent = [
-            f"{unit} {ms:.3g} ms"
+            f"{unit} {time_text(ms, 'ms')}"
             for unit, ms in zip(self.pipelined.unit_names, overlap, strict=True)
             if ms > 0.01 * self.pipelined.makespan
         ]
@@ -258,7 +259,7 @@ class PipelineResult:
         else:
             text = "the pipelined run matches the model within 2%"
         text += (
-            f" (model with side-by-side stage times: {side:.3g} ms, "
+            f" (model with side-by-side stage times: {time_text(side, 'ms')}, "
             f"{side / self.pipelined.makespan:.0%} of the measured)"
         )
         return {

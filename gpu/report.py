@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from engine.text import time_text
 from gpu.measured import PipelineResult, Spread
 from gpu.params import MIB
 from gpu.tile_result import SYNC, VARIANTS, TileResult, balanced_row
@@ -11,7 +12,8 @@ HEADLINE = "headline"
 
 
 def _ms(value: float) -> str:
-    return f"{value:.3f} ms" if value < 100 else f"{value:,.1f} ms"
+    """A measured time (kept in ms) as `engine.text.time_text` writes it: "43.6 ms"."""
+    return time_text(value, "ms")
 
 
 def spread_text(spread: Spread) -> str:
@@ -76,7 +78,7 @@ def tile_rows(result: TileResult) -> list[tuple[str, str]]:
         ),
         (
             "launch overhead",
-            f"{result.launch_overhead_ms * 1e3:,.2f} µs per launch (an empty kernel on the "
+            f"{_ms(result.launch_overhead_ms)} per launch (an empty kernel on the "
             "same grid, timed the same way; the figures below include it)",
         ),
     ]

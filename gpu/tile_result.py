@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from engine.text import time_text
 from gpu.params import ITEM
 
 if TYPE_CHECKING:
@@ -212,7 +213,7 @@ class TileResult:
             "bandwidth_counts": "bytes read + bytes written",
             "timing": f"median of {self.params.repeats} windows, each >= "
             f"{self.params.min_launches} back-to-back launches and >= "
-            f"{self.params.min_window_ms:g} ms, divided by the launches",
+            f"{time_text(self.params.min_window_ms, 'ms')}, divided by the launches",
             "launch_overhead_ms": self.launch_overhead_ms,
             "variants": {v: VARIANTS[v] for v in self.variants},
             "rows": [self._row_figures(row) for row in self.rows],

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.text import time_text
 from gpu import arith
 from gpu.cuda_source import load_module
 from gpu.detect import DeviceInfo, device_info, import_cupy
@@ -210,7 +211,9 @@ def run_tiles(
             if is_out_of_memory(error):
                 raise out_of_memory(2 * ITEM * params.n_elements, "GPU") from None
             raise
-        yield Progress(0.0, f"warming up (~{params.warmup_ms:.0f} ms of back-to-back work)")
+        yield Progress(
+            0.0, f"warming up (~{time_text(params.warmup_ms, 'ms')} of back-to-back work)"
+        )
         warm = active.launcher(SYNC, params.intensities[0], blocks, 0)
 
         def warm_action() -> None:

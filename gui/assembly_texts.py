@@ -17,8 +17,7 @@ def _widest_digits(text: str) -> str:
 def _widest_time(schedule: Schedule) -> str:
     """The widest text `format_time` gives for a time in this run."""
     sample = format_time(schedule.makespan * 0.987654321 or 8.888, schedule.time_unit)
-    mantissa = "8.888e+08" if "e" in sample else "8.888"
-    return f"{mantissa} {schedule.time_unit}"
+    return max(_widest_digits(sample), "8.88 ms", key=len)  # "1,000,002 s" or "8.88 ms"
 
 
 def memory_heading(schedule: Schedule) -> tuple[str, ...]:

@@ -53,6 +53,11 @@ class Theme:
     done: str
     #: Full-busy end of the density ramp (idle or background at the other end).
     busy: str = "#34465c"
+    #: Pale tints under the hatch of some wait reasons (`IDLE_STYLES`): each reason differs
+    #: from the others by its pattern too, so print and colour-blind readers lose nothing.
+    slot_tint: str = "#f7e2c6"
+    overhead_tint: str = "#f1dae6"
+    done_tint: str = "#f6f7f9"
 
     def colour(self, field: str) -> QColor:
         return QColor(getattr(self, field))
@@ -66,7 +71,7 @@ LIGHT = Theme(
     muted="#5b6270",
     grid="#d0d4da",
     idle="#eceef1",
-    idle_hatch="#c3c8d0",
+    idle_hatch="#a9b0bb",
     cursor="#d1242f",
     accent="#0969da",
     done="#1a7f37",
@@ -80,11 +85,14 @@ DARK = Theme(
     muted="#9aa3af",
     grid="#3a3f47",
     idle="#262a31",
-    idle_hatch="#4a505a",
+    idle_hatch="#5a616c",
     cursor="#ff6b6b",
     accent="#58a6ff",
     done="#3fb950",
     busy="#b9c6d8",
+    slot_tint="#3d3221",
+    overhead_tint="#3a2733",
+    done_tint="#1d2025",
 )
 
 THEMES = {"light": LIGHT, "dark": DARK}
@@ -92,24 +100,38 @@ THEMES = {"light": LIGHT, "dark": DARK}
 
 @dataclass(frozen=True)
 class IdleStyle:
-    """How one kind of idle time is drawn: pale fill plus hatch lines in the directions
-    ``angles`` (45 = "/", -45 = "\\"; none: pale only), with ``label`` in legends."""
+    """How one kind of waiting is drawn: a pale ``tint`` (a `Theme` field) crossed by hatch
+    lines in the directions ``angles`` (45 = "/", -45 = "\\", 0 = "—", 90 = "|"), with
+    ``label`` in legends. Every reason has a pattern of its own, so it reads without
+    colour (print, greyscale, colour blindness); the tint only helps the eye."""
 
     reason: str
     label: str
     angles: tuple[int, ...]
+    tint: str = "idle"
 
 
-#: The hatch of every idle reason (engine: input, slot, done) and of idle time whose reason
-#: is not known ("idle"). The app's Gantt and the exports share it; legends use ``label``.
+#: The hatch of every wait reason (`engine.waits`): a worker's idle time (input, slot, done,
+#: overhead) and an op's waits (worker, slot, overhead), and "idle" where the reason is not
+#: known. The app's Gantt, its legend and every exported figure share this table.
 IDLE_STYLES: dict[str, IdleStyle] = {
-    "idle": IdleStyle("idle", "idle", (45,)),
-    "input": IdleStyle("input", "idle: waiting for input", (45,)),
-    "slot": IdleStyle("slot", "idle: waiting for a buffer slot", (45, -45)),
-    "done": IdleStyle("done", "idle: no work left", ()),
+    "input": IdleStyle("input", "waiting for input", (45,)),
+    "worker": IdleStyle("worker", "waiting for a busy unit", (-45,)),
+    "slot": IdleStyle("slot", "waiting for a buffer slot", (45, -45), "slot_tint"),
+    "done": IdleStyle("done", "no work left", (0,), "done_tint"),
+    "overhead": IdleStyle("overhead", "overhead the model does not see", (90,), "overhead_tint"),
+    "idle": IdleStyle("idle", "reason not known", (45,)),
 }
+#: What the legend calls the waiting of each row mode (its entries follow).
+WAIT_TITLES = {"workers": "Idle:", "ops": "Ops wait:"}
 #: Distance between hatch lines in the app's Gantt, in screen pixels.
 HATCH_PIXELS = 7.0
+
+
+def idle_style(reason: str) -> IdleStyle:
+    """The style of ``reason`` (an unknown one is drawn as "idle")."""
+    return IDLE_STYLES.get(reason, IDLE_STYLES["idle"])
+
 
 #: Steps of the density ramp (busy share per pixel where bars are thinner than a pixel).
 DENSITY_LEVELS = 24

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QApplication
 from engine.atomic import write_atomic
 from engine.errors import PipeLabError
 from engine.schedule import Schedule
+from engine.text import time_text
 from engine.view_model import format_time
 from engine.writers import to_trace
 from gui.clock import Clock
@@ -357,7 +358,7 @@ def frame_times(schedules: list[Schedule], fps: int = GIF_FPS, suffix: str = ".g
     if count > MAX_FRAMES:
         kind = "GIF" if suffix == ".gif" else "animation"
         raise PipeLabError(
-            f"this {kind} would need {count} frames ({seconds:.3g} s at {fps} fps), more than "
+            f"this {kind} would need {count} frames ({time_text(seconds)} at {fps} fps), more than "
             f"the cap of {MAX_FRAMES}: lower the frame rate"
         )
     return [end * i / (count - 1) for i in range(count)]

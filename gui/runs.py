@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.scenario import Scenario
-from engine.schedule import Schedule
+from engine.schedule import STAGES, UNITS, Schedule
 from engine.scheduler import simulate
 from engine.view_model import (
     ScheduleStats,
@@ -29,6 +29,7 @@ from engine.view_model import (
     schedule_stats,
     typical_duration,
 )
+from gui.figure.rows import warm_waits
 from gui.scenario_edits import slots_words, stage_words, summary
 
 FloatArray = npt.NDArray[np.float64]
@@ -65,6 +66,7 @@ def warm_caches(schedule: Schedule, scenario: Scenario | None = None) -> None:
 DERIVATIONS: tuple[tuple[str, Derivation], ...] = (
     ("stats", _stats),
     ("caches", warm_caches),
+    ("waits", warm_waits),
 )
 
 
@@ -164,10 +166,10 @@ def difference_names(
         names.append((f"{a.n_ops:,} ops", f"{b.n_ops:,} ops"))
     if a.buffers != b.buffers and policy != "sequential":
         names.append((slots_words(a.buffers), slots_words(b.buffers)))
-    for unit, ka, kb in zip(("load", "compute", "store"), a.workers, b.workers, strict=True):
+    for unit, ka, kb in zip(UNITS, a.workers, b.workers, strict=True):
         if ka != kb:
             names.append((_workers(ka, unit), _workers(kb, unit)))
-    for stage in ("read", "compute", "write"):
+    for stage in STAGES:
         wa, wb = stage_words(a, stage), stage_words(b, stage)
         if wa != wb:
             names.append((f"{stage} {wa}", f"{stage} {wb}"))

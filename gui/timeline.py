@@ -3,7 +3,8 @@
 One row per worker (or per op: the textbook staircase), rows grouped per Schedule; bars in
 op colours over hatched idle rows, and density where bars are thinner than a pixel; each
 makespan marked; the clock's cursor (drag it to scrub); zoom and pan along time (and along
-the ops, one row per op); a tooltip naming the task under the mouse.
+the ops, one row per op); a tooltip naming the task under the mouse, or the wait and its
+reason; a legend line for the wait reasons' hatches (the exported figures' own legend).
 """
 
 from __future__ import annotations
@@ -15,20 +16,65 @@ from PySide6.QtGui import QAction, QActionGroup, QFont
 from PySide6.QtWidgets import QGraphicsItem, QMenu, QToolTip, QWidget
 
 from engine.schedule import Schedule
-from engine.view_model import describe_task, format_time, task_at
+from engine.text import axis_scale, axis_title, span_text, tick_text, time_text
+from engine.view_model import describe_task, task_at
 from gui.clock import Clock
 from gui.colours import LIGHT, Theme
-from gui.figure.rows import check_rows, idle_spans, row_count
-from gui.timeline_items import BarsItem, MarksItem, RowAxis, RowGroup, layout_groups
+from gui.figure.rows import check_rows, describe_wait, idle_spans, reasons_present, row_count
+from gui.timeline_items import (
+    BarsItem,
+    LegendItem,
+    MarksItem,
+    RowAxis,
+    RowGroup,
+    layout_groups,
+)
+
+
+class TimeAxis(pg.AxisItem):
+    """The time axis: tick values in one SI scale for the whole run (the prefix of its
+    longest makespan: "time (ms)"), as many decimals as the tick step needs, thousands
+    separators, never scientific notation (`engine.text.tick_text`)."""
+
+    def __init__(self) -> None:
+        super().__init__("bottom")
+        self.enableAutoSIPrefix(False)  # the scale is ours: one SI prefix for the whole run
+        self.scale_of_times = axis_scale(0.0)
+
+    def set_span(self, span: float, unit: str) -> None:
+        self.scale_of_times = axis_scale(span, unit)
+        self.picture = None
+        self.update()
+
+    @property
+    def title(self) -> str:
+        return axis_title(self.scale_of_times)
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        return [tick_text(v * scale, spacing * scale, self.scale_of_times) for v in values]
+
+
+class _TimeFormat:
+    """The cursor label's format: "t = 2.5 s" in the one time formatter."""
+
+    def __init__(self) -> None:
+        self.unit = "s"
+
+    def format(self, value: float) -> str:
+        return time_text(value, self.unit)
 
 
 class TimelineView(pg.PlotWidget):
-    """A Gantt chart of Schedules whose cursor follows (and drives) a `Clock`."""
+    """A Gantt chart of Schedules whose cursor follows (and drives) a `Clock`, with a
+    legend line under it for the hatches of the wait reasons shown."""
 
     def __init__(self, clock: Clock, theme: Theme = LIGHT, parent: QWidget | None = None) -> None:
         self.row_axis = RowAxis()
+        self.time_axis = TimeAxis()
         super().__init__(
-            parent=parent, background=theme.background, axisItems={"left": self.row_axis}
+            parent=parent,
+            background=theme.background,
+            axisItems={"left": self.row_axis, "bottom": self.time_axis},
         )
         self._clock = clock
         self._theme = theme
@@ -46,6 +92,8 @@ class TimelineView(pg.PlotWidget):
         view.setDefaultPadding(0.0)
         self.bars = BarsItem(theme)
         self.marks = MarksItem(theme)
+        self.legend = LegendItem(theme)
+        plot.layout.addItem(self.legend, 4, 0, 1, 3)  # under the time axis, full width
         for name in ("left", "bottom"):  # axes draw the grid: keep them out of cursor moves
             plot.getAxis(name).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         # Major and minor time ticks only (pyqtgraph draws three levels by default): each
@@ -53,9 +101,12 @@ class TimelineView(pg.PlotWidget):
         plot.getAxis("bottom").setStyle(maxTickLevel=1)
         plot.addItem(self.bars)
         plot.addItem(self.marks)
+        self._cursor_format = _TimeFormat()
         self.cursor = pg.InfiniteLine(
-            pos=0.0, angle=90, movable=True, label="{value:.4g}", labelOpts={"position": 0.96}
+            pos=0.0, angle=90, movable=True, label="", labelOpts={"position": 0.96}
         )
+        self.cursor.label.format = self._cursor_format  # pyqtgraph calls .format(value=…)
+        self.cursor.label.valueChanged()
         self.cursor.setZValue(10)
         plot.addItem(self.cursor, ignoreBounds=True)
         self.cursor.sigDragged.connect(self._on_cursor_dragged)
@@ -72,10 +123,22 @@ class TimelineView(pg.PlotWidget):
         self.bars.set_groups(self._groups)
         self.marks.set_groups(self._groups)
         self.row_axis.set_groups(self._groups)
+        unit = self._schedules[0].time_unit if self._schedules else "s"
+        span = max((s.makespan for s in self._schedules), default=0.0)
+        self.time_axis.set_span(span, unit)
+        if unit != self._cursor_format.unit:
+            self._cursor_format.unit = unit
+            self.cursor.label.valueChanged()
+        self.legend.set_reasons(self._reasons(), self._rows)
         if self._time_label() != self.getPlotItem().getAxis("bottom").labelText:
             self._set_time_label()
         self.reset_view()
         self._on_time(self._clock.time)
+
+    def _reasons(self) -> set[str]:
+        """The wait reasons in the shown runs' rows (computed on the worker thread when the
+        app made the run: `gui.figure.rows.warm_waits`)."""
+        return {r for s in self._schedules if len(s) for r in reasons_present(s, self._rows)}
 
     def _gap_rows(self) -> float | None:
         """One row per op: room for each group's title, about 30 pixels, in rows at the
@@ -146,6 +209,7 @@ class TimelineView(pg.PlotWidget):
             axis.setPen(pg.mkPen(theme.muted))
             axis.setTextPen(pg.mkPen(theme.text))
             axis.setStyle(tickFont=font)
+        self.row_axis.fit_width()
         self._set_time_label()
         self.cursor.setPen(pg.mkPen(theme.cursor, width=2))
         self.cursor.setHoverPen(pg.mkPen(theme.cursor, width=4))
@@ -153,10 +217,10 @@ class TimelineView(pg.PlotWidget):
         self.cursor.label.fill = pg.mkBrush(theme.background)
         self.bars.set_theme(theme)
         self.marks.set_theme(theme)
+        self.legend.set_theme(theme)
 
     def _time_label(self) -> str:
-        unit = self._groups[0].schedule.time_unit if self._groups else "s"
-        return "cycle" if unit == "cycles" else f"time ({unit})"
+        return self.time_axis.title
 
     def _set_time_label(self) -> None:
         self.getPlotItem().setLabel("bottom", self._time_label(), color=self._theme.muted)
@@ -174,7 +238,7 @@ class TimelineView(pg.PlotWidget):
 
     def describe_at(self, x: float, y: float) -> str:
         """Tooltip text for the point (x = time, y = row coordinate): the task there, or
-        the idle span, or "" when nothing is there."""
+        the wait there and its reason in the engine's words, or "" when nothing is."""
         for group in self._groups:
             s = group.schedule
             row = round(y - group.first_row)
@@ -184,16 +248,16 @@ class TimelineView(pg.PlotWidget):
             if task >= 0:
                 return describe_task(s, task)
             spans = idle_spans(s, group.rows)
-            hit = np.flatnonzero((spans.row == row) & (spans.start <= x) & (x < spans.end))
-            if len(hit):
-                a, b = float(spans.start[hit[0]]), float(spans.end[hit[0]])
-                unit = s.time_unit
-                who = f"op {row + 1} waits" if group.rows == "ops" else f"{s.row_label(row)} idle"
-                return (
-                    f"{who} ({s.label or s.policy})\n"
-                    f"from {format_time(a, unit)} to {format_time(b, unit)} "
-                    f"({format_time(b - a, unit)})"
-                )
+            hit = spans.at(row, x)
+            if hit < 0:
+                continue
+            period = span_text(float(spans.start[hit]), float(spans.end[hit]), s.time_unit)
+            why = describe_wait(s, group.rows, hit)
+            run = s.label or s.policy
+            if group.rows == "ops":
+                return f"{why} ({run})" if why else f"op {row + 1} waits {period} ({run})"
+            head = f"{s.row_label(row)} idle {period} ({run})"
+            return f"{head}\n{why}" if why else head
         return ""
 
     @staticmethod

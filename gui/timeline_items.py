@@ -13,6 +13,7 @@ blits their cached pixels and never calls their ``paint``; a zoom, pan or resize
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,13 +21,16 @@ import numpy.typing as npt
 import pyqtgraph as pg
 from pyqtgraph.Qt import internals
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QImage, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from engine.schedule import Schedule
 from engine.view_model import format_time
-from gui.colours import IDLE_STYLES, OP_COLOURS, Theme, density_colours, ink_on
+from gui.colours import OP_COLOURS, Theme, density_colours, idle_style, ink_on
 from gui.figure.bars import BAR_HEIGHT, THIN_PIXELS, long_and_visible, plan_bars
+from gui.figure.legend import Entry, legend_entries, legend_figure
+from gui.figure.model import Figure
+from gui.figure.painter import render_image
 from gui.figure.rows import idle_index, idle_spans, row_count, row_label, task_index, task_rows
 from gui.figure.run_group import nice_step
 
@@ -43,6 +47,8 @@ HATCH_BRUSHES = {
     (45,): Qt.BrushStyle.BDiagPattern,
     (-45,): Qt.BrushStyle.FDiagPattern,
     (45, -45): Qt.BrushStyle.DiagCrossPattern,
+    (0,): Qt.BrushStyle.HorPattern,
+    (90,): Qt.BrushStyle.VerPattern,
 }
 
 
@@ -108,6 +114,7 @@ class BarsItem(pg.GraphicsObject):
         self.hatch = True  # hatch idle spans (the exports draw their own figure)
         self.paint_count = 0  # how often paint ran: the benchmark checks ticks leave it alone
         self.last_plan: list[tuple[int, int]] = []  # per group: (bars drawn, density runs)
+        self.hatched: frozenset[str] = frozenset()  # the wait reasons the last paint hatched
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     def set_groups(self, groups: list[RowGroup]) -> None:
@@ -137,6 +144,7 @@ class BarsItem(pg.GraphicsObject):
     ) -> None:
         self.paint_count += 1
         self.last_plan = []
+        self.hatched = frozenset()
         view = self.viewRect()
         transform = painter.transform()
         sx, sy = abs(transform.m11()), abs(transform.m22())
@@ -247,8 +255,9 @@ class BarsItem(pg.GraphicsObject):
     def _paint_hatch(
         self, painter: QPainter, group: RowGroup, t0: float, t1: float, sx: float, r0: int, r1: int
     ) -> None:
-        """Idle spans at least `THIN_PIXELS` wide, hatched in their reason's style (the
-        pattern in screen pixels, whatever the zoom)."""
+        """Waits at least `THIN_PIXELS` wide in their reason's style: its tint where it
+        differs from what lies under (the pale idle row; one row per op: the background),
+        then its hatch (the pattern in screen pixels, whatever the zoom)."""
         spans = idle_spans(group.schedule, group.rows)
         if not len(spans):
             return
@@ -264,21 +273,30 @@ class BarsItem(pg.GraphicsObject):
             found = found[(spans.end[found] >= t0) & (spans.start[found] <= t1)]
         if not len(found):
             return
+        self.hatched = self.hatched | {spans.reasons[c] for c in np.unique(spans.code[found])}
         screen = painter.transform().inverted()[0]
+        theme = self._theme
+        under = theme.idle if group.rows == "workers" else theme.background
         codes = spans.code[found]
         for code, reason in enumerate(spans.reasons):
-            style = IDLE_STYLES.get(reason, IDLE_STYLES["idle"])
-            brush_style = HATCH_BRUSHES.get(style.angles)
             pick = found[codes == code]
-            if brush_style is None or not len(pick):
+            if not len(pick):
                 continue
-            brush = QBrush(self._theme.colour("idle_hatch"), brush_style)
-            brush.setTransform(screen)
-            painter.setBrush(brush)
+            style = idle_style(reason)
             a = np.maximum(spans.start[pick], t0)
             b = np.minimum(spans.end[pick], t1)
             y = spans.row[pick] + group.first_row - BAR_HEIGHT / 2
             array = _rect_array(a, y, b - a, BAR_HEIGHT)
+            tint = getattr(theme, style.tint)
+            if tint != under:
+                painter.setBrush(QColor(tint))
+                painter.drawRects(*array.drawargs())
+            brush_style = HATCH_BRUSHES.get(style.angles)
+            if brush_style is None:
+                continue
+            brush = QBrush(theme.colour("idle_hatch"), brush_style)
+            brush.setTransform(screen)
+            painter.setBrush(brush)
             painter.drawRects(*array.drawargs())
 
     def _paint_labels(
@@ -336,7 +354,28 @@ class RowAxis(pg.AxisItem):
     def set_groups(self, groups: list[RowGroup]) -> None:
         self._groups = groups
         self.picture = None  # redraw the ticks
+        self.fit_width()
         self.update()
+
+    def longest_label(self) -> str:
+        """The widest words any row may show: every worker row's name, or the first and
+        last op's ("op 1,000,000")."""
+        words = [""]
+        for group in self._groups:
+            n = group.n_rows
+            rows = range(n) if group.rows == "workers" else {0, max(0, n - 1)}
+            words += [row_label(group.schedule, group.rows, r) for r in rows if r < n]
+        font = self.style.get("tickFont") or self.font()
+        metrics = QFontMetricsF(font)
+        return max(words, key=metrics.horizontalAdvance)
+
+    def fit_width(self) -> None:
+        """Make room for the longest row label in the tick font (pyqtgraph widens an axis
+        only after it has drawn a label too wide, and then clips the first frame)."""
+        font = self.style.get("tickFont") or self.font()
+        text = QFontMetricsF(font).horizontalAdvance(self.longest_label())
+        offset = self.style["tickTextOffset"][0] + max(0, self.style["tickLength"])
+        self.setWidth(int(np.ceil(text + offset + 6)))
 
     def labels(self, low: float, high: float, pixels: float) -> list[tuple[float, str]]:
         """(row coordinate, words) of the rows labelled when rows ``low`` to ``high``
@@ -437,3 +476,74 @@ class MarksItem(pg.GraphicsObject):
                 label_x = max(x + 4, title_end + 12)
             painter.drawText(QPointF(label_x, top - 6), label)
         painter.restore()
+
+
+class LegendItem(pg.GraphicsWidget):
+    """The Gantt's legend line: what each hatch means ("Idle: [///] waiting for input …"),
+    for the wait reasons the shown runs have. Laid out by `gui.figure.legend` (the
+    exported figures' own legend) and painted with the figure painter into a cached
+    image; it wraps to the plot's width and is hidden when there is nothing to explain."""
+
+    #: Text size, in pixels (the axes' tick font).
+    TEXT = 12.0
+
+    def __init__(self, theme: Theme) -> None:
+        super().__init__()
+        self._theme = theme
+        self._entries: list[Entry] = []
+        self._rows = "workers"
+        self._image: QImage | None = None
+        self._image_key: tuple[object, ...] = ()
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self._fit()
+
+    @property
+    def words(self) -> list[str]:
+        """The entries' words, in order (what a reader sees)."""
+        return [e.words for e in self._entries]
+
+    def set_reasons(self, reasons: Iterable[str], rows: str) -> None:
+        """Show an entry for each of ``reasons`` (in the shared table's order) after the
+        title of ``rows`` ("Idle:" for worker rows, "Ops wait:" for op rows)."""
+        self._entries = legend_entries(reasons, rows, density=False, makespan=False)
+        self._rows = rows
+        self._fit()
+
+    def set_theme(self, theme: Theme) -> None:
+        self._theme = theme
+        self._image = None
+        self.update()
+
+    def figure(self) -> Figure:
+        """The legend laid out at the current width (units: pixels)."""
+        width = max(120.0, float(self.size().width()) or 600.0)
+        return legend_figure(self._entries, width, self.TEXT, self._theme, self._rows)
+
+    def _fit(self) -> None:
+        height = self.figure().height if self._entries else 0.0
+        self.setMinimumHeight(height)
+        self.setMaximumHeight(height)
+        self.setVisible(bool(self._entries))
+        self._image = None
+        self.update()
+
+    def resizeEvent(self, event: object) -> None:
+        super().resizeEvent(event)
+        if self._entries and self.figure().height != self.maximumHeight():
+            self._fit()
+        self._image = None
+
+    def paint(
+        self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
+    ) -> None:
+        if not self._entries:
+            return
+        device = painter.device()
+        ratio = float(device.devicePixelRatioF()) if device is not None else 1.0
+        figure = self.figure()
+        key = (figure.width, ratio, self._theme, self._rows, tuple(self._entries))
+        if self._image is None or key != self._image_key:
+            image = render_image(figure, ratio)
+            image.setDevicePixelRatio(ratio)
+            self._image, self._image_key = image, key
+        painter.drawImage(QPointF(0.0, 0.0), self._image)

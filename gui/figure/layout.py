@@ -13,17 +13,16 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-import numpy as np
-
 from engine.errors import PipeLabError
 from engine.metrics import speedup
 from engine.schedule import Schedule
-from gui.colours import IDLE_STYLES, LIGHT, Theme, density_colours
+from engine.text import TimeScale, axis_scale, axis_title, tick_text
+from gui.colours import LIGHT, Theme
 from gui.figure.fonts import cap_height, text_width
-from gui.figure.model import Embed, Figure, Group, Hatch, Item, Line, Rects, Text
+from gui.figure.legend import MIN_TEXT, lay_out_legend, legend_entries
+from gui.figure.model import Embed, Figure, Group, Item, Line, Text
 from gui.figure.rows import check_rows
 from gui.figure.run_group import (
-    MIN_TEXT,
     Frame,
     figure_time,
     lay_out_run,
@@ -78,30 +77,27 @@ def caption_text(schedules: Sequence[Schedule]) -> str:
     )
 
 
-def time_label(schedules: Sequence[Schedule]) -> str:
+def time_scale_of(schedules: Sequence[Schedule]) -> TimeScale:
+    """The time axis's scale: the SI prefix of the longest makespan ("time (ms)")."""
     unit = schedules[0].time_unit if schedules else "s"
-    return "cycle" if unit == "cycles" else f"time ({unit})"
+    return axis_scale(max((s.makespan for s in schedules), default=0.0), unit)
 
 
-def tick_text(value: float) -> str:
-    """A tick's words: 0, 2.5, 750, 12k, 1.5M (compact, never scientific)."""
-    magnitude = abs(value)
-    if magnitude >= 1e6:
-        return f"{value / 1e6:.6g}M"
-    if magnitude >= 1e4:
-        return f"{value / 1e3:.6g}k"
-    return f"{float(f'{value:.10g}'):g}"
+def time_label(schedules: Sequence[Schedule]) -> str:
+    return axis_title(time_scale_of(schedules))
 
 
-def ticks(t1: float, width: float, size: float) -> list[float]:
-    """Round tick values from 0 to ``t1``: the finest 1-2-5 step whose labels keep at
-    least four text heights (and two between labels) apart over ``width`` points."""
+def ticks(t1: float, width: float, size: float, scale: TimeScale | None = None) -> list[float]:
+    """Round tick values from 0 to ``t1``: the finest 1-2-5 step whose labels (in
+    ``scale``) keep at least four text heights (and two between labels) apart over
+    ``width`` points."""
     if t1 <= 0:
         return [0.0]
+    scale = scale or axis_scale(t1)
     step = nice_step(t1 / 40)
     for _ in range(40):
         values = [k * step for k in range(math.floor(t1 / step * (1 + 1e-9)) + 1)]
-        widest = max(text_width(tick_text(v), size) for v in values)
+        widest = max(text_width(tick_text(v, step, scale), size) for v in values)
         if width * step / t1 >= max(widest + 2.2 * size, 4.0 * size) or len(values) <= 2:
             return values
         step = nice_step(step * 1.5)
@@ -145,7 +141,8 @@ def build_figure(schedules: Sequence[Schedule], options: FigureOptions) -> Figur
             gutter = max(gutter, text_width(words, size))
     plot_left = margin + gutter + 0.5 * f
     tick_size = size
-    right_pad = max(0.6 * f, text_width(tick_text(t1), tick_size) / 2)
+    scale = time_scale_of(schedules)
+    right_pad = max(0.6 * f, text_width(tick_text(t1, t1, scale), tick_size) / 2)
     plot_right = width - margin - right_pad
     if plot_right - plot_left < 4 * f:
         raise PipeLabError(f"the figure is too narrow ({width:.0f} pt) for its row labels")
@@ -168,7 +165,7 @@ def build_figure(schedules: Sequence[Schedule], options: FigureOptions) -> Figur
         reasons |= run.reasons
         y = run.rows_bottom + 0.9 * f
     plot_bottom = y - 0.9 * f + 0.35 * f
-    values = ticks(t1, plot_right - plot_left, tick_size)
+    values = ticks(t1, plot_right - plot_left, tick_size, scale)
     grid = tuple(
         Line(
             frame.x(v),
@@ -188,7 +185,16 @@ def build_figure(schedules: Sequence[Schedule], options: FigureOptions) -> Figur
     if options.time is not None and cursor_line_y is not None:
         items.append(_cursor(frame, options.time, tuple(spans), cursor_line_y, size, schedules))
     if options.legend:
-        legend, y = _legend(frame, y + 0.5 * f, width - margin, margin, reasons, density, options)
+        entries = legend_entries(reasons, options.rows, density)
+        legend, y = lay_out_legend(
+            entries,
+            left=margin,
+            top=y + 0.5 * f,
+            right=width - margin,
+            text=f,
+            theme=theme,
+            rows=options.rows,
+        )
         if legend.items:
             items.append(legend)
     height = y + margin
@@ -220,12 +226,13 @@ def _axis(
         Line(frame.plot_left, top, frame.plot_right, top, theme.muted, stroke, cls="axis-line")
     ]
     label_y = top + 0.45 * f + cap_height(size)
+    scale = time_scale_of(schedules)
+    step = values[1] - values[0] if len(values) > 1 else 1.0
     for v in values:
         x = frame.x(v)
+        words = tick_text(v, step, scale)
         items.append(Line(x, top, x, top + 0.35 * f, theme.muted, stroke, cls="tick"))
-        items.append(
-            Text(x, label_y, tick_text(v), size, theme.text, anchor="middle", cls="tick-label")
-        )
+        items.append(Text(x, label_y, words, size, theme.text, anchor="middle", cls="tick-label"))
     title_y = label_y + 1.55 * f
     middle = (frame.plot_left + frame.plot_right) / 2
     words = time_label(schedules)
@@ -295,96 +302,3 @@ def _cursor(
         for top, bottom in runs
     ]
     return Group((*lines, label), id="cursor")
-
-
-def _legend(
-    frame: Frame,
-    top: float,
-    right: float,
-    left: float,
-    reasons: set[str],
-    density: bool,
-    options: FigureOptions,
-) -> tuple[Group, float]:
-    """What the fills mean (op colours label themselves): each idle hatch drawn, the
-    density's ramp when drawn, and the makespan mark; entries wrap at the right margin."""
-    f, theme = frame.text, frame.theme
-    size = max(MIN_TEXT, f)
-    entries: list[tuple[str, str]] = []
-    for reason in IDLE_STYLES:
-        if reason in reasons:
-            words = IDLE_STYLES[reason].label
-            entries.append((reason, "waiting between stages" if options.rows == "ops" else words))
-    if density:
-        words = (
-            "busy share per pixel (bars too thin to draw)"
-            if options.rows == "workers"
-            else "share of the workers busy with these ops"
-        )
-        entries.append(("density", words))
-    entries.append(("makespan", "makespan"))
-    swatch_w, swatch_h, line_h = 1.8 * f, 0.9 * f, 1.5 * f
-    x, y = left, top
-    items: list[Item] = []
-    for kind, words in entries:
-        need = swatch_w + 0.4 * f + text_width(words, size) + 1.2 * f
-        if x > left and x + need > right:
-            x, y = left, y + line_h
-        sy = y + (line_h - swatch_h) / 2 - 0.2 * f
-        items.extend(_swatch(kind, x, sy, swatch_w, swatch_h, frame, options))
-        baseline = sy + swatch_h / 2 + cap_height(size) / 2
-        text = Text(x + swatch_w + 0.4 * f, baseline, words, size, theme.text, cls="legend-label")
-        items.append(text)
-        x += need
-    return Group(tuple(items), id="legend"), y + line_h
-
-
-def _swatch(
-    kind: str, x: float, y: float, w: float, h: float, frame: Frame, options: FigureOptions
-) -> list[Item]:
-    theme = frame.theme
-
-    def box(left: float, width: float) -> tuple[np.ndarray, ...]:
-        return tuple(np.array([v], dtype=np.float64) for v in (left, y, width, h))
-
-    if kind in IDLE_STYLES:
-        style = IDLE_STYLES[kind]
-        items: list[Item] = [Rects(*box(x, w), fill=theme.idle, cls="legend-swatch")]
-        if style.angles:
-            hatch = Hatch(
-                *box(x, w),
-                reason=kind,
-                angles=style.angles,
-                spacing=frame.hatch_spacing(),
-                colour=theme.idle_hatch,
-                width=frame.hatch_width(),
-                cls=f"legend-swatch idle-{kind}",
-            )
-            items.append(hatch)
-        return items
-    if kind == "density":
-        ramp = density_colours(theme, "idle" if options.rows == "workers" else "background")
-        steps = 6
-        step_w = w / steps
-        return [
-            Rects(
-                *box(x + k * step_w, step_w + 0.01),
-                fill=ramp[round((k + 0.5) * (len(ramp) - 1) / steps)].name(),
-                cls="legend-swatch density",
-            )
-            for k in range(steps)
-        ]
-    f = frame.text
-    middle = x + w / 2
-    return [
-        Line(
-            middle,
-            y - 0.1 * f,
-            middle,
-            y + h + 0.1 * f,
-            theme.text,
-            max(0.6, 0.11 * f),
-            dash=(0.45 * f, 0.3 * f),
-            cls="legend-swatch makespan",
-        )
-    ]

@@ -179,9 +179,20 @@ def hatch_lines(
     x: FloatArray, y: FloatArray, w: FloatArray, h: FloatArray, angle: int, spacing: float
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
     """Segments of the hatch lines crossing each rectangle: lines x + y = k·spacing
-    (angle 45, "/") or x - y = k·spacing (angle -45, "\\"), k whole: anchored at the
-    figure's origin, as the SVG writer's pattern is."""
+    (angle 45, "/"), x - y = k·spacing (angle -45, "\\"), y = (k + ½)·spacing (angle 0,
+    "—") or x = (k + ½)·spacing (angle 90, "|"), k whole: anchored at the figure's origin,
+    as the SVG writer's pattern is."""
     x0, y0, x1, y1 = x, y, x + w, y + h
+    if angle in (0, 90):
+        low, high = (y0, y1) if angle == 0 else (x0, x1)
+        first = np.ceil(low / spacing - 0.5)
+        count = np.maximum(np.floor(high / spacing - 0.5) - first + 1, 0).astype(np.int64)
+        owner = np.repeat(np.arange(len(x)), count)
+        offsets = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+        c = (first[owner] + offsets + 0.5) * spacing
+        if angle == 0:
+            return x0[owner], c, x1[owner], c
+        return c, y0[owner], c, y1[owner]
     if angle == 45:
         low, high = x0 + y0, x1 + y1
     else:

@@ -2,8 +2,9 @@
 
 Two ways to give tasks rows: ``workers`` (one row per worker: what each unit does over
 time) and ``ops`` (one row per op: the textbook staircase, op 1's read, compute and write,
-then op 2 shifted right). Idle spans come from ONE function, `idle_spans`, with a reason
-name per span that picks its hatch in `gui.colours.IDLE_STYLES`.
+then op 2 shifted right). The spans a Gantt hatches come from ONE function, `idle_spans`:
+the engine's wait reasons (`engine.waits`), a reason name per span that picks its hatch
+in `gui.colours.IDLE_STYLES`; `describe_wait` gives the hover's words for one.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ import numpy.typing as npt
 from engine.density import SpanIndex
 from engine.errors import PipeLabError
 from engine.schedule import Schedule
-from engine.view_model import idle_intervals
+from engine.waits import IDLE_REASONS, OP_WAIT_REASONS, op_waits
+from engine.waits import idle_spans as engine_idle_spans
 
 ROW_MODES = ("workers", "ops")
 
@@ -49,7 +51,8 @@ def row_label(schedule: Schedule, mode: str, row: int) -> str:
 @dataclass(frozen=True, eq=False)
 class IdleSpans:
     """Idle spans of one Schedule's rows: (row, start, end) per span and the name of its
-    reason (``reasons[code]``), one of the keys of `gui.colours.IDLE_STYLES`."""
+    reason (``reasons[code]``), one of the keys of `gui.colours.IDLE_STYLES`. Sorted by
+    (row, start)."""
 
     row: IntArray
     start: FloatArray
@@ -60,9 +63,24 @@ class IdleSpans:
     def __len__(self) -> int:
         return len(self.row)
 
+    def at(self, row: int, time: float) -> int:
+        """Index of row ``row``'s span containing ``time`` (start ≤ time < end), or -1:
+        two binary searches, whatever the number of spans (hovering asks at every move)."""
+        lo, hi = np.searchsorted(self.row, [row, row + 1])
+        k = int(lo + np.searchsorted(self.start[lo:hi], time, "right")) - 1
+        return k if k >= lo and time < self.end[k] else -1
+
+    def present(self) -> tuple[str, ...]:
+        """The reasons that occur, in `reasons` order."""
+        counts = np.bincount(self.code, minlength=len(self.reasons)) if len(self) else ()
+        return tuple(r for r, n in zip(self.reasons, counts, strict=False) if n)
+
 
 _CACHE: weakref.WeakKeyDictionary[Schedule, dict[str, IdleSpans]] = weakref.WeakKeyDictionary()
 _INDEXES: weakref.WeakKeyDictionary[Schedule, dict[str, SpanIndex]] = weakref.WeakKeyDictionary()
+_PRESENT: weakref.WeakKeyDictionary[Schedule, dict[str, tuple[str, ...]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def task_index(schedule: Schedule) -> SpanIndex:
@@ -85,46 +103,75 @@ def idle_index(schedule: Schedule) -> SpanIndex:
 
 
 def idle_spans(schedule: Schedule, mode: str = "workers") -> IdleSpans:
-    """The idle spans a Gantt hatches (cached on the Schedule, freed with it).
+    """The spans a Gantt hatches, each with its wait reason (cached on the Schedule).
 
-    ``workers``: every worker's idle time in [0, makespan]. The reason is "idle" until the
-    engine reports why (`engine.waits.idle_spans`: "input", "slot", "done"): swap the source
-    here and every view and export hatches each reason in its own style.
-    ``ops``: the time an op waits between its stages (reason "idle")."""
+    ``workers``: every worker's idle time in [0, makespan], with the engine's reasons
+    (`engine.waits.idle_spans`: input, slot, done, overhead).
+    ``ops``: the time each op waits (`engine.waits.op_waits`: worker, slot, overhead),
+    before its read and between its stages; measured runs that are no three-stage
+    pipeline have no op waits in the engine: the gaps between an op's tasks, reason
+    "idle" (not known)."""
     per_mode = _CACHE.setdefault(schedule, {})
     if mode not in per_mode:
         per_mode[mode] = _waiting_spans(schedule) if mode == "ops" else _worker_spans(schedule)
     return per_mode[mode]
 
 
+def reasons_present(schedule: Schedule, mode: str = "workers") -> tuple[str, ...]:
+    """The wait reasons that occur in ``schedule``'s rows (cached): what a legend lists."""
+    per_mode = _PRESENT.setdefault(schedule, {})
+    if mode not in per_mode:
+        per_mode[mode] = idle_spans(schedule, mode).present()
+    return per_mode[mode]
+
+
+def warm_waits(schedule: Schedule, scenario: object = None) -> None:
+    """Build here what the Gantt reads on its first frame in either row mode (wait reasons
+    with their spans, the idle spans' index, the reasons present): 0.5 to 2 s at 10^6 ops,
+    so the app calls it on its worker thread (`gui.runs.DERIVATIONS`), never on the GUI's."""
+    if not len(schedule):
+        return
+    for mode in ROW_MODES:
+        reasons_present(schedule, mode)
+    idle_index(schedule)
+
+
+def describe_wait(schedule: Schedule, mode: str, index: int) -> str:
+    """Why span ``index`` of `idle_spans` (schedule, mode) waits, in one line in the
+    engine's words ("waiting for a slot: held by ops 1 and 2; the first frees at 3 s",
+    "op 3 waits 0–3 s for a slot: held by ops 1 and 2 until 3 s"); "" when the engine
+    gives no reason (op rows of a run that is no pipeline)."""
+    if index < 0:
+        return ""
+    if mode == "ops":
+        return op_waits(schedule).describe(index) if schedule.is_pipeline else ""
+    return engine_idle_spans(schedule).describe(index)
+
+
 def _worker_spans(schedule: Schedule) -> IdleSpans:
-    rows, starts, ends = idle_intervals(schedule)
-    return IdleSpans(rows, starts, ends, np.zeros(len(rows), dtype=np.int64), ("idle",))
+    spans = engine_idle_spans(schedule)
+    code = spans.reason.astype(np.int64)
+    return IdleSpans(spans.row, spans.start, spans.end, code, IDLE_REASONS)
 
 
 def _waiting_spans(schedule: Schedule) -> IdleSpans:
-    """Gaps between consecutive tasks of each op (overlapping tasks count once)."""
+    """Each op's waits with their reasons (gaps between its tasks, measured runs that are
+    no pipeline; overlapping tasks count once)."""
+    if schedule.is_pipeline:
+        waits = op_waits(schedule)
+        code = waits.reason.astype(np.int64)
+        return IdleSpans(waits.op, waits.start, waits.end, code, OP_WAIT_REASONS)
     if not len(schedule):
         empty = np.zeros(0)
         return IdleSpans(empty.astype(np.int64), empty, empty, empty.astype(np.int64), ("idle",))
-    if schedule.is_pipeline:
-        starts, ends = schedule.op_starts, schedule.op_ends
-        order = np.argsort(starts, axis=1, kind="stable")
-        s = np.take_along_axis(starts, order, axis=1)
-        reach = np.maximum.accumulate(np.take_along_axis(ends, order, axis=1), axis=1)
-        gap_start, gap_end = reach[:, :-1], s[:, 1:]
-        ops = np.broadcast_to(np.arange(schedule.n_ops)[:, None], gap_start.shape)
-        keep = gap_end > gap_start
-        rows, a, b = ops[keep], gap_start[keep], gap_end[keep]
-    else:
-        order = np.lexsort((schedule.start, schedule.op))
-        op, s, e = schedule.op[order], schedule.start[order], schedule.end[order]
-        reach = e.copy()
-        for i in range(1, len(reach)):  # measured runs only: a few thousand tasks
-            if op[i] == op[i - 1]:
-                reach[i] = max(reach[i], reach[i - 1])
-        same = op[1:] == op[:-1]
-        keep = same & (s[1:] > reach[:-1])
-        rows, a, b = op[1:][keep], reach[:-1][keep], s[1:][keep]
+    order = np.lexsort((schedule.start, schedule.op))
+    op, s, e = schedule.op[order], schedule.start[order], schedule.end[order]
+    reach = e.copy()
+    for i in range(1, len(reach)):  # measured runs only: a few thousand tasks
+        if op[i] == op[i - 1]:
+            reach[i] = max(reach[i], reach[i - 1])
+    same = op[1:] == op[:-1]
+    keep = same & (s[1:] > reach[:-1])
+    rows, a, b = op[1:][keep], reach[:-1][keep], s[1:][keep]
     rows = np.asarray(rows, dtype=np.int64)
     return IdleSpans(rows, np.asarray(a), np.asarray(b), np.zeros(len(rows), np.int64), ("idle",))

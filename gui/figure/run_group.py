@@ -10,15 +10,14 @@ import numpy as np
 from PySide6.QtGui import QColor
 
 from engine.schedule import Schedule
-from engine.view_model import format_time
-from gui.colours import IDLE_STYLES, OP_COLOURS, Theme, density_colours, ink_on
+from engine.text import time_text
+from gui.colours import OP_COLOURS, Theme, density_colours, idle_style, ink_on
 from gui.figure.bars import BAR_HEIGHT, THIN_PIXELS, BarPlan, DensityRuns, plan_bars
 from gui.figure.fonts import cap_height, text_width
+from gui.figure.legend import MIN_TEXT, hatch_spacing, hatch_width
 from gui.figure.model import FloatArray, Group, Hatch, Item, Line, Rects, Text
 from gui.figure.rows import idle_spans, row_count, row_label, task_rows
 
-#: Text is never smaller than this (points), at any size.
-MIN_TEXT = 7.0
 #: One row per op: at most this many rows' height per run; beyond, rows get thinner.
 OPS_ROWS_TALL = 12
 #: Bars get an outline when at least this many device pixels wide (and not too many).
@@ -54,18 +53,15 @@ class Frame:
         return np.asarray(self.plot_left + (t - self.t0) * self.scale, dtype=np.float64)
 
     def hatch_spacing(self) -> float:
-        return 0.55 * self.text
+        return hatch_spacing(self.text)
 
     def hatch_width(self) -> float:
-        return max(0.35, 0.07 * self.text)
+        return hatch_width(self.text)
 
 
-def figure_time(value: float, unit: str) -> str:
-    """A time on a figure: `format_time` ("2.5 s", "1202 s"), but large times in full
-    with thousands separators ("3,000,000 s"), never in scientific notation."""
-    if abs(value) >= 1e4:
-        return f"{value:,.0f} {unit}"
-    return format_time(value, unit)
+#: A time on a figure: the one formatter, `engine.text.time_text` ("2.5 s", "723 ms",
+#: "3,000,000 s").
+figure_time = time_text
 
 
 def run_title(schedule: Schedule) -> str:
@@ -233,8 +229,10 @@ class _Run:
             self.put(row, rect)
 
     def hatch_idle(self, plan: BarPlan) -> set[str]:
-        """Hatch idle spans at least `THIN_PIXELS` wide (thinner ones show in the
-        density's shade); returns the reasons drawn."""
+        """Hatch waits at least `THIN_PIXELS` wide (thinner ones show in the density's
+        shade) in their reason's style: its tint where it differs from what lies under
+        (the pale idle row; one row per op: the background), then its lines. Returns the
+        reasons drawn."""
         if plan.banded or not plan.gaps:
             return set()
         frame = self.frame
@@ -244,32 +242,37 @@ class _Run:
         a = np.maximum(spans.start, frame.t0)
         b = np.minimum(spans.end, frame.t1)
         wide = (b - a) * frame.scale * frame.resolution >= THIN_PIXELS
+        under = frame.theme.idle if frame.rows == "workers" else frame.theme.background
         drawn: set[str] = set()
         for code, reason in enumerate(spans.reasons):
             mask = wide & (spans.code == code)
             if not mask.any():
                 continue
             drawn.add(reason)
-            style = IDLE_STYLES.get(reason, IDLE_STYLES["idle"])
-            if not style.angles:
-                continue
+            style = idle_style(reason)
+            tint = getattr(frame.theme, style.tint)
             rows, x0, x1 = spans.row[mask], frame.xs(a[mask]), frame.xs(b[mask])
             for row in np.unique(rows).tolist():
                 here = rows == row
                 count = int(here.sum())
-                hatch = Hatch(
-                    x0[here],
-                    np.full(count, self.y(row) - self.bar_h / 2),
-                    x1[here] - x0[here],
-                    np.full(count, self.bar_h),
-                    reason=reason,
-                    angles=style.angles,
-                    spacing=frame.hatch_spacing(),
-                    colour=frame.theme.idle_hatch,
-                    width=frame.hatch_width(),
-                    cls=f"idle idle-{reason}",
-                )
-                self.put(row, hatch)
+                x, w = x0[here], x1[here] - x0[here]
+                y, h = np.full(count, self.y(row) - self.bar_h / 2), np.full(count, self.bar_h)
+                if tint != under:
+                    self.put(row, Rects(x, y, w, h, fill=tint, cls=f"idle-tint idle-{reason}"))
+                if style.angles:
+                    hatch = Hatch(
+                        x,
+                        y,
+                        w,
+                        h,
+                        reason=reason,
+                        angles=style.angles,
+                        spacing=frame.hatch_spacing(),
+                        colour=frame.theme.idle_hatch,
+                        width=frame.hatch_width(),
+                        cls=f"idle idle-{reason}",
+                    )
+                    self.put(row, hatch)
         return drawn
 
     def density(self, runs: DensityRuns, base: str) -> None:

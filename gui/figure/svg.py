@@ -61,7 +61,7 @@ def figure_svg(figure: Figure) -> bytes:
 class _Writer:
     def __init__(self) -> None:
         self.out: list[str] = []
-        self.patterns: dict[tuple[tuple[int, ...], float, str, float], str] = {}
+        self.patterns: dict[tuple[str, tuple[int, ...], float, str, float], str] = {}
 
     # -- hatch patterns ------------------------------------------------------------------
 
@@ -81,17 +81,23 @@ class _Writer:
                     self.patterns[key] = name
 
     def pattern_defs(self) -> list[str]:
-        """One tile per hatch: lines x ± y = k·spacing through a spacing-square tile at
-        the origin of user space (where the painter back end anchors its lines)."""
+        """One tile per hatch: lines x ± y = k·spacing (or y, x = spacing / 2) through a
+        spacing-square tile at the origin of user space (where the painter back end
+        anchors its lines)."""
         defs = []
         for key, name in self.patterns.items():
-            angles, spacing, colour, width = key
+            _, angles, spacing, colour, width = key
             s, two, minus = _n(spacing), _n(2 * spacing), _n(-spacing)
             paths = []
             if 45 in angles:  # x + y = 0, s, 2s
                 paths.append(f"M0,{s}L{s},0M{minus},{s}L{s},{minus}M0,{two}L{two},0")
             if -45 in angles:  # x - y = 0, -s, s
                 paths.append(f"M0,0L{s},{s}M{minus},0L{s},{two}M0,{minus}L{two},{s}")
+            half = _n(spacing / 2)
+            if 0 in angles:  # y = s / 2
+                paths.append(f"M0,{half}L{s},{half}")
+            if 90 in angles:  # x = s / 2
+                paths.append(f"M{half},0L{half},{s}")
             defs.append(
                 f'<pattern id="{name}" patternUnits="userSpaceOnUse" x="0" y="0" '
                 f'width="{s}" height="{s}"><path d="{"".join(paths)}" stroke="{colour}" '
@@ -178,5 +184,6 @@ class _Writer:
         self.out.append(f"<text{attrs}>{escape(item.text)}</text>\n")
 
 
-def _pattern_key(item: Hatch) -> tuple[tuple[int, ...], float, str, float]:
-    return (item.angles, round(item.spacing, 3), item.colour, round(item.width, 3))
+def _pattern_key(item: Hatch) -> tuple[str, tuple[int, ...], float, str, float]:
+    """One pattern per reason (and look): readers restyle a reason by its pattern's id."""
+    return (item.reason, item.angles, round(item.spacing, 3), item.colour, round(item.width, 3))

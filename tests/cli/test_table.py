@@ -29,8 +29,8 @@ def test_crowded_cells_are_blocks() -> None:
 
 def test_large_times_print_in_full() -> None:
     assert seconds(1_000_002.0) == "1,000,002 s"
-    assert seconds(1201.8000000000227) == "1201.8 s"
-    assert seconds(0.5, "ms") == "0.5 ms"
+    assert seconds(1201.8000000000227) == "1,202 s"  # every digit, no binary noise
+    assert seconds(0.5, "ms") == "500 µs"  # SI prefixes, also for measured runs in ms
 
 
 def test_metrics_name_what_binds_and_list_the_waits() -> None:
@@ -49,7 +49,7 @@ def test_many_spans_are_summed_by_reason() -> None:
     scenario = load_preset("many-ops")
     lines = metrics_lines(simulate(scenario), scenario, width=100)
     idle = [line for line in lines if line.strip().startswith("store unit")]
-    assert idle == ["             store unit    401.8 s input in 1,000 spans"]
+    assert idle == ["             store unit    402 s input in 1,000 spans"]
     assert not any("overhead" in line for line in lines)  # rounding gaps are not overhead
 
 

@@ -129,6 +129,6 @@ def test_the_report_names_the_row_that_carries_the_claim() -> None:
         "2.00× the synchronous kernel, 100% of copy bandwidth (synchronous 50%)" in text[HEADLINE]
     )
     assert "other blocks on the SM already hide the latency" in text["at full occupancy"]
-    assert "2.00 µs per launch" in text["launch overhead"]
+    assert "2 µs per launch" in text["launch overhead"]
     assert labels.count("  intensity 32 (balanced)") == 2  # marked in both passes
     assert "8 block(s)/SM" in labels and "1 block(s)/SM" in labels

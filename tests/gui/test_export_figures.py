@@ -5,7 +5,6 @@ format, the SVG as librsvg draws it against the PNG of the same layout, text nev
 from __future__ import annotations
 
 import re
-import weakref
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -30,7 +29,7 @@ from gui.export import export
 from gui.figure import painter
 from gui.figure.bars import BAR_HEIGHT, plan_bars
 from gui.figure.layout import build_figure
-from gui.figure.model import Rects
+from gui.figure.model import Hatch, Rects
 from gui.figure.rows import task_index
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -159,7 +158,7 @@ def test_the_comparison_catches_a_renderer_that_gets_it_wrong(qapp, tmp_path: Pa
     if broken == "bars":
         text = re.sub(r'<rect [^>]*class="op-\d+"/>', "", text)
     else:
-        text = text.replace('fill="url(#hatch-idle)"', 'fill="#1f2328"')
+        text = re.sub(r'fill="url\(#hatch-[a-z]+\)"', 'fill="#1f2328"', text)
     (tmp_path / "broken.svg").write_text(text)
     drawn = rsvg_png(tmp_path / "broken.svg", 504, tmp_path / "broken.png")
     assert grey_difference(Image.open(tmp_path / "t.png"), drawn) > RSVG_LIMIT
@@ -227,9 +226,10 @@ def test_caption_is_the_headline_and_can_be_left_out(qapp, tmp_path: Path) -> No
 
 
 def test_legend_explains_idle_hatching_and_the_makespan(qapp, tmp_path: Path) -> None:
-    figure, _ = layout_of(both("book"), ".svg")
+    figure, _ = layout_of(both("book")[1:], ".svg")  # pipelined, unlimited slots
     words = [t.text for t in figure.texts("legend-label")]
-    assert words == ["idle", "makespan"]
+    assert words == ["waiting for input", "no work left", "makespan"]  # only what occurs
+    assert [t.text for t in figure.texts("legend-title")] == ["Idle:"]
 
 
 # -- honest density -----------------------------------------------------------------------
@@ -283,31 +283,79 @@ def test_the_gantts_indexed_plan_is_the_exports_plan(window) -> None:
         assert abs(len(scan.density) - len(fast.density)) <= 0.02 * len(scan.density) + 3
 
 
-def test_each_wait_reason_has_its_hatch_and_legend_entry(qapp, tmp_path, monkeypatch) -> None:
-    """When the engine says why a worker waits, every view hatches each reason in the
-    style of the shared table, and the legend names each reason once."""
+def book_with_two_slots():
+    scenario = load_preset("book").with_changes(buffers=2)
+    return [simulate(scenario, "sequential"), simulate(scenario, "pipelined")]
+
+
+def test_each_wait_reason_has_its_hatch_and_legend_entry(qapp, tmp_path) -> None:
+    """The book with 2 slots: the engine's reasons (input, slot, done) are each hatched in
+    their own style from the shared table, each with its own SVG pattern, and the legend
+    names each once, in the table's order."""
     from gui.colours import IDLE_STYLES
-    from gui.figure import rows as rows_module
-    from gui.timeline_items import HATCH_BRUSHES
 
-    plain = rows_module._worker_spans
-
-    def with_reasons(schedule):
-        spans = plain(schedule)
-        codes = np.arange(len(spans)) % 3  # input, slot, done in turn
-        return rows_module.IdleSpans(
-            spans.row, spans.start, spans.end, codes, ("input", "slot", "done")
-        )
-
-    monkeypatch.setattr(rows_module, "_worker_spans", with_reasons)
-    monkeypatch.setattr(rows_module, "_CACHE", weakref.WeakKeyDictionary())
-    schedules = both("two-load-units")
+    schedules = book_with_two_slots()
     figure, _ = layout_of(schedules, ".svg")
     words = [t.text for t in figure.texts("legend-label")]
     assert words == [IDLE_STYLES[r].label for r in ("input", "slot", "done")] + ["makespan"]
+    hatched = {item.reason for item in figure.walk() if isinstance(item, Hatch)}
+    assert hatched == {"input", "slot", "done"}
     path = tmp_path / "t.svg"
     export(schedules, path)
-    text = path.read_text()
-    assert 'id="hatch-input"' in text and 'id="hatch-slot"' in text
-    assert "hatch-done" not in text  # "no work left" is pale only
-    assert all(IDLE_STYLES[r].angles in HATCH_BRUSHES for r in ("idle", "input", "slot"))
+    root = ElementTree.fromstring(path.read_text())
+    patterns = {p.get("id") for p in root.iter(f"{SVG}pattern")}
+    assert patterns == {"hatch-input", "hatch-slot", "hatch-done"}
+    paths = {p.get("id"): p.find(f"{SVG}path").get("d") for p in root.iter(f"{SVG}pattern")}
+    assert len(set(paths.values())) == 3  # a pattern of its own, not only a colour
+    legend = next(g for g in root.iter(f"{SVG}g") if g.get("id") == "legend")
+    listed = [t.text for t in legend.iter(f"{SVG}text") if "legend-label" in t.get("class", "")]
+    assert listed[:3] == [IDLE_STYLES[r].label for r in ("input", "slot", "done")]
+    # The slot wait of the pipelined run: the load unit, 2–3 s, hatched as "slot".
+    slot = [g for g in root.iter(f"{SVG}g") if "idle-slot" in (g.get("class") or "").split()]
+    assert any(g.get("fill") == "url(#hatch-slot)" for g in slot)
+
+
+def test_every_style_differs_in_pattern_and_every_tint_in_both_themes() -> None:
+    """Reasons shown together never share a pattern (print, greyscale); tints exist in
+    both themes, and each pattern has a Qt brush for the app's Gantt."""
+    from gui.colours import DARK, IDLE_STYLES, LIGHT
+    from gui.timeline_items import HATCH_BRUSHES
+
+    for group in (("input", "slot", "done", "overhead"), ("worker", "slot", "overhead")):
+        patterns = [IDLE_STYLES[r].angles for r in group]
+        assert len(set(patterns)) == len(patterns) and all(patterns)
+    for style in IDLE_STYLES.values():
+        assert style.angles in HATCH_BRUSHES
+        for theme in (LIGHT, DARK):
+            assert re.fullmatch(r"#[0-9a-f]{6}", getattr(theme, style.tint))
+
+
+@pytest.mark.parametrize("rows", ["workers", "ops"])
+def test_the_figure_hatches_what_the_engine_says(qapp, rows) -> None:
+    """Hatched boxes sit exactly on the engine's waits: worker rows, its idle spans;
+    op rows, its op waits (worker, slot)."""
+    from engine.waits import IDLE_REASONS, OP_WAIT_REASONS, idle_spans, op_waits
+
+    schedule = book_with_two_slots()[1]
+    figure, _ = layout_of([schedule], ".svg", rows=rows)
+    run = figure.runs[0]
+    pitch = (run[1] - run[0]) / (3 if rows == "workers" else schedule.n_ops)
+    found = set()
+    for item in figure.walk():
+        if isinstance(item, Hatch) and "legend-swatch" not in item.cls:
+            for x, y, w in zip(item.x, item.y, item.w, strict=True):
+                row = int((y - run[0]) // pitch)
+                t0 = (x - figure.plot_left) / figure.scale
+                t1 = (x + w - figure.plot_left) / figure.scale
+                found.add((row, round(t0, 6), round(t1, 6), item.reason))
+    if rows == "workers":
+        spans = idle_spans(schedule)
+        names = IDLE_REASONS
+        expected = zip(spans.row, spans.start, spans.end, spans.reason, strict=True)
+    else:
+        waits = op_waits(schedule)
+        names = OP_WAIT_REASONS
+        expected = zip(waits.op, waits.start, waits.end, waits.reason, strict=True)
+    assert found == {(int(r), float(a), float(b), names[c]) for r, a, b, c in expected}
+    if rows == "ops":
+        assert (2, 0.0, 3.0, "slot") in found and (1, 0.0, 1.0, "worker") in found

@@ -84,7 +84,7 @@ def test_svg_is_plain_svg_in_points_with_groups(qapp, book, tmp_path: Path) -> N
     ids = {g.get("id") for g in root.iter(f"{SVG}g")}
     assert {"run-1", "run-2", "run-1-row-1", "run-2-row-3", "time-axis", "legend"} <= ids
     classes = " ".join(g.get("class") or "" for g in root.iter(f"{SVG}g"))
-    assert "unit-load" in classes and "idle-idle" in classes and "task colour-1" in classes
+    assert "unit-load" in classes and "idle-input" in classes and "task colour-1" in classes
     assert len(re.findall(r'<rect [^>]*class="op-1"', text)) == 6  # 3 stages × 2 runs
     assert root.find(f".//{SVG}pattern") is not None  # hatching is a pattern
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor
 
 from engine.errors import PipeLabError
@@ -13,7 +14,7 @@ from engine.scenario import Scenario, load_preset
 from engine.schedule import Schedule
 from engine.scheduler import simulate
 from gui.clock import Clock
-from gui.colours import LIGHT, OP_COLOURS, density_colours
+from gui.colours import DARK, IDLE_STYLES, LIGHT, OP_COLOURS, density_colours
 from gui.timeline import TimelineView, add_rows_menu
 
 
@@ -43,8 +44,8 @@ def test_hover_text_names_task_and_idle_gap(timeline: TimelineView) -> None:
     first = timeline.groups[0].first_row
     text = timeline.describe_at(3.5, first + 0)  # sequential load unit, op 2 reading
     assert "op 2 · read" in text and "start 3 s" in text and "duration 1 s" in text
-    idle = timeline.describe_at(1.5, first + 0)
-    assert "idle" in idle and "from 1 s to 3 s" in idle
+    idle = timeline.describe_at(1.5, first + 0)  # sequential = one slot: op 1 holds it
+    assert idle == "load unit idle 1–3 s (sequential)\nwaiting for a slot: held by op 1 until 3 s"
     assert timeline.describe_at(20.0, -5.0) == ""
 
 
@@ -147,3 +148,176 @@ def test_rows_menu_switches_the_gantt(qtbot) -> None:
     per_op = next(a for a in group.actions() if "op" in a.text().replace("&", ""))
     per_op.trigger()
     assert view.rows == "ops"
+
+
+# -- wait reasons: hatches, legend, hover ----------------------------------------------------
+
+
+def two_slots(qtbot, rows: str = "workers", theme=LIGHT) -> TimelineView:
+    """The pipelined book with 2 slots, 1000 × 420 px."""
+    view = TimelineView(Clock(), theme)
+    qtbot.addWidget(view)
+    view.resize(1000, 420)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_rows(rows)
+    view.set_schedules([simulate(load_preset("book").with_changes(buffers=2), "pipelined")])
+    qtbot.waitUntil(lambda: view.bars.paint_count > 0 and bool(view.bars.hatched))
+    return view
+
+
+def pixel_of(view: TimelineView, time: float, row: float) -> tuple[int, int]:
+    point = view.getPlotItem().getViewBox().mapViewToScene(QPointF(time, row))
+    local = view.mapFromScene(point)
+    return local.x(), local.y()
+
+
+def patch(image, centre: tuple[int, int], half: int = 10) -> dict[tuple[int, int], int]:
+    x0, y0 = centre
+    return {
+        (x, y): image.pixel(x, y)
+        for x in range(x0 - half, x0 + half + 1)
+        for y in range(y0 - half // 2, y0 + half // 2 + 1)
+    }
+
+
+def directions(pixels: dict[tuple[int, int], int], ink: int) -> set[str]:
+    """Which ways the hatch lines in ``pixels`` run: "/", "\\", "-", "|" (a direction
+    counts when at least a third of the ink pixels continue that way: a crossed hatch
+    has half of its ink on each of its two lines)."""
+    inked = {p for p, c in pixels.items() if c == ink}
+    steps = {"/": (1, -1), "\\": (1, 1), "-": (1, 0), "|": (0, 1)}
+    found = set()
+    for name, (dx, dy) in steps.items():
+        inside = [(x, y) for x, y in inked if (x + dx, y + dy) in pixels]
+        if inside and sum((x + dx, y + dy) in inked for x, y in inside) > len(inside) / 3:
+            found.add(name)
+    return found
+
+
+#: Where the engine says the pipelined book with 2 slots waits (row, time, reason).
+BOOK_TWO_SLOTS = [
+    (0, 2.5, "slot"),
+    (0, 5.0, "done"),
+    (1, 0.5, "input"),
+    (1, 3.5, "input"),
+    (1, 5.5, "done"),
+    (2, 1.0, "input"),
+    (2, 4.5, "input"),
+]
+PATTERNS = {"input": {"/"}, "slot": {"/", "\\"}, "done": {"-"}, "worker": {"\\"}}
+
+
+@pytest.mark.parametrize("theme", [LIGHT, DARK], ids=["light", "dark"])
+def test_hatches_carry_the_engines_reasons(qtbot, theme) -> None:
+    """Each idle span is drawn in its reason's tint and pattern where the engine puts it:
+    the load unit waits for a slot 2–3 s and is done from 4 s; the compute and store
+    units wait for input, the compute unit is done from 5 s."""
+    from engine.waits import IDLE_REASONS, idle_spans
+
+    view = two_slots(qtbot, theme=theme)
+    schedule = view.groups[0].schedule
+    spans = idle_spans(schedule)
+    for row, time, reason in BOOK_TWO_SLOTS:
+        assert IDLE_REASONS[spans.reason[spans.at(row, time)]] == reason
+    assert view.bars.hatched == {"input", "slot", "done"}
+    image = view.grab().toImage()
+    first = view.groups[0].first_row
+    ink = QColor(theme.idle_hatch).rgb()
+    for row, time, reason in BOOK_TWO_SLOTS:
+        pixels = patch(image, pixel_of(view, time, first + row))
+        colours = set(pixels.values())
+        tint = QColor(getattr(theme, IDLE_STYLES[reason].tint)).rgb()
+        assert tint in colours and ink in colours, (row, time, reason)
+        for other in {"slot_tint", "done_tint"} - {IDLE_STYLES[reason].tint}:
+            assert QColor(getattr(theme, other)).rgb() not in colours, (row, time, reason)
+        assert directions(pixels, ink) == PATTERNS[reason], (row, time, reason)
+
+
+def test_op_rows_hatch_the_ops_waits(qtbot) -> None:
+    """One row per op: op 2 waits 0–1 s for the busy load unit, op 3 waits 0–3 s for a
+    slot (the engine's op waits); the legend follows."""
+    view = two_slots(qtbot, rows="ops")
+    assert view.bars.hatched == {"worker", "slot"}
+    assert view.legend.words == [IDLE_STYLES[r].label for r in ("worker", "slot")]
+    image = view.grab().toImage()
+    first = view.groups[0].first_row
+    ink = QColor(LIGHT.idle_hatch).rgb()
+    for op, time, reason in [(1, 0.5, "worker"), (2, 1.5, "slot"), (2, 2.5, "slot")]:
+        pixels = patch(image, pixel_of(view, time, first + op), half=8)
+        tint = QColor(getattr(LIGHT, IDLE_STYLES[reason].tint)).rgb()
+        assert tint in set(pixels.values()), (op, time, reason)
+        assert directions(pixels, ink) == PATTERNS[reason], (op, time, reason)
+    text = view.describe_at(1.5, first + 2)
+    assert text.startswith("op 3 waits 0–3 s for a slot: held by ops 1 and 2")
+    assert view.describe_at(0.5, first + 1).startswith("op 2 waits 0–1 s for the load unit")
+
+
+def test_legend_lists_the_reasons_present_and_is_drawn(qtbot) -> None:
+    view = two_slots(qtbot)
+    assert view.legend.words == [IDLE_STYLES[r].label for r in ("input", "slot", "done")]
+    assert view.legend.isVisible()
+    legend = view.mapFromScene(view.legend.sceneBoundingRect()).boundingRect()
+    assert legend.top() > pixel_of(view, 0.0, view.groups[0].first_row + 2)[1]  # under rows
+    image = view.grab().toImage()
+    colours = {
+        image.pixel(x, y)
+        for x in range(max(0, legend.left()), min(image.width(), legend.right()))
+        for y in range(max(0, legend.top()), min(image.height(), legend.bottom()))
+    }
+    assert QColor(LIGHT.slot_tint).rgb() in colours and QColor(LIGHT.text).rgb() in colours
+    view.set_schedules([simulate(load_preset("book"), "pipelined")])  # unlimited slots
+    assert view.legend.words == [IDLE_STYLES[r].label for r in ("input", "done")]
+    view.set_schedules([])
+    assert not view.legend.isVisible()
+
+
+def test_hover_names_the_reason(qtbot) -> None:
+    view = two_slots(qtbot)
+    first = view.groups[0].first_row
+    assert view.describe_at(2.5, first) == (
+        "load unit idle 2–3 s (pipelined)\n"
+        "waiting for a slot: held by ops 1 and 2; the first frees at 3 s"
+    )
+    assert view.describe_at(0.5, first + 1).endswith("waiting for input: op 1's read ends at 1 s")
+    assert view.describe_at(5.5, first + 1).endswith("done: the compute unit has no work left")
+
+
+def test_row_axis_makes_room_for_its_longest_label(qtbot) -> None:
+    """At any window size the names are whole ("compute unit", not "ompute unit")."""
+    from PySide6.QtGui import QFontMetricsF
+
+    view = TimelineView(Clock())
+    qtbot.addWidget(view)
+    view.resize(1900, 900)
+    view.show()
+    qtbot.waitExposed(view)
+    axis = view.row_axis
+    metrics = QFontMetricsF(axis.style["tickFont"])
+    room = axis.style["tickTextOffset"][0]
+    for preset in ("book", "two-load-units"):
+        view.set_schedules([simulate(load_preset(preset), "pipelined")])
+        widest = max(metrics.horizontalAdvance(w) for _, w in axis.labels(-0.5, 5.0, 400))
+        qtbot.waitUntil(lambda w=widest: axis.width() >= w + room)
+    view.set_rows("ops")
+    view.set_schedules([simulate(Scenario.uniform_ops(20_000), "pipelined")])
+    assert view.row_axis.longest_label() == "op 20,000"
+
+
+def test_time_axis_and_cursor_speak_the_one_formatter(qtbot) -> None:
+    view = TimelineView(Clock())
+    qtbot.addWidget(view)
+    view.set_schedules([simulate(Scenario.uniform_ops(200_000, 1.0, 1.0, 1.0), "pipelined")])
+    assert view.time_axis.tickStrings([0.0, 2e5, 6e5], 1.0, 2e5) == ["0", "200,000", "600,000"]
+    assert view.getPlotItem().getAxis("bottom").labelText == "time (s)"
+    view._clock.set_timeline(np.array([0.0, 2.5]), 2.5)
+    view._clock.seek(2.5)
+    assert view.cursor.label.toPlainText() == "2.5 s"
+    ms = Schedule(
+        op=[0, 0, 0], stage=[0, 1, 2], unit=[0, 1, 2], worker=[0, 0, 0],
+        start=[0.0, 0.1, 0.3], end=[0.1, 0.3, 0.4], n_ops=1, workers=(1, 1, 1),
+        time_unit="ms", source="measured",
+    )  # fmt: skip
+    view.set_schedules([ms])
+    assert view.getPlotItem().getAxis("bottom").labelText == "time (µs)"
+    assert view.time_axis.tickStrings([0.1, 0.2], 1.0, 0.1) == ["100", "200"]

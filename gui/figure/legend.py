@@ -1,0 +1,166 @@
+"""The legend of a Gantt: what its fills mean, laid out as figure primitives.
+
+One layout for every figure's legend and for the app's legend line under its Gantt (which
+paints it with the figure painter): "Idle: [hatch] waiting for input [hatch] waiting for a
+buffer slot [hatch] no work left", then the density's ramp when drawn and the makespan's
+mark. Op colours label themselves (op numbers in the bars) and get no entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from gui.colours import IDLE_STYLES, WAIT_TITLES, Theme, density_colours
+from gui.figure.fonts import cap_height, text_width
+from gui.figure.model import Figure, FloatArray, Group, Hatch, Item, Line, Rects, Text
+
+#: Text is never smaller than this (points).
+MIN_TEXT = 7.0
+
+
+def hatch_spacing(text: float) -> float:
+    """Distance between hatch lines for body text of ``text`` points."""
+    return 0.55 * text
+
+
+def hatch_width(text: float) -> float:
+    """Width of hatch lines for body text of ``text`` points."""
+    return max(0.35, 0.07 * text)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One legend entry: ``kind`` (a wait reason, "density" or "makespan") and its words."""
+
+    kind: str
+    words: str
+
+
+def legend_entries(
+    reasons: Iterable[str], rows: str = "workers", density: bool = False, makespan: bool = True
+) -> list[Entry]:
+    """The entries for the wait ``reasons`` shown (in `IDLE_STYLES` order), the density's
+    ramp when ``density`` and the makespan's mark when ``makespan``."""
+    shown = set(reasons)
+    entries = [Entry(r, IDLE_STYLES[r].label) for r in IDLE_STYLES if r in shown]
+    if density:
+        words = (
+            "busy share per pixel (bars too thin to draw)"
+            if rows == "workers"
+            else "share of the workers busy with these ops"
+        )
+        entries.append(Entry("density", words))
+    if makespan:
+        entries.append(Entry("makespan", "makespan"))
+    return entries
+
+
+def lay_out_legend(
+    entries: list[Entry],
+    *,
+    left: float,
+    top: float,
+    right: float,
+    text: float,
+    theme: Theme,
+    rows: str = "workers",
+) -> tuple[Group, float]:
+    """``entries`` from (``left``, ``top``), wrapping at ``right``, each wait reason after
+    the row mode's title ("Idle:", "Ops wait:"); returns the group and its bottom."""
+    f = text
+    size = max(MIN_TEXT, f)
+    swatch_w, swatch_h, line_h = 1.8 * f, 0.9 * f, 1.5 * f
+    x, y = left, top
+    items: list[Item] = []
+    waits = [e for e in entries if e.kind in IDLE_STYLES]
+    if waits:
+        title = WAIT_TITLES.get(rows, WAIT_TITLES["workers"])
+        baseline = y + line_h / 2 - 0.2 * f + cap_height(size) / 2
+        items.append(Text(x, baseline, title, size, theme.text, bold=True, cls="legend-title"))
+        x += text_width(title, size, bold=True) + 0.6 * f
+    for entry in entries:
+        need = swatch_w + 0.4 * f + text_width(entry.words, size) + 1.2 * f
+        if x > left and x + need > right:
+            x, y = left, y + line_h
+        sy = y + (line_h - swatch_h) / 2 - 0.2 * f
+        items.extend(_swatch(entry.kind, x, sy, swatch_w, swatch_h, f, theme, rows))
+        baseline = sy + swatch_h / 2 + cap_height(size) / 2
+        label = Text(x + swatch_w + 0.4 * f, baseline, entry.words, size, theme.text)
+        items.append(_with_class(label, f"legend-label legend-{entry.kind}"))
+        x += need
+    return Group(tuple(items), id="legend"), y + line_h
+
+
+def legend_figure(
+    entries: list[Entry], width: float, text: float, theme: Theme, rows: str = "workers"
+) -> Figure:
+    """The legend alone, ``width`` points wide, on a transparent background (the app's
+    legend line draws this with the figure painter)."""
+    margin = 0.5 * text
+    group, bottom = lay_out_legend(
+        entries,
+        left=margin,
+        top=0.3 * text,
+        right=width - margin,
+        text=text,
+        theme=theme,
+        rows=rows,
+    )
+    return Figure(width=width, height=bottom + 0.1 * text, background="", items=(group,))
+
+
+def _with_class(text: Text, cls: str) -> Text:
+    return Text(text.x, text.y, text.text, text.size, text.colour, text.anchor, text.bold, cls)
+
+
+def _swatch(
+    kind: str, x: float, y: float, w: float, h: float, f: float, theme: Theme, rows: str
+) -> list[Item]:
+    def box(left: float, width: float) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+        one = [np.array([v], dtype=np.float64) for v in (left, y, width, h)]
+        return one[0], one[1], one[2], one[3]
+
+    if kind in IDLE_STYLES:
+        style = IDLE_STYLES[kind]
+        tint = getattr(theme, style.tint)
+        items: list[Item] = [Rects(*box(x, w), fill=tint, cls=f"legend-swatch idle-{kind}")]
+        if style.angles:
+            hatch = Hatch(
+                *box(x, w),
+                reason=kind,
+                angles=style.angles,
+                spacing=hatch_spacing(f),
+                colour=theme.idle_hatch,
+                width=hatch_width(f),
+                cls=f"legend-swatch idle-{kind}",
+            )
+            items.append(hatch)
+        return items
+    if kind == "density":
+        ramp = density_colours(theme, "idle" if rows == "workers" else "background")
+        steps = 6
+        step_w = w / steps
+        return [
+            Rects(
+                *box(x + k * step_w, step_w + 0.01),
+                fill=ramp[round((k + 0.5) * (len(ramp) - 1) / steps)].name(),
+                cls="legend-swatch density",
+            )
+            for k in range(steps)
+        ]
+    middle = x + w / 2
+    return [
+        Line(
+            middle,
+            y - 0.1 * f,
+            middle,
+            y + h + 0.1 * f,
+            theme.text,
+            max(0.6, 0.11 * f),
+            dash=(0.45 * f, 0.3 * f),
+            cls="legend-swatch makespan",
+        )
+    ]
