@@ -14,7 +14,7 @@ import numpy as np
 from cli.console import Progress, counting_lines
 from cli.parser import HelpFormatter, add_output_arguments, emit, emit_stream
 from cli.paths import check_output_path
-from engine.text import number_text
+from engine.text import count_words, number_text
 from engine.warp_stream import WarpSummary, Write, burst_chunks, summarize, write_warp_tasks
 from engine.warps import (
     COMPUTE,
@@ -182,9 +182,9 @@ def _percent(value: float | None) -> str:
 def run_to_table(summary: WarpSummary, width: int) -> str:
     config = summary.config
     lines = [
-        f"One SM, {_plural(config.warps, 'warp')}: {_plural(config.compute, 'cycle')} of "
-        f"compute per burst, memory latency {_plural(config.latency, 'cycle')}, "
-        f"{_plural(config.cycles, 'cycle')} simulated",
+        f"One SM, {count_words(config.warps, 'warp')}: {count_words(config.compute, 'cycle')} of "
+        f"compute per burst, memory latency {count_words(config.latency, 'cycle')}, "
+        f"{count_words(config.cycles, 'cycle')} simulated",
     ]
     if config.warps <= _GANTT_WARPS:
         lines.append(text_lanes(config, width))
@@ -226,7 +226,3 @@ def run(args: argparse.Namespace) -> int:
         text = run_to_table(summary, width)
     emit(text, out)
     return 0
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count:,} {noun}" + ("" if count == 1 else "s")

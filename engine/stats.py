@@ -22,7 +22,7 @@ from engine.metrics import (
 )
 from engine.scenario import Scenario
 from engine.schedule import Schedule
-from engine.text import TimeText, format_time, op_list, span_text
+from engine.text import TimeText, count_words, format_time, op_list, span_text
 from engine.waits import DONE, IDLE_REASONS, IdleSpans, idle_spans
 
 #: A worker with at most this many idle spans has them listed; more are summed by reason.
@@ -77,7 +77,7 @@ def schedule_stats(
             "makespan",
             time_text(span, unit),
             f"The latest end of any task in this {schedule.source} schedule "
-            f"({len(schedule):,} tasks, {schedule.n_ops:,} ops).",
+            f"({count_words(len(schedule), 'task')}, {count_words(schedule.n_ops, 'op')}).",
         )
     ]
     spans = idle_spans(schedule) if len(schedule) else None

@@ -194,7 +194,10 @@ def _build_idle(index: WaitIndex) -> IdleSpans:
             r = r[parent]
         k = np.searchsorted(unit.starts, x, "right")
         done = k >= len(unit.starts)
-        task = np.where(done, -1, unit.tasks[np.minimum(k, max(len(unit.tasks) - 1, 0))])
+        if len(unit.tasks):
+            task = np.where(done, -1, unit.tasks[np.minimum(k, len(unit.tasks) - 1)])
+        else:  # a unit that ran nothing (a measured run may leave one empty): done from 0
+            task = np.full(len(x), -1, dtype=np.int64)
         reason = np.where(done, DONE, INPUT).astype(np.int8)
         if index.pipeline and u == index.load_unit:
             other = OVERHEAD if index.measured else INPUT  # simulated: rounding gaps only

@@ -191,3 +191,22 @@ def test_ops_waiting_are_ranges() -> None:
     assert narrate(schedule, 0.0).endswith(
         "ops 2 and 3 wait for the load unit; ops 4–1,000 wait for a slot"
     )
+
+
+def test_a_unit_that_ran_nothing_is_done_from_the_start() -> None:
+    """A measured run may leave a unit without tasks: its worker is idle, reason done."""
+    from engine.schedule import Schedule
+    from engine.stats import schedule_stats
+
+    measured = Schedule(
+        op=[0, 0], stage=[0, 2], unit=[0, 2], worker=[0, 0], start=[0.0, 2.0], end=[1.0, 3.0],
+        n_ops=1, source="measured", policy="measured",
+    )  # fmt: skip
+    spans = idle_spans(measured)
+    compute = [
+        (float(a), float(b), IDLE_REASONS[c])
+        for row, a, b, c in zip(spans.row, spans.start, spans.end, spans.reason, strict=True)
+        if row == 1
+    ]
+    assert compute == [(0.0, 3.0, "done")]
+    assert "(2 tasks, 1 op)" in schedule_stats(measured).lines[0].how
