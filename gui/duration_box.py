@@ -27,14 +27,15 @@ _PARTIAL = re.compile(r"^\+?(\d[\d_]*)?\.?\d*([eE][+-]?\d*)?$")
 
 
 def duration_text(value: float) -> str:
-    """``value`` in at most `SIGNIFICANT` significant digits: "0", "0.125", "1e-6", "2.5e8"."""
+    """``value`` in at most `SIGNIFICANT` significant digits: "0", "0.125", "1234.5" from
+    a thousandth to a million, "1e-6", "2.5e8" beyond."""
     if value == 0:
         return "0"
-    text = f"{value:.{SIGNIFICANT}g}"
-    if "e" in text:
-        mantissa, exponent = text.split("e")
-        text = f"{mantissa}e{int(exponent)}"
-    return text
+    if 1e-3 <= abs(value) < 1e6:
+        return f"{value:.{SIGNIFICANT}g}"
+    mantissa, exponent = f"{value:.{SIGNIFICANT - 1}e}".split("e")
+    mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{mantissa}e{int(exponent)}"
 
 
 def parse_duration(text: str) -> float | None:

@@ -197,6 +197,7 @@ class GpuPanel(QWidget):
         scroll = QScrollArea()  # a short window scrolls the form, never the status
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         scroll.setWidget(controls)
         scroll.setMinimumWidth(controls.minimumSizeHint().width() + 16)
         scroll.setMaximumWidth(460)

@@ -162,11 +162,11 @@ class GpuResults(QWidget):
         colour.setAlpha(SPREAD_ALPHA)
         edge = QColor(self._theme.muted)
         for group, spread in zip(self.timeline.groups, self._spreads, strict=False):
-            if spread is None or spread.runs < 2:
-                continue
+            if spread is None or spread.maximum <= spread.minimum:
+                continue  # one run, or runs that all took as long: nothing to shade
             band = pg.BarGraphItem(
                 x0=[spread.minimum],
-                x1=[max(spread.maximum, spread.minimum)],
+                x1=[spread.maximum],
                 y0=[group.first_row - 0.5],
                 y1=[group.first_row + group.n_rows - 0.5],
                 brush=pg.mkBrush(colour),

@@ -86,6 +86,7 @@ def _scroll(widget: QWidget) -> QScrollArea:
     area = QScrollArea()
     area.setWidgetResizable(True)
     area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    area.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # a click on a button keeps the focus put
     area.setWidget(widget)
     area.setFrameShape(QScrollArea.Shape.NoFrame)
     return area
@@ -135,6 +136,7 @@ class MainWindow(QMainWindow):
         for root in (self.tabs.tabBar(), self.transport, self.scenario_panel):
             self.keys.watch(root)
         self._set_tab_order()
+        self.view.timeline.setFocus()  # not the tab bar: its arrows would switch tabs
         self._wire()
         self._restore_settings()
         self.scenario_panel.show_scenario(model.scenario, model.preset, model.view_mode)
@@ -649,6 +651,8 @@ class MainWindow(QMainWindow):
         for dock in self.pipeline_docks:
             dock.toggleViewAction().setEnabled(index == PIPELINE_TAB)
         self.transport.set_clock(self.clock_of(index))
+        if QApplication.focusWidget() is not self.tabs.tabBar():  # (arrows there go on)
+            self.keys.leave()  # the new tab's view gets the focus: the keys work at once
 
     def _build_warps(self) -> None:
         from gui.warps_view import WarpsView

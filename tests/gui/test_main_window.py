@@ -250,15 +250,17 @@ def test_a_busy_edit_keeps_the_last_run_shown_and_usable(
     assert win.title.text() == "custom: 60 ops, unlimited slots"
 
 
-def test_switching_tabs_hands_the_clock_over_without_redrawing(
+def test_switching_tabs_redraws_nothing_and_keeps_the_pipeline_clock(
     window: MainWindow, monkeypatch
 ) -> None:  # type: ignore[no-untyped-def]
     calls: list[object] = []
     monkeypatch.setattr(window.view.timeline, "set_schedules", calls.append)
+    changes: list[float] = []
+    window.clock.time_changed.connect(changes.append)
     window.show_warps()
-    assert window.clock.end != 9.0
+    assert window.clock.end == 9.0
     window.tabs.setCurrentIndex(0)
-    assert window.clock.end == 9.0 and calls == []
+    assert window.clock.end == 9.0 and calls == [] and changes == []
 
 
 def test_pin_edit_compare_unpin_in_the_window(window: MainWindow, tmp_path: Path) -> None:
