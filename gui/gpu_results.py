@@ -36,6 +36,8 @@ from gui.timeline import TimelineView
 
 #: Opacity of the band that shades a measured run's spread (min to max makespan).
 SPREAD_ALPHA = 30
+#: The time axis widens for the slowest repeat up to this many times the drawn runs' length.
+SPREAD_ROOM = 1.5
 PLACEHOLDER = (
     "Run an experiment: the measured sequential and pipelined runs appear here on one "
     "time axis beside the model's prediction, with the spread over the repeats."
@@ -179,9 +181,12 @@ class GpuResults(QWidget):
         self._fit_spreads()
 
     def _fit_spreads(self) -> None:
-        """Widen the time axis to the slowest repeat, so that every band shows whole."""
-        slowest = max((s.maximum for s in self._spreads if s is not None), default=0.0)
+        """Widen the time axis towards the slowest repeat, so that its band shows, but to
+        at most `SPREAD_ROOM` times the drawn runs' length: one outlier must not squeeze
+        the runs themselves into a corner (the summary gives its figure)."""
         span = max((s.makespan for s in self._schedules), default=0.0)
+        slowest = max((s.maximum for s in self._spreads if s is not None), default=0.0)
+        slowest = min(slowest, SPREAD_ROOM * span)
         if slowest <= span or span <= 0:
             return
         view = self.timeline.getPlotItem().getViewBox()
