@@ -85,6 +85,12 @@ class GpuResults(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter)
+        self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)  # see `home`
+
+    def home(self) -> QWidget:
+        """Where the keyboard focus rests on the page: the Gantt, or (none drawn) the page
+        itself, which takes no keys (the transport keys work there)."""
+        return self.timeline if self._schedules else self
 
     @property
     def schedules(self) -> list[Schedule]:

@@ -72,9 +72,10 @@ EXPORT_FILTERS = (
 )
 WARPS_EXPORT_FILTERS = "PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"
 PIPELINE_TAB, WARPS_TAB, GPU_TAB = 0, 1, 2
-#: Height beyond the form's and the stats' own that stacking them takes: the menu bar, two
-#: dock titles, the separator (below that, the docks become tabs of one column).
-STACKED_DOCKS_SPARE = 90
+#: A dock's title bar and frame, and what stacking two docks takes beyond their own heights
+#: (the menu bar, the separator): below that, the docks become tabs of one column.
+DOCK_TITLE = 40
+STACKED_DOCKS_SPARE = 40
 #: Scenarios with per-op durations are remembered across sessions up to this many ops
 #: (a million ops would be tens of MB of TOML in the settings file).
 REMEMBERED_OPS = 10_000
@@ -224,20 +225,25 @@ class MainWindow(QMainWindow):
     def arrange_docks(self, height: int | None = None) -> None:
         """The Pipeline tab's default dock layout for a window ``height`` pixels tall (the
         current height when None): the Scenario form above the Stats and help tabs, or, in
-        a window too short for both (`stacked_height`), all three as tabs of one column."""
+        a window too short for both (`stacked_height`), all three as tabs of one column.
+
+        Meant for the docks as first placed (a first start, or a saved state Qt refused):
+        moving docks out of a tab group again leaves Qt's old tab bar on screen."""
         height = self.height() if height is None else height
+        right = Qt.DockWidgetArea.RightDockWidgetArea
         for dock in self.pipeline_docks[:3]:
-            self.removeDockWidget(dock)
             dock.setFloating(False)
-            self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+            if self.dockWidgetArea(dock) != right:
+                self.addDockWidget(right, dock)
             dock.show()
         stacked = height >= self.stacked_height()
         if stacked:
             self.splitDockWidget(self.scenario_dock, self.stats_dock, Qt.Orientation.Vertical)
             self.tabifyDockWidget(self.stats_dock, self.help_dock)
+            form = self.form_height()
             self.resizeDocks(
                 [self.scenario_dock, self.stats_dock],
-                [round(height * 0.58), round(height * 0.36)],
+                [form, max(1, height - form)],
                 Qt.Orientation.Vertical,
             )
         else:
@@ -247,11 +253,15 @@ class MainWindow(QMainWindow):
         width = min(420, max(320, round(0.25 * max(self.width(), 1280))))
         self.resizeDocks([self.scenario_dock], [width], Qt.Orientation.Horizontal)
 
+    def form_height(self) -> int:
+        """The height the Scenario dock takes to show its whole form (with its title)."""
+        return self.scenario_panel.sizeHint().height() + DOCK_TITLE
+
     def stacked_height(self) -> int:
         """The least window height at which the whole form and the stats fit one above
         the other (with the menu bar and the docks' titles)."""
-        form = self.scenario_panel.minimumSizeHint().height()
-        return form + self.stats.sizeHint().height() + STACKED_DOCKS_SPARE
+        stats = self.stats.sizeHint().height() + DOCK_TITLE
+        return self.form_height() + stats + STACKED_DOCKS_SPARE
 
     def _wire(self) -> None:
         """Views report to the model; the model's signals update the views."""
@@ -556,7 +566,6 @@ class MainWindow(QMainWindow):
         menu.addSeparator()
         for dock in self.pipeline_docks:
             menu.addAction(dock.toggleViewAction())
-        menu.addAction(self._action("Reset the &layout", self.reset_layout))
 
     def _build_run_menu(self, menu: QMenu) -> None:
         menu.addAction(self._action("&Pin this run", lambda: self.model.pin()))
@@ -684,7 +693,7 @@ class MainWindow(QMainWindow):
         if index == WARPS_TAB and self.warps_view is not None:
             return self.warps_view.lanes
         if index == GPU_TAB and self.gpu_panel is not None:
-            return self.gpu_panel.timeline
+            return self.gpu_panel.results.home()
         return self.view.timeline
 
     def _set_tab_order(self) -> None:
@@ -740,14 +749,6 @@ class MainWindow(QMainWindow):
         state = settings().value("window/state")
         if not (isinstance(state, QByteArray) and self.restoreState(state)):
             self.arrange_docks(self.height())
-
-    def reset_layout(self) -> None:
-        """View → Reset the layout: the window fitted to its screen, the default docks for
-        its height, the splitter shared as at a first start."""
-        self.tabs.setCurrentIndex(PIPELINE_TAB)
-        self.setGeometry(fitted(self.geometry(), self._available(), self.minimumSizeHint()))
-        self.arrange_docks(self.height())
-        self.view.share_split()
 
     def save_settings(self) -> None:
         store = settings()

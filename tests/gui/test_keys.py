@@ -137,6 +137,24 @@ def test_the_keys_drive_the_open_tabs_clock(active: MainWindow, qtbot) -> None:
     assert active.warps_clock.time == 300.0
 
 
+def test_enter_in_the_gpu_form_returns_the_keys_before_any_run(
+    active: MainWindow, qtbot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gui.gpu_panel
+    from gpu.detect import Detection
+
+    monkeypatch.setattr(gui.gpu_panel, "detect", lambda: Detection("cpu", None, "no CuPy"))
+    panel = active.show_gpu()
+    focus(panel.chunks_box, qtbot)
+    panel.chunks_box.lineEdit().selectAll()
+    qtbot.keyClicks(panel.chunks_box, "8")
+    press(panel.chunks_box, Key.Key_Return, qtbot)
+    assert panel.chunks_box.value() == 8 and not panel.chunks_box.hasFocus()
+    assert QApplication.focusWidget() is panel.results  # no Gantt yet: the page itself
+    press(active, Key.Key_Plus, qtbot)
+    assert active.gpu_clock.speed == 2.0 and active.clock.speed == 1.0
+
+
 def test_transport_controls_have_names_and_take_focus_from_tab(window: MainWindow) -> None:
     bar = window.transport
     for name, button in bar.buttons.items():
