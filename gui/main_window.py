@@ -20,7 +20,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, QRect, Qt
+from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -56,7 +56,8 @@ from gui.settings import settings
 from gui.stats_panel import StatsPanel
 from gui.timeline import add_rows_menu
 from gui.transport import TransportBar
-from gui.window_geometry import first_geometry, fitted
+from gui.window_docks import DOCK_TITLE, STACKED_DOCKS_SPARE, arrange_docks
+from gui.window_geometry import place
 
 if TYPE_CHECKING:
     from gui.gpu_panel import GpuPanel
@@ -72,10 +73,6 @@ EXPORT_FILTERS = (
 )
 WARPS_EXPORT_FILTERS = "PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"
 PIPELINE_TAB, WARPS_TAB, GPU_TAB = 0, 1, 2
-#: A dock's title bar and frame, and what stacking two docks takes beyond their own heights
-#: (the menu bar, the separator): below that, the docks become tabs of one column.
-DOCK_TITLE = 40
-STACKED_DOCKS_SPARE = 40
 #: Scenarios with per-op durations are remembered across sessions up to this many ops
 #: (a million ops would be tens of MB of TOML in the settings file).
 REMEMBERED_OPS = 10_000
@@ -223,35 +220,16 @@ class MainWindow(QMainWindow):
             self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
 
     def arrange_docks(self, height: int | None = None) -> None:
-        """The Pipeline tab's default dock layout for a window ``height`` pixels tall (the
-        current height when None): the Scenario form above the Stats and help tabs, or, in
-        a window too short for both (`stacked_height`), all three as tabs of one column.
-
-        Meant for the docks as first placed (a first start, or a saved state Qt refused):
-        moving docks out of a tab group again leaves Qt's old tab bar on screen."""
-        height = self.height() if height is None else height
-        right = Qt.DockWidgetArea.RightDockWidgetArea
-        for dock in self.pipeline_docks[:3]:
-            dock.setFloating(False)
-            if self.dockWidgetArea(dock) != right:
-                self.addDockWidget(right, dock)
-            dock.show()
-        stacked = height >= self.stacked_height()
-        if stacked:
-            self.splitDockWidget(self.scenario_dock, self.stats_dock, Qt.Orientation.Vertical)
-            self.tabifyDockWidget(self.stats_dock, self.help_dock)
-            form = self.form_height()
-            self.resizeDocks(
-                [self.scenario_dock, self.stats_dock],
-                [form, max(1, height - form)],
-                Qt.Orientation.Vertical,
-            )
-        else:
-            self.tabifyDockWidget(self.scenario_dock, self.stats_dock)
-            self.tabifyDockWidget(self.stats_dock, self.help_dock)
-        (self.stats_dock if stacked else self.scenario_dock).raise_()
-        width = min(420, max(320, round(0.25 * max(self.width(), 1280))))
-        self.resizeDocks([self.scenario_dock], [width], Qt.Orientation.Horizontal)
+        """The Pipeline tab's default docks for a window ``height`` pixels tall (the current
+        height when None): see `gui.window_docks.arrange_docks`."""
+        scenario, stats, help_ = self.pipeline_docks[:3]
+        arrange_docks(
+            self,
+            (scenario, stats, help_),
+            self.height() if height is None else height,
+            self.form_height(),
+            self.stacked_height(),
+        )
 
     def form_height(self) -> int:
         """The height the Scenario dock takes to show its whole form (with its title)."""
@@ -722,20 +700,9 @@ class MainWindow(QMainWindow):
 
     # -- settings -----------------------------------------------------------------------
 
-    def _available(self) -> QRect:
-        """The available geometry of the screen the window is on (or the primary one)."""
-        screen = self.screen() or QGuiApplication.primaryScreen()
-        return screen.availableGeometry()
-
     def _restore_settings(self) -> None:
         store = settings()
-        available = self._available()
-        geometry = store.value("window/geometry")
-        if isinstance(geometry, QByteArray) and self.restoreGeometry(geometry):
-            if not (self.isMaximized() or self.isFullScreen()):
-                self.setGeometry(fitted(self.geometry(), available, self.minimumSizeHint()))
-        else:  # a first start, or a geometry Qt refuses (saved on a screen gone since)
-            self.setGeometry(first_geometry(available))
+        place(self, store.value("window/geometry"))  # fitted to this screen
         splitter = store.value("window/splitter")
         if isinstance(splitter, QByteArray):
             self.view.restore_split(splitter)

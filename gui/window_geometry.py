@@ -3,12 +3,15 @@
 A first start takes `FIRST_SHARE` of the available geometry, centred. A saved geometry is
 restored only as far as it fits the screen the window lands on now: a window saved on a 4K
 screen and reopened on a laptop is moved and shrunk to fit (Qt's own restore either keeps
-it or refuses it outright). Pure functions of rectangles, so tests need no screen.
+it or refuses it outright). `first_geometry` and `fitted` are pure functions of
+rectangles, so tests need no screen; `place` applies them to a window.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QMargins, QPoint, QRect, QSize
+from PySide6.QtCore import QByteArray, QMargins, QPoint, QRect, QSize
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QWidget
 
 #: A first start opens at this share of the available screen, centred.
 FIRST_SHARE = 0.9
@@ -42,3 +45,20 @@ def fitted(geometry: QRect, available: QRect, minimum: QSize | None = None) -> Q
 def fits(frame: QRect, available: QRect) -> bool:
     """Whether a window's frame lies inside the available geometry."""
     return available.contains(frame)
+
+
+def available_geometry(window: QWidget) -> QRect:
+    """The available geometry of the screen ``window`` is on (or the primary screen's)."""
+    screen = window.screen() or QGuiApplication.primaryScreen()
+    return screen.availableGeometry()
+
+
+def place(window: QWidget, saved: object) -> None:
+    """Give ``window`` its ``saved`` geometry (`QWidget.saveGeometry` bytes) fitted to the
+    screen, or, without one or when Qt refuses it, a first start's geometry."""
+    available = available_geometry(window)
+    if isinstance(saved, QByteArray) and window.restoreGeometry(saved):
+        if not (window.isMaximized() or window.isFullScreen()):
+            window.setGeometry(fitted(window.geometry(), available, window.minimumSizeHint()))
+    else:  # a first start, or a geometry saved on a screen that is gone
+        window.setGeometry(first_geometry(available))
