@@ -2,6 +2,11 @@
 
 It plays, pauses, steps to the next or previous event, jumps to either end and scrubs. Its
 timer and its wall-clock source are injected, so tests advance it without sleeping.
+
+A clock also knows the unit its times are in (s, ms, cycles): a time is never a bare
+number. In the app each tab owns one clock (the Pipeline's runs in seconds, the Warps
+view's cycles, the GPU page's milliseconds), so each tab keeps its own "now" in its own
+unit; the transport bar and the keys drive the open tab's clock.
 """
 
 from __future__ import annotations
@@ -54,14 +59,20 @@ class Clock(QObject):
         self._events: npt.NDArray[np.float64] = np.zeros(1)
         self._speed = 1.0
         self._rate = 1.0
+        self._unit = "s"
 
     # -- what it plays -----------------------------------------------------------------
 
-    def set_timeline(self, events: npt.ArrayLike, end: float | None = None) -> None:
-        """Event times to step through (sorted, unique; 0 is added) and the end of the run.
+    def set_timeline(
+        self, events: npt.ArrayLike, end: float | None = None, unit: str | None = None
+    ) -> None:
+        """Event times to step through (sorted, unique; 0 is added), the end of the run and
+        the unit of its times (None keeps the current one).
 
         Keeps the current time, clamped to the new range.
         """
+        if unit is not None:
+            self._unit = unit
         times = np.asarray(events, dtype=np.float64).reshape(-1)
         times = times[np.isfinite(times)]
         if not (len(times) and times[0] == 0.0 and (np.diff(times) > 0).all()):
@@ -81,6 +92,17 @@ class Clock(QObject):
     @property
     def events(self) -> npt.NDArray[np.float64]:
         return self._events
+
+    @property
+    def time_unit(self) -> str:
+        """The unit of this clock's times ("s", "ms", "cycles", …)."""
+        return self._unit
+
+    def set_time_unit(self, unit: str) -> None:
+        """Say which unit the times are in (listeners of timeline_changed re-read it)."""
+        if unit != self._unit:
+            self._unit = unit
+            self.timeline_changed.emit()
 
     @property
     def end(self) -> float:

@@ -1,10 +1,16 @@
-"""The GPU panel: run experiment 1 (CuPy streams, or CPU threads) with progress and cancel.
+"""The GPU page (the window's third tab): run experiment 1 (CuPy streams, or CPU threads)
+with progress and cancel, and experiment 2 and the occupancy sweep on a CUDA device.
 
-It shows which backend runs and on what device (or why CuPy can't), the parameters,
-Run / Cancel, a progress bar fed by the experiment's generator running in a worker thread,
-and the results. It computes nothing itself: gpu/ measures, engine/ models. The main window
-connects `schedules_ready` ([measured pipelined, predicted] Schedules, for the timeline) and
-`animate_requested` (the measured Schedule, for the assembly line).
+Across the top, always in view: which backend runs and on what device (or why CuPy can't,
+with the install hint), the progress bar fed by the experiment's generator running in a
+worker thread, and the status line. Below: the parameters and buttons on the left, the
+results on the right (`gui.gpu_results`: the spread, the measured sequential and pipelined
+runs beside the model on the page's own clock, the explanation, the table). A failed run
+clears the results: figures of an older run would read as this one's.
+
+It computes nothing itself: gpu/ measures, engine/ models. The main window connects
+`animate_requested` ([measured sequential, measured pipelined], for the assembly line on
+the Pipeline tab) and `occupancy_ready` (for the Warps tab).
 """
 
 from __future__ import annotations
@@ -14,38 +20,40 @@ import threading
 from collections.abc import Callable, Generator
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
     QGridLayout,
-    QHBoxLayout,
-    QHeaderView,
     QLabel,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QSpinBox,
-    QTableWidget,
-    QTableWidgetItem,
+    QSplitter,
     QVBoxLayout,
     QWidget,
 )
 
 from engine.errors import PipeLabError
+from engine.schedule import Schedule
 from gpu.detect import Detection, detect, resolve_backend
 from gpu.experiments import default_params, pipeline_experiment, run_to_end
 from gpu.measured import PipelineResult
 from gpu.params import MIB, Progress
 from gpu.report import pipeline_rows
+from gui.clock import Clock
+from gui.colours import LIGHT, Theme
+from gui.gpu_results import GpuResults
 
 _log = logging.getLogger(__name__)
 
 ExperimentFactory = Callable[[threading.Event], Generator[Progress, None, PipelineResult]]
 #: Progress bar steps.
 STEPS = 1000
+READY = "Ready: set the parameters and press Run."
 
 
 class ExperimentThread(QObject):
@@ -99,20 +107,30 @@ class ExperimentThread(QObject):
 
 
 class GpuPanel(QWidget):
-    """Backend and device, parameters, Run / Cancel, progress, results table."""
+    """Backend and device, progress and status; parameters, Run / Cancel; the results.
+    ``clock`` is the page's own (one is made when not given)."""
 
-    schedules_ready = Signal(list)
-    animate_requested = Signal(object)
+    schedules_ready = Signal(list)  # the Schedules drawn: [sequential, pipelined, model]
+    animate_requested = Signal(list)  # [measured sequential, measured pipelined]
     run_finished = Signal(object)  # the PipelineResult
     run_failed = Signal(str)
     occupancy_ready = Signal(object)  # a gpu.occupancy.OccupancySweep, for the Warps view
     tiles_ready = Signal(object)  # a gpu.tiles.TileResult (experiment 2)
 
-    def __init__(self, detection: Detection | None = None, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        detection: Detection | None = None,
+        parent: QWidget | None = None,
+        clock: Clock | None = None,
+        theme: Theme = LIGHT,
+    ) -> None:
         super().__init__(parent)
         self.detection = detection or detect()
         self.result: PipelineResult | None = None
         self._thread: ExperimentThread | None = None
+        self.clock = clock if clock is not None else Clock(self)
+        if self.clock.parent() is None:
+            self.clock.setParent(self)
 
         self.device_label = QLabel(self._device_text())
         self.device_label.setWordWrap(True)
@@ -150,13 +168,13 @@ class GpuPanel(QWidget):
         self.tiles_button.setEnabled(self._tiles_possible())
         self.progress = QProgressBar()
         self.progress.setRange(0, STEPS)
-        self.status_label = QLabel("")
+        self.progress.setAccessibleName("Progress of the run")
+        self.status_label = QLabel(READY)
         self.status_label.setWordWrap(True)
-        self.table = QTableWidget(0, 2)
-        self.table.setHorizontalHeaderLabels(["", "value"])
-        self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.status_label.setAccessibleName("Status")
+        self.results = GpuResults(self.clock, theme)
+        self.timeline = self.results.timeline
+        self.table = self.results.table
 
         form = QFormLayout()
         form.addRow("backend", self.backend_box)
@@ -165,32 +183,55 @@ class GpuPanel(QWidget):
         form.addRow("streams / buffers", self.streams_box)
         form.addRow("intensity", self.intensity_box)
         form.addRow("repeats", self.repeats_box)
-        buttons = QGridLayout()  # experiment 1 on the first row, the CUDA-only ones below
-        for column, button in enumerate((self.run_button, self.cancel_button, self.animate_button)):
-            buttons.addWidget(button, 0, column)
-        buttons.addWidget(self.occupancy_button, 1, 0)
-        buttons.addWidget(self.tiles_button, 1, 1)
-        # Parameters and controls on the left, results on the right: the panel docks below
-        # the timeline and should not take its height.
-        left = QVBoxLayout()
-        left.addWidget(self.device_label)
-        left.addLayout(form)
-        left.addLayout(buttons)
-        left.addWidget(self.progress)
-        left.addWidget(self.status_label)
-        left.addStretch(1)
-        left_widget = QWidget(self)
-        left_widget.setLayout(left)
-        left_widget.setMaximumWidth(520)
-        layout = QHBoxLayout(self)
-        layout.addWidget(left_widget)
-        layout.addWidget(self.table, 1)
+        buttons = QGridLayout()  # experiment 1 on the first rows, the CUDA-only ones below
+        buttons.addWidget(self.run_button, 0, 0)
+        buttons.addWidget(self.cancel_button, 0, 1)
+        buttons.addWidget(self.animate_button, 1, 0, 1, 2)
+        buttons.addWidget(self.occupancy_button, 2, 0)
+        buttons.addWidget(self.tiles_button, 2, 1)
+        controls = QWidget()
+        controls_layout = QVBoxLayout(controls)
+        controls_layout.addLayout(form)
+        controls_layout.addLayout(buttons)
+        controls_layout.addStretch(1)
+        scroll = QScrollArea()  # a short window scrolls the form, never the status
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        scroll.setWidget(controls)
+        scroll.setMinimumWidth(controls.minimumSizeHint().width() + 16)
+        scroll.setMaximumWidth(460)
+        self.body = QSplitter(Qt.Orientation.Horizontal, self)
+        self.body.setChildrenCollapsible(False)
+        self.body.addWidget(scroll)
+        self.body.addWidget(self.results)
+        self.body.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 6, 8, 0)
+        layout.addWidget(self.device_label)  # these three are always in view
+        layout.addWidget(self.progress)
+        layout.addWidget(self.status_label)
+        layout.addWidget(self.body, 1)
 
         self.run_button.clicked.connect(self.start_run)
         self.cancel_button.clicked.connect(self.cancel_run)
         self.animate_button.clicked.connect(self._animate)
         self.occupancy_button.clicked.connect(self.start_occupancy_sweep)
         self.tiles_button.clicked.connect(self.start_tile_sweep)
+
+    # -- what it shows ---------------------------------------------------------------------
+
+    @property
+    def schedules(self) -> list[Schedule]:
+        """The Schedules drawn on the page (the last run's), or [] (none, or it failed)."""
+        return self.results.schedules
+
+    @property
+    def title(self) -> str:
+        return self.results.title
+
+    def set_theme(self, theme: Theme) -> None:
+        self.results.set_theme(theme)
 
     # -- running ---------------------------------------------------------------------------
 
@@ -296,15 +337,19 @@ class GpuPanel(QWidget):
         if not self._current():
             return
         self._finish_thread()
+        self.show_result(result)
+
+    def show_result(self, result: PipelineResult) -> None:
+        """Show experiment 1's ``result``: status, drawing, explanation and table."""
         self.result = result
         self.progress.setValue(STEPS)
         self.status_label.setText(
             f"done: {speedup_words(result.speedup)} (model {result.predicted_speedup:.2f}×)"
         )
-        self._fill_table(pipeline_rows(result))
+        self.results.show_pipeline(result, pipeline_rows(result))
         self.animate_button.setEnabled(True)
         self.run_finished.emit(result)
-        self.schedules_ready.emit([result.pipelined, result.predicted])
+        self.schedules_ready.emit(self.results.schedules)
 
     def _on_occupancy(self, sweep: Any) -> None:
         if not self._current():
@@ -331,7 +376,11 @@ class GpuPanel(QWidget):
         rows = tile_rows(result)
         claim = dict(rows).get(HEADLINE, "no pipelined variant ran")
         self.status_label.setText(f"kernel sweep done: the claim rests on {claim}")
-        self._fill_table(rows)
+        self.result = None
+        self.animate_button.setEnabled(False)
+        self.results.show_rows(
+            rows, f"Experiment 2: the table's '{HEADLINE}' row carries the claim: {claim}"
+        )
         self.tiles_ready.emit(result)
 
     def _on_failure(self, message: str) -> None:
@@ -348,13 +397,17 @@ class GpuPanel(QWidget):
         self._set_running(False)
 
     def _show_failure(self, message: str) -> None:
+        """The message in the status line; the last results go (they were another run's)."""
         self.progress.setValue(0)
         self.status_label.setText(message)
+        self.result = None
+        self.animate_button.setEnabled(False)
+        self.results.clear(f"No results: {message}")
         self.run_failed.emit(message)
 
     def _animate(self) -> None:
         if self.result is not None:
-            self.animate_requested.emit(self.result.pipelined)
+            self.animate_requested.emit([self.result.sequential, self.result.pipelined])
 
     # -- widgets ---------------------------------------------------------------------------
 
@@ -373,13 +426,6 @@ class GpuPanel(QWidget):
         ):
             box.setEnabled(not running)
 
-    def _fill_table(self, rows: list[tuple[str, str]]) -> None:
-        self.table.setRowCount(len(rows))
-        for index, (label, value) in enumerate(rows):
-            self.table.setItem(index, 0, QTableWidgetItem(label))
-            self.table.setItem(index, 1, QTableWidgetItem(value))
-        self.table.resizeColumnToContents(0)
-
     def _device_text(self) -> str:
         found = self.detection
         if found.device is not None:
@@ -395,10 +441,7 @@ class GpuPanel(QWidget):
 
     def table_rows(self) -> list[tuple[str, str]]:
         """What the results table shows (for tests and copy/paste)."""
-        return [
-            (_text(self.table.item(row, 0)), _text(self.table.item(row, 1)))
-            for row in range(self.table.rowCount())
-        ]
+        return self.results.table_rows()
 
 
 def speedup_words(speedup: float) -> str:
@@ -414,7 +457,3 @@ def _spin(low: int, high: int, value: int) -> QSpinBox:
     box.setRange(low, high)
     box.setValue(value)
     return box
-
-
-def _text(item: Any) -> str:
-    return "" if item is None else str(item.text())

@@ -1,14 +1,21 @@
 """The main window: it builds the views and docks, wires them to the app model
-(`gui.app_model.AppModel`, which holds every piece of state) and keeps the menus. The Warps
-view is a second tab on the same clock; the GPU panel is a dock built the first time it is
-shown (detection may import CuPy, which start-up must not). Anything that has Schedules to
-show can call `show_schedules`.
+(`gui.app_model.AppModel`, which holds every piece of state) and keeps the menus.
 
-Menus and their actions live in one place: `_build_menus`, one method per menu.
+Three tabs: Pipeline (the scenario's runs, with the Scenario, Stats and help docks), Warps
+(latency hiding in one SM) and GPU (measured runs beside the model). The Warps view and the
+GPU page are built when first opened (the GPU page's detection may import CuPy, which
+start-up must not). Each tab owns its clock (its own "now", in its own unit: seconds,
+cycles, milliseconds); the transport bar and the transport keys drive the open tab's, and
+the docks are the Pipeline tab's own: other tabs hide them and give them back as they were.
+
+The window opens at most at the available screen size (`gui.window_geometry`), keyboard
+focus follows `gui.keys`, and anything that has Schedules to show can call
+`show_schedules`. Menus and their actions live in one place: `_build_menus`.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,6 +32,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QScrollArea,
+    QStatusBar,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -40,6 +48,7 @@ from gui.clock import Clock
 from gui.errors import one_line
 from gui.help import HELP_TEXT
 from gui.icons import raw_icon
+from gui.keys import KeyRouter, transport_actions
 from gui.runs import VIEW_MODES, Shown
 from gui.scenario_panel import ScenarioPanel
 from gui.schedule_view import ScheduleView
@@ -47,12 +56,14 @@ from gui.settings import settings
 from gui.stats_panel import StatsPanel
 from gui.timeline import add_rows_menu
 from gui.transport import TransportBar
+from gui.window_docks import DOCK_TITLE, STACKED_DOCKS_SPARE, arrange_docks
+from gui.window_geometry import place
 
 if TYPE_CHECKING:
     from gui.gpu_panel import GpuPanel
     from gui.warps_view import WarpsView
 
-__all__ = ["GUI_MAX_OPS", "PIPELINE_TAB", "WARPS_TAB", "MainWindow"]
+__all__ = ["GPU_TAB", "GUI_MAX_OPS", "PIPELINE_TAB", "WARPS_TAB", "MainWindow"]
 
 log = logging.getLogger(__name__)
 
@@ -61,16 +72,19 @@ EXPORT_FILTERS = (
     "Animated GIF (*.gif);;Chrome trace JSON (*.json)"
 )
 WARPS_EXPORT_FILTERS = "PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"
-PIPELINE_TAB, WARPS_TAB = 0, 1
+PIPELINE_TAB, WARPS_TAB, GPU_TAB = 0, 1, 2
 #: Scenarios with per-op durations are remembered across sessions up to this many ops
 #: (a million ops would be tens of MB of TOML in the settings file).
 REMEMBERED_OPS = 10_000
 
 
 def _scroll(widget: QWidget) -> QScrollArea:
+    """``widget`` in a scroll area: its dock may then be shorter than the widget (it
+    scrolls); text wraps to the dock's width."""
     area = QScrollArea()
     area.setWidgetResizable(True)
-    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # text wraps
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    area.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # a click on a button keeps the focus put
     area.setWidget(widget)
     area.setFrameShape(QScrollArea.Shape.NoFrame)
     return area
@@ -89,9 +103,16 @@ class MainWindow(QMainWindow):
     ) -> None:
         super().__init__()
         self.setWindowIcon(raw_icon("app"))
-        self.clock = clock if clock is not None else Clock(self)
+        self.clock = clock if clock is not None else Clock(self)  # the Pipeline tab's
         if self.clock.parent() is None:
             self.clock.setParent(self)
+        self.warps_clock = Clock(self)
+        self.warps_clock.set_time_unit("cycles")
+        self.gpu_clock = Clock(self)
+        self.gpu_clock.set_time_unit("ms")
+        self._tab = PIPELINE_TAB
+        self._pipeline_state: QByteArray | None = None  # its docks, while another tab shows
+        self._status: QStatusBar | None = None
         self._theme_choice = "system"
         self.theme = themes.resolve("system")
         if model is None:
@@ -109,15 +130,17 @@ class MainWindow(QMainWindow):
         self._build_central()
         self._build_docks()
         self._build_menus()
-        self.gpu_dock = self.add_panel(QLabel("Loading…"), "GPU: measure real pipelines")
-        self.gpu_dock.setObjectName("panel-gpu")
-        self.gpu_dock.visibilityChanged.connect(self._on_gpu_dock_visible)
-        self.gpu_dock.hide()
+        self.keys = KeyRouter(self._focus_home, self)
+        for root in (self.tabs.tabBar(), self.transport, self.scenario_panel):
+            self.keys.watch(root)
+        self._set_tab_order()
+        self.view.timeline.setFocus()  # not the tab bar: its arrows would switch tabs
         self._wire()
         self._restore_settings()
         self.scenario_panel.show_scenario(model.scenario, model.preset, model.view_mode)
         self._on_scenario(ScenarioChange(model.scenario, model.preset, frozenset({"all"})))
         model.start()
+        self._restore_docks()
 
     # -- building ---------------------------------------------------------------------------
 
@@ -152,20 +175,30 @@ class MainWindow(QMainWindow):
         self.view = ScheduleView(self.clock, self.theme, pipeline)
         pipeline_layout.addWidget(self.view, 1)
         self.tabs.addTab(pipeline, "Pipeline")
-        # The Warps view is built when its tab is first opened (it keeps start-up light).
+        # The Warps view and the GPU page are built when their tab is first opened.
         self._warps_holder = QWidget(self.tabs)
         QVBoxLayout(self._warps_holder).setContentsMargins(0, 0, 0, 0)
         self.warps_view: WarpsView | None = None
         self.tabs.addTab(self._warps_holder, "Warps: latency hiding")
         self.tabs.setTabToolTip(
-            WARPS_TAB, "How one SM hides memory latency by switching between warps"
+            WARPS_TAB, "How one SM hides memory latency by switching between warps (Ctrl+2)"
         )
+        self._gpu_holder = QWidget(self.tabs)
+        QVBoxLayout(self._gpu_holder).setContentsMargins(0, 0, 0, 0)
+        self.gpu_panel: GpuPanel | None = None
+        self.tabs.addTab(self._gpu_holder, "GPU: measure real pipelines")
+        self.tabs.setTabToolTip(
+            GPU_TAB,
+            "Run the pipeline for real (CuPy on a GPU, or CPU threads) and draw the measured "
+            "runs beside the model (Ctrl+3)",
+        )
+        self.tabs.setTabToolTip(PIPELINE_TAB, "The scenario's runs, animated (Ctrl+1)")
         self.tabs.currentChanged.connect(self._on_tab)
         layout.addWidget(self.tabs, 1)
         self.transport = TransportBar(self.clock, central)
         layout.addWidget(self.transport)
         self.setCentralWidget(central)
-        self.gpu_panel: GpuPanel | None = None
+        self.view.timeline.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
     def _build_docks(self) -> None:
         self.scenario_panel = ScenarioPanel()
@@ -175,15 +208,38 @@ class MainWindow(QMainWindow):
         help_label.setTextFormat(Qt.TextFormat.RichText)
         help_label.setContentsMargins(10, 8, 10, 8)
         help_label.setAlignment(Qt.AlignmentFlag.AlignTop)
-        self.scenario_dock = self._dock("Scenario", self.scenario_panel, "scenario")
+        form = _scroll(self.scenario_panel)
+        # As wide as the form needs (a narrower dock would clip it), never much more.
+        bar = form.verticalScrollBar().sizeHint().width()
+        form.setMinimumWidth(self.scenario_panel.minimumSizeHint().width() + bar)
+        self.scenario_dock = self._dock("Scenario", form, "scenario")
         self.stats_dock = self._dock("Stats", _scroll(self.stats), "stats")
         self.help_dock = self._dock("What am I looking at?", _scroll(help_label), "help")
-        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.scenario_dock)
-        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.stats_dock)
-        self.tabifyDockWidget(self.stats_dock, self.help_dock)
-        self.stats_dock.raise_()
-        self.resizeDocks([self.scenario_dock], [360], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.scenario_dock, self.stats_dock], [560, 340], Qt.Orientation.Vertical)
+        self.pipeline_docks = (self.scenario_dock, self.stats_dock, self.help_dock)
+        for dock in self.pipeline_docks:
+            self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+
+    def arrange_docks(self, height: int | None = None) -> None:
+        """The Pipeline tab's default docks for a window ``height`` pixels tall (the current
+        height when None): see `gui.window_docks.arrange_docks`."""
+        scenario, stats, help_ = self.pipeline_docks[:3]
+        arrange_docks(
+            self,
+            (scenario, stats, help_),
+            self.height() if height is None else height,
+            self.form_height(),
+            self.stacked_height(),
+        )
+
+    def form_height(self) -> int:
+        """The height the Scenario dock takes to show its whole form (with its title)."""
+        return self.scenario_panel.sizeHint().height() + DOCK_TITLE
+
+    def stacked_height(self) -> int:
+        """The least window height at which the whole form and the stats fit one above
+        the other (with the menu bar and the docks' titles)."""
+        stats = self.stats.sizeHint().height() + DOCK_TITLE
+        return self.form_height() + stats + STACKED_DOCKS_SPARE
 
     def _wire(self) -> None:
         """Views report to the model; the model's signals update the views."""
@@ -224,17 +280,30 @@ class MainWindow(QMainWindow):
         """The Schedules shown: pinned runs first, then the current run."""
         return self.view.schedules
 
+    @property
+    def active_clock(self) -> Clock:
+        """The open tab's clock: what the transport bar and the transport keys drive."""
+        return self.clock_of(self.tabs.currentIndex())
+
+    def clock_of(self, tab: int) -> Clock:
+        """Tab ``tab``'s own clock (each tab keeps its own time, in its own unit)."""
+        return (self.clock, self.warps_clock, self.gpu_clock)[tab]
+
     def show_schedules(self, schedules: list[Schedule], title: str) -> None:
-        """Show any Schedules (simulated or measured) on the clock, with ``title`` above."""
+        """Show any Schedules (simulated or measured) on the Pipeline tab (opened), with
+        ``title`` above."""
         self.model.show_external(schedules, title)
+        self.tabs.setCurrentIndex(PIPELINE_TAB)
 
     def add_panel(self, widget: QWidget, title: str) -> QDockWidget:
-        """Dock ``widget`` at the bottom (tabbed with other added panels) and return its dock."""
+        """Dock ``widget`` at the bottom of the Pipeline tab (tabbed with other added
+        panels) and return its dock."""
         dock = self._dock(title, widget, f"panel-{title.lower().replace(' ', '-')}")
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
         if self._panels:
             self.tabifyDockWidget(self._panels[-1], dock)
         self._panels.append(dock)
+        self.pipeline_docks = (*self.pipeline_docks, dock)
         self._view_menu.addAction(dock.toggleViewAction())
         dock.raise_()
         return dock
@@ -309,19 +378,32 @@ class MainWindow(QMainWindow):
             return True
         if with_assembly is None:
             with_assembly = self._with_assembly.isChecked()
+        schedules, title, _ = self._exported()
         try:
             export(
-                self.schedules,
+                schedules,
                 path,
                 width=width if Path(path).suffix.lower() in (".png", ".gif", ".webp") else None,
                 with_assembly=with_assembly and Path(path).suffix.lower() != ".svg",
-                title=self._figure_title(),
+                title=title,
                 **options,  # type: ignore[arg-type]
             )
         except PipeLabError as error:
             QMessageBox.warning(self, "Cannot export", str(error))
             return False
         return True
+
+    def _exported(self) -> tuple[list[Schedule], str, float]:
+        """What an export of the open tab draws: its Schedules, title and time (the GPU
+        tab's measured runs once there are some, else the Pipeline tab's)."""
+        panel = self.gpu_panel
+        if self._exports_measured() and panel is not None:
+            return panel.schedules, panel.title, self.gpu_clock.time
+        return self.schedules, self._figure_title(), self.clock.time
+
+    def _exports_measured(self) -> bool:
+        panel = self.gpu_panel
+        return self.tabs.currentIndex() == GPU_TAB and panel is not None and bool(panel.schedules)
 
     def _figure_title(self) -> str:
         """The heading, and with pins the comparison: a figure says what it compares."""
@@ -331,10 +413,19 @@ class MainWindow(QMainWindow):
         return f"{self.title.text()} · " + " · ".join(shown.comparisons)
 
     def show_error(self, message: str) -> None:
-        """Show a one-line message (the excepthook's target): under the form."""
+        """Show a one-line message (the excepthook's target): under the form, and on other
+        tabs (where the form is hidden) in the status bar too."""
         self.scenario_panel.show_message(message)
-        if not self.scenario_dock.isVisible():
+        if self.tabs.currentIndex() != PIPELINE_TAB:
+            if self._status is None:  # made on first use: it takes a line of height
+                self._status = self.statusBar()
+                status = self._status
+                status.messageChanged.connect(lambda text: status.setVisible(bool(text)))
+            self._status.showMessage(message, 20_000)
+            self._status.show()
+        elif not self.scenario_dock.isVisible():
             self.scenario_dock.show()
+            self.scenario_dock.raise_()
 
     def set_theme(self, choice: str) -> None:
         """ "light", "dark", or "system" (follows the desktop, also when it changes)."""
@@ -346,6 +437,10 @@ class MainWindow(QMainWindow):
         self.view.set_theme(self.theme)
         self.stats.set_theme(self.theme)
         self.transport.set_icon_colour(self.theme.colour("text"))
+        if self.warps_view is not None:
+            self.warps_view.set_theme(self.theme)
+        if self.gpu_panel is not None:
+            self.gpu_panel.set_theme(self.theme)
         for action in self._theme_actions.actions():
             action.setChecked(action.data() == choice)
 
@@ -355,8 +450,8 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"PipeLab — {change.scenario.name}")
 
     def _show(self, shown: Shown) -> None:
-        """Show pinned + current runs: the Pipeline tab takes the clock if it had not."""
-        on_pipeline = self.tabs.currentIndex() == PIPELINE_TAB
+        """Show pinned + current runs on the Pipeline tab (its own clock follows them; the
+        open tab stays open)."""
         self.view.set_schedules(
             list(shown.schedules), shown.events, shown.end, list(shown.animated)
         )
@@ -366,10 +461,6 @@ class MainWindow(QMainWindow):
         self.title.setToolTip(scenario.description if scenario is not None else "")
         self.comparison.setText("<br>".join(shown.comparisons))
         self.comparison.setVisible(bool(shown.comparisons))
-        if on_pipeline:
-            self.transport.set_time_unit(shown.time_unit)
-        else:
-            self.tabs.setCurrentIndex(PIPELINE_TAB)  # activates the view (see `_on_tab`)
 
     def _on_busy(self, busy: bool) -> None:
         """A light indication: a word beside the title and the busy (not wait) cursor over
@@ -424,7 +515,11 @@ class MainWindow(QMainWindow):
         self._with_assembly.setCheckable(True)
         menu.addAction(self._with_assembly)
         menu.addSeparator()
-        menu.addAction(self._action("&Quit", self.close, QKeySequence.StandardKey.Quit))
+        quit_action = self._action("&Quit", self.close)
+        keys = [*QKeySequence.keyBindings(QKeySequence.StandardKey.Quit), QKeySequence("Ctrl+Q")]
+        quit_action.setShortcuts(list(dict.fromkeys(keys)))  # Ctrl+Q where the platform has none
+        quit_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+        menu.addAction(quit_action)
 
     def _build_view_menu(self, menu: QMenu) -> None:
         theme_menu = menu.addMenu("&Theme")
@@ -438,7 +533,16 @@ class MainWindow(QMainWindow):
         menu.addAction(self._action("&Reset zoom", self.view.timeline.reset_view, "Ctrl+0"))
         add_rows_menu(menu, self.view.timeline)
         menu.addSeparator()
-        for dock in (self.scenario_dock, self.stats_dock, self.help_dock):
+        for index, name in ((PIPELINE_TAB, "&Pipeline"), (WARPS_TAB, "&Warps"), (GPU_TAB, "&GPU")):
+            menu.addAction(
+                self._action(
+                    f"{name} tab",
+                    lambda _=False, i=index: self.tabs.setCurrentIndex(i),
+                    f"Ctrl+{index + 1}",
+                )
+            )
+        menu.addSeparator()
+        for dock in self.pipeline_docks:
             menu.addAction(dock.toggleViewAction())
 
     def _build_run_menu(self, menu: QMenu) -> None:
@@ -452,21 +556,8 @@ class MainWindow(QMainWindow):
         menu.addAction(self._action("&About PipeLab", self._about))
 
     def _build_clock_shortcuts(self) -> None:
-        clock = self.clock
-        for keys, slot in (
-            (("Space",), clock.toggle),
-            (("Right",), clock.step_forward),
-            (("Left",), clock.step_back),
-            (("Home",), clock.to_start),
-            (("End",), clock.to_end),
-            (("+", "="), clock.faster),
-            (("-",), clock.slower),
-        ):
-            action = QAction(self)
-            action.setShortcuts([QKeySequence(k) for k in keys])
-            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-            action.triggered.connect(slot)
-            self.addAction(action)
+        """The transport keys, application-wide, on the open tab's clock (`gui.keys`)."""
+        transport_actions(self, lambda: self.active_clock)
 
     def _on_system_scheme(self) -> None:
         if self._theme_choice == "system":
@@ -491,11 +582,13 @@ class MainWindow(QMainWindow):
         if not warps:
             from gui.export_dialog import ExportDialog
 
+            schedules, title, time = self._exported()
+            on_gpu = self._exports_measured()
             ExportDialog(
-                self.schedules,
-                self.title.text(),
-                self.clock.time,
-                self.view.timeline.rows,
+                schedules,
+                title if on_gpu else self.title.text(),
+                time,
+                "workers" if on_gpu else self.view.timeline.rows,
                 self._with_assembly.isChecked(),
                 self,
             ).exec()
@@ -509,7 +602,7 @@ class MainWindow(QMainWindow):
         if path:
             self.export_to(path)
 
-    # -- the Warps tab and the GPU panel -------------------------------------------------
+    # -- the tabs ----------------------------------------------------------------------------
 
     def show_warps(self) -> WarpsView:
         """Switch to the Warps tab (building the view the first time) and return it."""
@@ -517,49 +610,88 @@ class MainWindow(QMainWindow):
         assert self.warps_view is not None
         return self.warps_view
 
+    def show_gpu(self) -> GpuPanel:
+        """Switch to the GPU tab (building the page the first time) and return it."""
+        self.tabs.setCurrentIndex(GPU_TAB)
+        assert self.gpu_panel is not None
+        return self.gpu_panel
+
     def _on_tab(self, index: int) -> None:
-        """One view drives the shared clock at a time: the one on the open tab."""
-        if index == WARPS_TAB:
-            self.view.set_active(False)
-            if self.warps_view is None:
-                from gui.warps_view import WarpsView
-
-                self.warps_view = WarpsView(self.clock, self._warps_holder)
-                layout = self._warps_holder.layout()
-                assert layout is not None
-                layout.addWidget(self.warps_view)
-            self.warps_view.activate()  # loads its run into the shared clock
-            self.transport.set_time_unit("cycles")
-        else:
-            if self.warps_view is not None:
-                self.warps_view.deactivate()
-            self.view.set_active(True)  # the clock plays the pipeline's runs again
-            shown = self.model.shown
-            self.transport.set_time_unit(shown.time_unit if shown is not None else "s")
-
-    def _on_gpu_dock_visible(self, visible: bool) -> None:
-        if not visible or self.gpu_panel is not None:
+        """The open tab's clock gets the transport and the keys (the one left pauses and
+        keeps its time); the Pipeline tab's docks show only on the Pipeline tab."""
+        previous, self._tab = self._tab, index
+        if previous == index:
             return
+        self.clock_of(previous).pause()
+        if previous == PIPELINE_TAB:
+            self._pipeline_state = self.saveState()
+        if index == WARPS_TAB and self.warps_view is None:
+            self._build_warps()
+        if index == GPU_TAB and self.gpu_panel is None:
+            self._build_gpu()
+        if index == PIPELINE_TAB:
+            if self._pipeline_state is not None:
+                self.restoreState(self._pipeline_state)
+        else:
+            for dock in self.pipeline_docks:
+                dock.hide()
+        for dock in self.pipeline_docks:
+            dock.toggleViewAction().setEnabled(index == PIPELINE_TAB)
+        self.transport.set_clock(self.clock_of(index))
+        if QApplication.focusWidget() is not self.tabs.tabBar():  # (arrows there go on)
+            self.keys.leave()  # the new tab's view gets the focus: the keys work at once
+
+    def _build_warps(self) -> None:
+        from gui.warps_view import WarpsView
+
+        view = WarpsView(self.warps_clock, self._warps_holder)
+        view.set_theme(self.theme)
+        layout = self._warps_holder.layout()
+        assert layout is not None
+        layout.addWidget(view)
+        view.activate()  # loads its run into its clock
+        self.keys.watch(view)
+        self.warps_view = view
+
+    def _build_gpu(self) -> None:
         from gui.gpu_panel import GpuPanel
 
-        panel = GpuPanel(parent=self.gpu_dock)
-        panel.schedules_ready.connect(self._show_measured)
+        panel = GpuPanel(parent=self._gpu_holder, clock=self.gpu_clock, theme=self.theme)
         panel.animate_requested.connect(self._animate_measured)
         panel.occupancy_ready.connect(lambda sweep: self.show_warps().show_measured(sweep))
-        self.gpu_dock.setWidget(panel)
+        layout = self._gpu_holder.layout()
+        assert layout is not None
+        layout.addWidget(panel)
+        self.keys.watch(panel)
         self.gpu_panel = panel
 
-    def _show_measured(self, schedules: list[Schedule]) -> None:
-        """A measured run and the model's prediction, as two row groups on one scale."""
-        source = schedules[0].label or "hardware run"
-        self.show_schedules(schedules, f"Measured: {source}, beside the model's prediction")
+    def _focus_home(self) -> QWidget | None:
+        """Where Enter or Escape in a field sends the focus: the open tab's main view."""
+        index = self.tabs.currentIndex()
+        if index == WARPS_TAB and self.warps_view is not None:
+            return self.warps_view.lanes
+        if index == GPU_TAB and self.gpu_panel is not None:
+            return self.gpu_panel.results.home()
+        return self.view.timeline
 
-    def _animate_measured(self, schedule: Schedule) -> None:
-        self.show_schedules([schedule], f"Measured: {schedule.label or 'hardware run'}")
+    def _set_tab_order(self) -> None:
+        """Tab goes: the tabs, the Gantt, the transport, then the scenario form in order."""
+        chain: list[QWidget] = [self.tabs.tabBar(), self.view.timeline]
+        chain += [*self.transport.buttons.values(), self.transport.speed, self.transport.slider]
+        chain += self.scenario_panel.tab_chain()
+        for first, second in itertools.pairwise(chain):
+            QWidget.setTabOrder(first, second)
+
+    def _animate_measured(self, schedules: list[Schedule]) -> None:
+        """Measured runs in the assembly line, on the Pipeline tab, from the start."""
+        source = schedules[-1].label or "hardware run"
+        self.show_schedules(list(schedules), f"Measured: {source}")
         self.clock.to_start()
         self.clock.play()
 
     def _show_help(self) -> None:
+        """F1: the help dock, on any tab."""
+        self.help_dock.toggleViewAction().setEnabled(True)
         self.help_dock.show()
         self.help_dock.raise_()
 
@@ -570,25 +702,28 @@ class MainWindow(QMainWindow):
 
     def _restore_settings(self) -> None:
         store = settings()
-        geometry = store.value("window/geometry")
-        if isinstance(geometry, QByteArray):
-            self.restoreGeometry(geometry)
-        else:
-            self.resize(1600, 1000)
-        state = store.value("window/state")
-        if isinstance(state, QByteArray):
-            self.restoreState(state)
+        place(self, store.value("window/geometry"))  # fitted to this screen
         splitter = store.value("window/splitter")
         if isinstance(splitter, QByteArray):
-            self.view.splitter.restoreState(splitter)
+            self.view.restore_split(splitter)
         self._with_assembly.setChecked(store.value("export/with_assembly", "false") == "true")
         choice = str(store.value("view/theme", "system"))
         self.set_theme(choice if choice in themes.CHOICES else "system")
 
+    def _restore_docks(self) -> None:
+        """The docks as saved, else as `arrange_docks` puts them for this height (called
+        once the first run is shown: the stats' height is known then)."""
+        state = settings().value("window/state")
+        if not (isinstance(state, QByteArray) and self.restoreState(state)):
+            self.arrange_docks(self.height())
+
     def save_settings(self) -> None:
         store = settings()
         store.setValue("window/geometry", self.saveGeometry())
-        store.setValue("window/state", self.saveState())
+        state = self._pipeline_state  # the docks as the Pipeline tab shows them
+        if self.tabs.currentIndex() == PIPELINE_TAB or state is None:
+            state = self.saveState()
+        store.setValue("window/state", state)
         store.setValue("window/splitter", self.view.splitter.saveState())
         store.setValue("view/theme", self._theme_choice)
         store.setValue("view/mode", self.model.view_mode)
@@ -605,7 +740,8 @@ class MainWindow(QMainWindow):
         store.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        self.clock.pause()
+        for clock in (self.clock, self.warps_clock, self.gpu_clock):
+            clock.pause()
         self.model.shutdown()
         if self.gpu_panel is not None:
             self.gpu_panel.shutdown()

@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
 
 from engine.scenario import MAX_OPS, MAX_WORKERS, Scenario, load_preset, preset_names
 from engine.schedule import STAGES, UNITS
-from engine.validation import MAX_DURATION
 from gui.app_model import ScenarioChange
+from gui.duration_box import DurationBox
 from gui.ops_table import OpsTable
 from gui.runs import VIEW_MODES as VIEWS
 from gui.runs import Run
@@ -81,12 +81,11 @@ class ScenarioPanel(QWidget):
         form.addRow("Ops", self.ops)
         self.durations: dict[str, QDoubleSpinBox] = {}
         for stage in STAGES:
-            box = QDoubleSpinBox(self)
-            box.setRange(0.0, MAX_DURATION)  # the engine's policy decides the rest
-            box.setDecimals(2)
-            box.setSingleStep(0.25)
-            box.setSuffix(" s")
-            box.setToolTip(f"{stage} time of every op (the other stages keep each op's own)")
+            box = DurationBox(self)
+            box.setToolTip(
+                f"{stage} time of every op in seconds: 0, or 1e-6 to 1e9 (the other stages "
+                "keep each op's own)"
+            )
             form.addRow(stage.capitalize(), box)
             self.durations[stage] = box
         self.buffers = QSpinBox(self)
@@ -164,11 +163,17 @@ class ScenarioPanel(QWidget):
         shown = self._shown.get(field)
         box = self.durations.get(field)
         if box is not None and shown is not None:
-            # The box rounds to its decimals (0.125 shows as 0.13): leaving it untouched
-            # must not turn the scenario's own value into the rounded one.
+            # The box shows twelve significant digits (0.1 + 0.2 reads 0.3): leaving it
+            # untouched must not turn the scenario's own value into the one shown.
             shown = _displayed(box, shown)
         if shown != value:
             self.edited.emit(field, value)
+
+    def tab_chain(self) -> list[QWidget]:
+        """The form's controls in the order Tab visits them: top to bottom."""
+        chain: list[QWidget] = [self.preset, self.ops, *self.durations.values(), self.buffers]
+        chain += [*self.workers.values(), self.view, self.alike, self.table]
+        return [*chain, self.pin, self.unpin]
 
     def _on_preset(self, index: int) -> None:
         name = self.preset.itemData(index)
@@ -250,7 +255,7 @@ class ScenarioPanel(QWidget):
 
 
 def _displayed(box: QDoubleSpinBox, value: float) -> float:
-    """The value ``box`` shows for ``value``: clamped to its range, rounded to its decimals."""
+    """The value ``box`` shows for ``value``: clamped to its range, in the digits it shows."""
     return box.valueFromText(box.textFromValue(min(max(value, box.minimum()), box.maximum())))
 
 

@@ -1,6 +1,11 @@
 """A list of Schedules shown on one clock: the assembly line, the narration lines and the
 Gantt timeline, stacked in a splitter. The main window has one; panels may make more.
 
+In little room the assembly line keeps its minimum size (it reports it: figures, chips and
+slots never shrink below theirs), the narration gets shorter (at most about a fifth of
+the view's height, then it scrolls) and the splitter shares the rest between the assembly
+line and the Gantt.
+
 A tick costs O(log n) here: the narration is looked up by event index (binary search) and
 only re-narrated when that index changes; nothing that scans every task runs per tick.
 While another view drives the shared clock (the Warps tab) the view is inactive: it keeps
@@ -9,9 +14,9 @@ its Schedules and gives the clock their timeline back when activated."""
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtCore import QByteArray, QEvent, QSize, Qt
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QScrollArea, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
 from engine.schedule import Schedule
 from engine.timeline import narrate
@@ -19,6 +24,15 @@ from gui.assembly import AssemblyLineView
 from gui.clock import Clock
 from gui.colours import LIGHT, Theme
 from gui.timeline import TimelineView
+
+#: The Gantt's least height: its axis and a row group stay readable.
+TIMELINE_MIN_HEIGHT = 140
+#: The assembly line and the narration's share of the height at first (the Gantt: the rest).
+ASSEMBLY_SHARE = 0.6
+#: The narration takes at most this share of the view's height (then it scrolls).
+NARRATION_SHARE = 0.15
+#: The width the narration is measured at before the view is shown (it has none yet).
+NOMINAL_WIDTH = 900
 
 
 class ScheduleView(QWidget):
@@ -53,8 +67,13 @@ class ScheduleView(QWidget):
         self.timeline = TimelineView(clock, theme, self.splitter)
         self.splitter.addWidget(top)
         self.splitter.addWidget(self.timeline)
-        self.timeline.setMinimumHeight(200)
+        self.timeline.setMinimumHeight(TIMELINE_MIN_HEIGHT)
+        # Extra height goes 3 : 2 to the assembly line and the Gantt (a fixed split made
+        # for one screen would crush the Gantt on a laptop and waste a 4K screen).
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
         self.splitter.setSizes([520, 400])
+        self._split_pending = True  # shared by `ASSEMBLY_SHARE` once the view has a height
         layout.addWidget(self.splitter)
         clock.time_changed.connect(self._on_time)
 
@@ -89,7 +108,7 @@ class ScheduleView(QWidget):
         self.assembly.set_schedules(list(animated) if animated is not None else self._schedules)
         self.timeline.set_schedules(self._schedules)
         if self._schedules and self._active:
-            self.clock.set_timeline(self._events, self._end)
+            self.clock.set_timeline(self._events, self._end, self._schedules[0].time_unit)
         self._on_time(self.clock.time)
         self.narration_box.reset()
 
@@ -104,13 +123,34 @@ class ScheduleView(QWidget):
             return
         self._active = active
         if active and self._schedules:
-            self.clock.set_timeline(self._events, self._end)
+            self.clock.set_timeline(self._events, self._end, self._schedules[0].time_unit)
             self._narrated = []
             self._on_time(self.clock.time)
 
     def set_theme(self, theme: Theme) -> None:
         self.assembly.set_theme(theme)
         self.timeline.set_theme(theme)
+
+    def restore_split(self, state: QByteArray) -> bool:
+        """Put back a saved splitter state (else the first height is shared 3 : 2)."""
+        restored = bool(self.splitter.restoreState(state))
+        if restored:
+            self._split_pending = False
+        return restored
+
+    def share_split(self) -> None:
+        """Give the assembly line and narration `ASSEMBLY_SHARE` of the height, the Gantt
+        the rest (each keeps its minimum)."""
+        total = sum(self.splitter.sizes()) or self.height()
+        top = round(ASSEMBLY_SHARE * total)
+        self.splitter.setSizes([top, total - top])
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.narration_box.set_cap(round(NARRATION_SHARE * event.size().height()))
+        if self._split_pending and self.isVisible():
+            self._split_pending = False
+            self.share_split()
 
     def narration_lines(self) -> list[str]:
         """For each Schedule, the narration of its latest event at or before now."""
@@ -141,21 +181,32 @@ class ScheduleView(QWidget):
         self.narration_box.set_text("<br>".join(rows))
 
 
-class _FixedLabelBox(QWidget):
+class _FixedLabelBox(QScrollArea):
     """Holds a word-wrapped QLabel at a fixed size that follows this box's width.
 
     A QLabel whose text changes asks its parent's layout to recompute on every change
     (about a millisecond here, at every event the clock passes); a label of fixed size
     does not. The box changes its own height only when the new text needs more or fewer
-    lines, which is rare.
+    lines, which is rare, and never beyond its cap (`set_cap`): a longer text scrolls.
+
+    Until the box is shown it has no real width; it measures the text at a nominal width
+    then (measured at its default width of a hundred pixels, two lines of narration
+    asked for a window taller than a laptop's screen).
     """
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.label = QLabel(self)
+        self.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.setWidgetResizable(False)
+        self.label = QLabel()
+        self.setWidget(self.label)
         # A fixed-size label reports its fixed size as its height for any width, so the
         # height a text needs is measured on a twin that is never shown or sized.
         self._twin = QLabel()
+        self._cap: int | None = None  # the most height the box takes (None: the floor)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         self._fit()
 
@@ -170,6 +221,19 @@ class _FixedLabelBox(QWidget):
         """Fit the current text exactly (new Schedules)."""
         self._fit()
 
+    def set_cap(self, height: int) -> None:
+        """Take at most ``height`` pixels (never less than `floor`); more text scrolls."""
+        if height != self._cap:
+            self._cap = height
+            self._fit()
+
+    def floor(self) -> int:
+        """The least height the cap may be: two and a half lines of the label's font."""
+        self._sync_twin()
+        margins = self._twin.contentsMargins()
+        lines = self._twin.fontMetrics().lineSpacing() * 5 // 2
+        return lines + margins.top() + margins.bottom()
+
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         if event.oldSize().width() != event.size().width():
@@ -180,7 +244,7 @@ class _FixedLabelBox(QWidget):
         if event.type() in (QEvent.Type.StyleChange, QEvent.Type.FontChange):
             self._fit()  # the stylesheet sets the label's font and padding
 
-    def _fit(self, shrink: bool = True) -> None:
+    def _sync_twin(self) -> None:
         twin, label = self._twin, self.label
         if twin.objectName() != label.objectName():
             twin.setObjectName(label.objectName())  # the stylesheet's padding and font
@@ -188,14 +252,23 @@ class _FixedLabelBox(QWidget):
             twin.style().polish(twin)
         twin.setWordWrap(label.wordWrap())
         twin.setTextFormat(label.textFormat())
-        twin.setText(label.text())
         twin.ensurePolished()
-        width = max(1, self.width())
-        height = max(1, twin.heightForWidth(width))
+
+    def _fit(self, shrink: bool = True) -> None:
+        self._sync_twin()
+        twin = self._twin
+        twin.setText(self.label.text())
+        width = max(1, self.width() if self.isVisible() else max(self.width(), NOMINAL_WIDTH))
+        cap = max(self.floor(), self._cap or 0)
+        needed = max(1, twin.heightForWidth(width))
+        if needed > cap:  # it scrolls: the scroll bar takes some of the width
+            width = max(1, width - self.verticalScrollBar().sizeHint().width())
+            needed = max(1, twin.heightForWidth(width))
+        height = min(needed, cap)
         if not shrink:
-            height = max(height, self.height())
-        if self.label.size() != QSize(width, height):
-            self.label.setFixedSize(width, height)
+            height = min(max(height, self.height()), cap)
+        if self.label.size() != QSize(width, needed):
+            self.label.setFixedSize(width, needed)
         if self.height() != height:
             self.setFixedHeight(height)
 

@@ -1,11 +1,16 @@
 """The transport bar: to start, previous event, play/pause, next event, to end; speed; a
-scrub slider; the time readout. It only talks to the `Clock`."""
+scrub slider; the time readout. It only talks to a `Clock`: the open tab's (each tab owns
+one, see `gui.clock`), so `set_clock` hands the bar from one tab's clock to another's.
+
+Every control has an accessible name and takes focus from the keyboard (Tab), not from a
+mouse click: clicking a button leaves the focus where it was, so Space still plays."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, QMetaObject, QObject, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSlider, QToolButton, QWidget
 
@@ -14,6 +19,15 @@ from gui.clock import SPEEDS, Clock
 from gui.icons import icon
 
 SLIDER_STEPS = 10_000
+
+#: (icon name, accessible name, tooltip, the Clock method it calls)
+BUTTONS: tuple[tuple[str, str, str, str], ...] = (
+    ("to-start", "To the start", "To the start (Home)", "to_start"),
+    ("previous", "Previous event", "Previous event (←)", "step_back"),
+    ("play", "Play or pause", "Play / pause (Space)", "toggle"),
+    ("next", "Next event", "Next event (→)", "step_forward"),
+    ("to-end", "To the end", "To the end (End)", "to_end"),
+)
 
 
 def slider_position(time: float, end: float) -> int:
@@ -28,58 +42,81 @@ def slider_position(time: float, end: float) -> int:
 
 
 class TransportBar(QWidget):
-    """Buttons, speed, slider and readout for one `Clock`."""
+    """Buttons, speed, slider and readout for one `Clock` at a time."""
 
     def __init__(self, clock: Clock, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._clock = clock
-        self._time_unit = "s"
+        self._connections: list[QMetaObject.Connection] = []
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 4, 8, 4)
         self.buttons: dict[str, QToolButton] = {}
-        actions = (
-            ("to-start", "To the start (Home)", clock.to_start),
-            ("previous", "Previous event (←)", clock.step_back),
-            ("play", "Play / pause (Space)", clock.toggle),
-            ("next", "Next event (→)", clock.step_forward),
-            ("to-end", "To the end (End)", clock.to_end),
-        )
-        for name, tip, slot in actions:
+        for name, accessible, tip, method in BUTTONS:
             button = QToolButton(self)
             button.setToolTip(tip)
+            button.setAccessibleName(accessible)
             button.setAutoRaise(True)
-            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-            button.clicked.connect(slot)
+            button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+            button.clicked.connect(self._calls(method))
             layout.addWidget(button)
             self.buttons[name] = button
         self.speed = QComboBox(self)
-        self.speed.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.speed.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self.speed.setToolTip("Playback speed (+ / −)")
+        self.speed.setAccessibleName("Playback speed")
         for value in SPEEDS:
             self.speed.addItem(f"{value:g}×", value)
-        self.speed.setCurrentIndex(SPEEDS.index(clock.speed))
-        self.speed.currentIndexChanged.connect(lambda i: clock.set_speed(SPEEDS[i]))
+        self.speed.currentIndexChanged.connect(lambda i: self._clock.set_speed(SPEEDS[i]))
         layout.addWidget(self.speed)
         self.slider = QSlider(Qt.Orientation.Horizontal, self)
         self.slider.setRange(0, SLIDER_STEPS)
-        self.slider.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.slider.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self.slider.setToolTip("Scrub through the run")
+        self.slider.setAccessibleName("Time")
+        self.slider.setAccessibleDescription(
+            "Where the clock is in the run; the arrow keys step from event to event"
+        )
         self.slider.valueChanged.connect(self._on_slider)
         layout.addWidget(self.slider, 1)
         self.readout = QLabel(self)
         self.readout.setObjectName("readout")
+        self.readout.setAccessibleName("Time now")
         self.readout.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         layout.addWidget(self.readout)
-        clock.time_changed.connect(self._on_time)
-        clock.timeline_changed.connect(self._on_timeline)
-        clock.playing_changed.connect(self._on_playing)
-        clock.speed_changed.connect(self._on_speed)
-        self.set_icon_colour(QColor("#1f2328"))
+        self._icon_colour = QColor("#1f2328")
+        self.set_clock(clock)
+        self.set_icon_colour(self._icon_colour)
+
+    @property
+    def clock(self) -> Clock:
+        return self._clock
+
+    def set_clock(self, clock: Clock) -> None:
+        """Drive and show ``clock`` from now on (the previous clock keeps its time)."""
+        for connection in self._connections:
+            QObject.disconnect(connection)
+        self._clock = clock
+        self._connections = [
+            clock.time_changed.connect(self._on_time),
+            clock.timeline_changed.connect(self._on_timeline),
+            clock.playing_changed.connect(self._on_playing),
+            clock.speed_changed.connect(self._on_speed),
+        ]
+        self._on_speed(clock.speed)
+        self._on_playing(clock.playing)
         self._on_timeline()
 
     def set_time_unit(self, unit: str) -> None:
-        self._time_unit = unit
+        """Say the clock's times are in ``unit`` (the clock itself records it)."""
+        self._clock.set_time_unit(unit)
         self._on_timeline()
+
+    @property
+    def time_unit(self) -> str:
+        return self._clock.time_unit
+
+    def _calls(self, method: str) -> Callable[[], None]:
+        return lambda: getattr(self._clock, method)()
 
     def _on_timeline(self) -> None:
         self._fit_readout()
@@ -90,7 +127,7 @@ class TransportBar(QWidget):
         change makes the whole bar lay itself out again at every tick."""
         self.readout.ensurePolished()
         metrics = self.readout.fontMetrics()
-        widest = f"0.0001234 {self._time_unit}"  # the longest text format_time gives
+        widest = f"0.0001234 {self.time_unit}"  # the longest text format_time gives
         events = f"{len(self._clock.events):,}"
         text = f"{widest} / {widest}  ·  event {events} of {events}"
         margins = self.readout.contentsMargins()
@@ -104,6 +141,8 @@ class TransportBar(QWidget):
             self._fit_readout()  # the stylesheet gives the readout its font
 
     def set_icon_colour(self, colour: QColor) -> None:
+        """Icons in ``colour`` (the theme's text colour), rendered for every common device
+        pixel ratio (`gui.icons.icon`): sharp at 200% scaling."""
         self._icon_colour = QColor(colour)
         for name, button in self.buttons.items():
             button.setIcon(icon(name, colour))
@@ -111,6 +150,7 @@ class TransportBar(QWidget):
 
     def _on_playing(self, playing: bool) -> None:
         self.buttons["play"].setIcon(icon("pause" if playing else "play", self._icon_colour))
+        self.buttons["play"].setAccessibleName("Pause" if playing else "Play")
 
     def _on_speed(self, speed: float) -> None:
         self.speed.blockSignals(True)
@@ -123,8 +163,9 @@ class TransportBar(QWidget):
         self.slider.setValue(slider_position(time, end))
         self.slider.blockSignals(False)
         events = len(self._clock.events)
+        unit = self.time_unit
         self.readout.setText(
-            f"{format_time(time, self._time_unit)} / {format_time(end, self._time_unit)}"
+            f"{format_time(time, unit)} / {format_time(end, unit)}"
             f"  ·  event {self._clock.event_index() + 1} of {events}"
         )
 

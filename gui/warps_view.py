@@ -6,8 +6,10 @@ controls (W, L, C, cycles, export), the SM's state now (a lane per warp and the 
 unit), the lanes' timeline with the clock's cursor (the future veiled), the narration, and
 utilization against W (simulated points on the analytic curve, the knee marked).
 
-The clock is shared with the other views: the view loads its own timeline into the clock
-when shown (`activate`) and ignores the clock while hidden.
+The view drives the clock it is given: it loads its timeline (in cycles) into the clock
+when shown (`activate`) and ignores the clock while hidden, so a clock may be shared; in
+the app the Warps tab owns its clock. `set_theme` restyles the plots (their backgrounds,
+axes, the veil over the future) for the light or the dark theme.
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ from engine.warps import (
     warp_state_at,
 )
 from gui.clock import Clock
-from gui.colours import OP_COLOURS
+from gui.colours import LIGHT, OP_COLOURS, Theme
 
 if TYPE_CHECKING:
     from gpu.occupancy import OccupancySweep
@@ -90,6 +92,18 @@ def _ink_on(colour: QColor) -> QColor:
 
 def _hatched(fill: str, hatch: str) -> tuple[QBrush, QBrush]:
     return QBrush(QColor(fill)), QBrush(QColor(hatch), Qt.BrushStyle.BDiagPattern)
+
+
+def style_plot(plot: pg.PlotWidget, theme: Theme, labels: dict[str, str]) -> None:
+    """Background, axes and axis labels (``labels``: axis name → text) in ``theme``."""
+    plot.setBackground(theme.background)
+    item = plot.getPlotItem()
+    for name in ("left", "bottom"):
+        axis = item.getAxis(name)
+        axis.setPen(pg.mkPen(theme.muted))
+        axis.setTextPen(pg.mkPen(theme.text))
+    for name, text in labels.items():
+        item.setLabel(name, text, color=theme.muted)
 
 
 # -- the SM now: a lane per warp and the issue unit ------------------------------------------
@@ -281,6 +295,15 @@ class LanesPlot(pg.PlotWidget):
     def bar_items(self) -> list[pg.BarGraphItem]:
         return list(self._bars)
 
+    def set_theme(self, theme: Theme) -> None:
+        """The theme's background and axes; the future veiled in the background colour."""
+        style_plot(self, theme, {"bottom": "cycle"})
+        veil = QColor(theme.background)
+        veil.setAlpha(150)
+        self.veil.setBrush(pg.mkBrush(veil))
+        self.veil.update()
+        self.cursor.setPen(pg.mkPen(theme.cursor, width=2))
+
     def set_time(self, time: float) -> None:
         self.cursor.setValue(time)
         self.veil.setRegion((min(time, self._end), self._end))
@@ -334,6 +357,23 @@ class UtilizationPlot(pg.PlotWidget):
         self._measured_knee: float | None = None
         self._top = 8
         self._compute_latency = (10, 40)
+
+    def set_theme(self, theme: Theme) -> None:
+        """The theme's background, axes, legend text and model curve."""
+        style_plot(
+            self,
+            theme,
+            {"bottom": "warps per SM (W)", "left": "issue-unit utilization"},
+        )
+        self.curve.setPen(pg.mkPen(theme.muted, width=2))
+        self.current.setPen(pg.mkPen(theme.cursor, width=2))
+        self.knee.setPen(pg.mkPen(theme.done, width=1.5, style=Qt.PenStyle.DashLine))
+        self.knee.label.setColor(theme.done)
+        legend = self.getPlotItem().legend
+        if legend is not None:
+            legend.setLabelTextColor(theme.text)
+            for _, label in legend.items:
+                label.setText(label.text)  # setLabelTextColor only records the colour
 
     def set_measured(
         self, warps: np.ndarray, fraction: np.ndarray, knee: float, label: str
@@ -400,11 +440,16 @@ class WarpsView(QWidget):
     """The Warps view on a shared `Clock` (it never keeps time itself)."""
 
     def __init__(
-        self, clock: Clock, parent: QWidget | None = None, config: WarpConfig | None = None
+        self,
+        clock: Clock,
+        parent: QWidget | None = None,
+        config: WarpConfig | None = None,
+        theme: Theme = LIGHT,
     ) -> None:
         super().__init__(parent)
         self._clock = clock
         self._active = False
+        self._theme = theme
         config = config or WarpConfig(warps=4, compute=10, latency=40, cycles=300)
         self._run = simulate_warps(config)
 
@@ -467,6 +512,8 @@ class WarpsView(QWidget):
             box.valueChanged.connect(self._on_controls)
         self.export_button.clicked.connect(self._on_export_clicked)
         clock.time_changed.connect(self._on_time)
+        self.lanes.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # where Enter in a field returns
+        self.set_theme(theme)
         self._show_run()
 
     # -- what it shows ---------------------------------------------------------------------
@@ -482,6 +529,17 @@ class WarpsView(QWidget):
     @property
     def is_active(self) -> bool:
         return self._active
+
+    @property
+    def theme(self) -> Theme:
+        return self._theme
+
+    def set_theme(self, theme: Theme) -> None:
+        """Restyle the plots; the SM panel and the words follow the app's palette."""
+        self._theme = theme
+        self.lanes.set_theme(theme)
+        self.utilization.set_theme(theme)
+        self.state_panel.update()
 
     def set_config(self, config: WarpConfig) -> None:
         """Simulate ``config`` and show it (the controls follow)."""
@@ -513,7 +571,9 @@ class WarpsView(QWidget):
     def activate(self) -> None:
         """Load this view's run into the clock and follow it (done when shown)."""
         self._active = True
-        self._clock.set_timeline(self._run.schedule.event_times, end=float(self.config.cycles))
+        self._clock.set_timeline(
+            self._run.schedule.event_times, end=float(self.config.cycles), unit="cycles"
+        )
         self._on_time(self._clock.time)
 
     def deactivate(self) -> None:

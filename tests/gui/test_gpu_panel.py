@@ -1,5 +1,7 @@
-"""The GPU panel on the CPU backend at a tiny size: progress, results, Schedules out,
-cancel, a stale worker replaced, close while running, and errors shown inline."""
+"""The GPU page on the CPU backend at a tiny size: progress, results, Schedules out,
+cancel, a stale worker replaced, close while running, and errors shown inline; on a
+stand-in experiment: the spread, the measured sequential run drawn, an efficiency above
+100% explained, and stale results cleared after a failure."""
 
 from __future__ import annotations
 
@@ -9,9 +11,11 @@ import threading
 import pytest
 
 import gui.gpu_panel
+from engine.errors import PipeLabError
 from engine.schedule import Schedule
 from gpu.detect import Detection, DeviceInfo
 from gpu.errors import Cancelled
+from gpu.measured import PipelineResult
 from gpu.params import Progress
 from gui.gpu_panel import STEPS, GpuPanel
 
@@ -56,10 +60,14 @@ def test_a_run_fills_the_table_and_emits_schedules(panel: GpuPanel, qtbot) -> No
     with qtbot.waitSignal(panel.schedules_ready, timeout=20_000) as caught:
         panel.run_button.click()
         assert panel.is_running() and not panel.run_button.isEnabled()
-    measured, predicted = caught.args[0]
-    assert isinstance(measured, Schedule) and isinstance(predicted, Schedule)
-    assert measured.source == "measured" and predicted.source == "simulated"
-    assert measured.n_ops == 4 and predicted.n_ops == 4
+    sequential, measured, predicted = caught.args[0]
+    assert all(isinstance(s, Schedule) for s in caught.args[0])
+    assert [s.source for s in caught.args[0]] == ["measured", "measured", "simulated"]
+    assert [s.policy for s in caught.args[0]] == ["sequential", "pipelined", "pipelined"]
+    assert measured.n_ops == 4 and predicted.n_ops == 4 and sequential.n_ops == 4
+    assert panel.schedules == [sequential, measured, predicted]  # drawn on the page
+    assert panel.clock.end == pytest.approx(max(s.makespan for s in caught.args[0]))
+    assert panel.clock.time_unit == "ms"
     assert panel.progress.value() == STEPS and len(progress) > 2
     labels = dict(panel.table_rows())
     assert labels["pipelined (measured)"].endswith("ms")
@@ -68,7 +76,7 @@ def test_a_run_fills_the_table_and_emits_schedules(panel: GpuPanel, qtbot) -> No
     qtbot.waitUntil(lambda: not panel.is_running())
     with qtbot.waitSignal(panel.animate_requested, timeout=1000) as animated:
         panel.animate_button.click()
-    assert animated.args[0] is measured
+    assert animated.args[0] == [sequential, measured]
 
 
 class BlockingExperiment:
@@ -251,3 +259,145 @@ def test_kernel_sweep_fills_the_table(qtbot, monkeypatch) -> None:
     assert dict(widget.table_rows())["headline"].startswith("3-stage")
     assert "91%" in widget.status_label.text()
     widget.shutdown()
+
+
+# -- a stand-in experiment: what the page shows of a result --------------------------------
+
+
+def stand_in_result(
+    sequential_makespans: tuple[float, ...] = (8.5, 9.0, 12.25),
+    side_by_side: float = 1.0,
+) -> PipelineResult:
+    """Experiment 1's result, made by hand: three chunks whose stages take 1 ms alone;
+    side by side each stage takes ``side_by_side`` ms (below 1: faster than alone, so the
+    measurement beats the model)."""
+    import numpy as np
+
+    from gpu.experiments import default_params
+    from gpu.measured import CPU_UNITS, measured_schedule, predict
+
+    chunks = 3
+    starts = np.array([[3.0 * i, 3.0 * i + 1, 3.0 * i + 2] for i in range(chunks)])
+    sequential = measured_schedule(
+        starts,
+        starts + 1.0,
+        policy="sequential",
+        buffers=1,
+        unit_names=CPU_UNITS,
+        label="sequential on stand-in threads",
+    )
+    step = side_by_side
+    starts = np.array([[step * i, step * (i + 1), step * (i + 2)] for i in range(chunks)])
+    pipelined = measured_schedule(
+        starts,
+        starts + step,
+        policy="pipelined",
+        buffers=3,
+        unit_names=CPU_UNITS,
+        label="pipelined on stand-in threads",
+    )
+    params = default_params("cpu", size_bytes=3 * 4096, chunks=chunks, repeats=3, intensity=1)
+    return PipelineResult(
+        "cpu",
+        "stand-in",
+        params,
+        1,
+        sequential,
+        pipelined,
+        predict(sequential, 3),
+        checked_values=3072,
+        sequential_makespans=sequential_makespans,
+        pipelined_makespans=(pipelined.makespan,) * 3,
+    )
+
+
+@pytest.fixture
+def stand_in(monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
+    """Experiment 1 replaced: it returns ``outcome["result"]`` or raises ``outcome["error"]``."""
+    outcome: dict[str, object] = {"result": stand_in_result()}
+
+    def experiment(backend, params, cancel):
+        yield Progress(0.5, "half way")
+        if "error" in outcome:
+            raise outcome["error"]  # type: ignore[misc]
+        return outcome["result"]
+
+    monkeypatch.setattr(gui.gpu_panel, "pipeline_experiment", experiment)
+    return outcome
+
+
+def test_a_result_shows_its_spread_and_draws_the_sequential_run(
+    panel: GpuPanel, qtbot, stand_in
+) -> None:
+    from gui.colours import OP_COLOURS
+
+    with qtbot.waitSignal(panel.run_finished, timeout=10_000):
+        panel.run_button.click()
+    qtbot.waitUntil(lambda: not panel.is_running())
+    summary = panel.results.summary.text()
+    assert "min 8.500 ms, median 9.000 ms, max 12.250 ms over 3 runs" in summary
+    rows = dict(panel.table_rows())
+    assert rows["sequential spread"].startswith("min 8.500 ms, median 9.000 ms")
+    groups = panel.timeline.groups
+    assert [g.schedule.policy for g in groups] == ["sequential", "pipelined", "pipelined"]
+    assert groups[0].schedule.source == "measured"
+    assert len(panel.results.spread_bands) == 1  # the pipelined runs all took 5 ms
+    band = panel.results.spread_bands[0]
+    assert band.opts["x0"][0] == 8.5 and band.opts["x1"][0] == 12.25
+    # The sequential run is drawn: op 2's compute (4–5 ms) on its compute row is op 2's
+    # colour in the page's pixels (beside its label, at the bar's middle).
+    panel.resize(1200, 800)
+    panel.show()
+    qtbot.waitExposed(panel)
+    view = panel.timeline.getPlotItem().getViewBox()
+    compute_row = groups[0].first_row + 1
+    scene = view.mapViewToScene(pg_point(4.12, compute_row))
+    pixel = panel.timeline.mapFromScene(scene)
+    image = panel.timeline.grab().toImage()
+    colour = image.pixelColor(pixel.x(), pixel.y()).name()
+    assert colour == OP_COLOURS[1].lower()
+
+
+def pg_point(x: float, y: float):  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import QPointF
+
+    return QPointF(x, y)
+
+
+def test_an_efficiency_above_100_percent_is_explained(panel: GpuPanel, qtbot, stand_in) -> None:
+    stand_in["result"] = stand_in_result(side_by_side=0.8)  # stages faster side by side
+    with qtbot.waitSignal(panel.run_finished, timeout=10_000) as caught:
+        panel.run_button.click()
+    result = caught.args[0]
+    assert result.overlap_efficiency > 1.02
+    summary = panel.results.summary.text()
+    assert f"{result.overlap_efficiency:.0%}" in summary
+    assert "beat the model by" in summary and "faster side by side than alone" in summary
+
+
+def test_a_failed_run_clears_the_last_results(panel: GpuPanel, qtbot, stand_in) -> None:
+    with qtbot.waitSignal(panel.run_finished, timeout=10_000):
+        panel.run_button.click()
+    qtbot.waitUntil(lambda: not panel.is_running())
+    assert panel.schedules and panel.table_rows() and panel.animate_button.isEnabled()
+    stand_in["error"] = PipeLabError("the stand-in broke")
+    with qtbot.waitSignal(panel.run_failed, timeout=10_000):
+        panel.run_button.click()
+    qtbot.waitUntil(lambda: not panel.is_running())
+    assert panel.result is None and panel.schedules == [] and panel.table_rows() == []
+    assert not panel.animate_button.isEnabled() and not panel.results.spread_bands
+    assert panel.timeline.bar_count == 0 and panel.clock.end == 0.0
+    assert panel.status_label.text() == "the stand-in broke"
+    assert "No results: the stand-in broke" in panel.results.summary.text()
+
+
+def test_the_status_and_the_install_hint_stay_in_view_in_a_short_page(panel: GpuPanel, qtbot):
+    panel.resize(900, 420)
+    panel.show()
+    qtbot.waitExposed(panel)
+    for widget in (panel.device_label, panel.progress, panel.status_label):
+        corner = widget.mapTo(panel, widget.rect().bottomRight())
+        assert widget.isVisible() and panel.rect().contains(corner)
+    assert "CuPy is not installed" in panel.device_label.text()
+    assert "uv sync --extra gpu" in panel.device_label.text()
+    assert panel.status_label.text()  # says it is ready before any run

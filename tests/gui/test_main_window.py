@@ -250,15 +250,17 @@ def test_a_busy_edit_keeps_the_last_run_shown_and_usable(
     assert win.title.text() == "custom: 60 ops, unlimited slots"
 
 
-def test_switching_tabs_hands_the_clock_over_without_redrawing(
+def test_switching_tabs_redraws_nothing_and_keeps_the_pipeline_clock(
     window: MainWindow, monkeypatch
 ) -> None:  # type: ignore[no-untyped-def]
     calls: list[object] = []
     monkeypatch.setattr(window.view.timeline, "set_schedules", calls.append)
+    changes: list[float] = []
+    window.clock.time_changed.connect(changes.append)
     window.show_warps()
-    assert window.clock.end != 9.0
+    assert window.clock.end == 9.0
     window.tabs.setCurrentIndex(0)
-    assert window.clock.end == 9.0 and calls == []
+    assert window.clock.end == 9.0 and calls == [] and changes == []
 
 
 def test_pin_edit_compare_unpin_in_the_window(window: MainWindow, tmp_path: Path) -> None:
@@ -371,3 +373,50 @@ def test_closing_during_a_background_run_leaves_no_thread_behind(qtbot) -> None:
     runner = model._runner
     qtbot.waitUntil(lambda: not runner.running, timeout=60_000)
     # (the autouse fixtures then check that no QThread, QTimer or Python thread is left)
+
+
+# -- screens: the window's least size, the narration's height, the docks' first layout -----
+
+
+def test_the_window_fits_a_1280x720_screen_before_it_is_shown(qtbot) -> None:
+    """The narration once measured its text at a width of a hundred pixels before the
+    window was shown and asked for a window taller than a laptop's screen."""
+    win = MainWindow()
+    qtbot.addWidget(win)
+    least = win.minimumSizeHint()
+    assert least.width() <= 1280 - 8 and least.height() <= 720 - 36 - 40  # frame, a panel
+    box = win.view.narration_box
+    assert box.height() <= 4 * box.label.fontMetrics().lineSpacing() + 24
+
+
+def test_a_long_narration_scrolls_instead_of_taking_the_view(window: MainWindow, qtbot) -> None:
+    from gui.schedule_view import NARRATION_SHARE
+
+    box = window.view.narration_box
+    box.set_text("<br>".join(f"line {i}: the load unit waits for a slot" for i in range(30)))
+    cap = max(box.floor(), round(NARRATION_SHARE * window.view.height()))
+    assert box.height() <= cap
+    assert box.label.height() > box.height()  # the rest is a scroll away
+    assert box.verticalScrollBar().maximum() > 0
+
+
+def test_a_short_window_puts_the_docks_in_tabs_a_tall_one_stacks_them(
+    qtbot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from PySide6.QtCore import QRect
+
+    import gui.window_geometry
+
+    short = MainWindow()
+    qtbot.addWidget(short)
+    assert short.height() < short.stacked_height()
+    assert set(short.tabifiedDockWidgets(short.scenario_dock)) == {
+        short.stats_dock,
+        short.help_dock,
+    }
+    monkeypatch.setattr(gui.window_geometry, "first_geometry", lambda _: QRect(0, 0, 1600, 1300))
+    tall = MainWindow()
+    qtbot.addWidget(tall)
+    assert tall.height() >= tall.stacked_height()
+    assert tall.tabifiedDockWidgets(tall.scenario_dock) == []
+    assert tall.tabifiedDockWidgets(tall.stats_dock) == [tall.help_dock]

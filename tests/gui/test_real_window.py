@@ -194,3 +194,162 @@ def test_pin_edit_compare_unpin_in_a_real_window(tmp_path: Path) -> None:
 
 def _near(colour: tuple[int, ...], target: tuple[int, int, int], slack: int = 12) -> bool:
     return all(abs(a - b) <= slack for a, b in zip(colour, target, strict=False))
+
+
+# -- every screen: the window fits, every dock and control inside, figures at their size --
+
+FIT_SCRIPT = textwrap.dedent(
+    """
+    import json, sys, time
+    from PySide6.QtCore import QPoint, QRect, QSettings
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, sys.argv[2])
+    from PySide6.QtWidgets import (QAbstractButton, QAbstractSpinBox, QComboBox, QDockWidget,
+                                   QProgressBar, QSlider, QTabBar, QWidget)
+    from gui.app import make_app, make_window
+    from gpu.experiments import default_params, pipeline_experiment, run_to_end
+    app = make_app()
+    window = make_window()  # a first start: no saved geometry, no resize
+    window.show()
+
+    def settle():
+        for _ in range(8):
+            app.processEvents()
+            time.sleep(0.02)
+
+    def rect(widget, visible_only=False):
+        area = widget.visibleRegion().boundingRect() if visible_only else widget.rect()
+        corner = widget.mapToGlobal(area.topLeft())
+        return [corner.x(), corner.y(), area.width(), area.height()]
+
+    CONTROLS = (QAbstractButton, QAbstractSpinBox, QComboBox, QSlider, QProgressBar, QTabBar)
+    settle()
+    window.clock.seek(2.5)
+    params = default_params("cpu", size_bytes=3 * 2**16, chunks=6, repeats=3, intensity=4)
+    result = run_to_end(pipeline_experiment("cpu", params))
+    found = {"available": app.primaryScreen().availableGeometry().getRect(), "tabs": []}
+    for tab in range(3):
+        window.tabs.setCurrentIndex(tab)
+        if tab == 2 and window.gpu_panel.result is None:
+            window.gpu_panel.show_result(result)
+        settle()
+        page = {"frame": window.frameGeometry().getRect(), "docks": {}, "controls": [],
+                "whole": {}}
+        for dock in window.findChildren(QDockWidget):
+            if dock.isVisible() and not dock.visibleRegion().isEmpty():
+                page["docks"][dock.objectName()] = rect(dock)
+        for widget in window.findChildren(QWidget):
+            if not isinstance(widget, CONTROLS):
+                continue
+            if widget.isVisible() and not widget.visibleRegion().isEmpty():
+                page["controls"].append([type(widget).__name__, rect(widget, True)])
+        always = {"tab bar": window.tabs.tabBar(), "slider": window.transport.slider,
+                  "readout": window.transport.readout,
+                  **{f"button {k}": b for k, b in window.transport.buttons.items()}}
+        if tab == 0:
+            always["assembly"] = window.view.assembly
+            page["figures"] = [[r.width(), r.height()] for lane in
+                               window.view.assembly.figure_rects() for r in lane]
+            page["assembly"] = [*window.view.assembly.size().toTuple(),
+                                *window.view.assembly.minimumSize().toTuple()]
+        if tab == 2:
+            panel = window.gpu_panel
+            always |= {"progress": panel.progress, "status": panel.status_label,
+                       "device": panel.device_label, "gpu gantt": panel.timeline.viewport()}
+            page["gpu_groups"] = len(panel.timeline.groups)
+        for name, widget in always.items():
+            page["whole"][name] = [rect(widget), rect(widget, True)]
+        window.grab().save(f"{sys.argv[1]}/tab{tab}.png")
+        found["tabs"].append(page)
+    json.dump(found, open(sys.argv[1] + "/fit.json", "w"))
+    window.close()
+    """
+)
+
+
+def _inside(inner: list[int], outer: list[int]) -> bool:
+    x, y, w, h = inner
+    ox, oy, ow, oh = outer
+    return ox <= x and oy <= y and x + w <= ox + ow and y + h <= oy + oh
+
+
+@pytest.mark.xvfb
+@pytest.mark.parametrize("screen", ["1280x720", "1280x800", "1920x1080"])
+def test_a_first_start_fits_the_screen_on_every_tab(tmp_path: Path, screen: str) -> None:
+    from gui.assembly_parts import FIGURE_MIN
+
+    _run_in_xvfb(FIT_SCRIPT, tmp_path, f"{screen}x24")
+    found = json.loads((tmp_path / "fit.json").read_text())
+    available = found["available"]
+    assert len(found["tabs"]) == 3
+    for index, page in enumerate(found["tabs"]):
+        where = f"tab {index} on {screen}"
+        assert _inside(page["frame"], available), where
+        for name, dock in page["docks"].items():
+            assert _inside(dock, page["frame"]), f"dock {name}, {where}"
+        if index:
+            assert not page["docks"], f"the Pipeline's docks show on {where}"
+        else:
+            assert "scenario" in page["docks"]
+        assert page["controls"], where
+        for kind, control in page["controls"]:
+            assert _inside(control, page["frame"]), f"{kind} at {control}, {where}"
+        for name, (whole, seen) in page["whole"].items():
+            assert whole == seen and _inside(whole, page["frame"]), f"{name} cut, {where}"
+        image = Image.open(tmp_path / f"tab{index}.png").convert("RGB")
+        assert len(image.getcolors(maxcolors=1 << 20)) > 50, f"{where} looks blank"
+    pipeline = found["tabs"][0]
+    assert pipeline["figures"] and all(min(f) >= FIGURE_MIN for f in pipeline["figures"])
+    width, height, min_width, min_height = pipeline["assembly"]
+    assert width >= min_width and height >= min_height
+    assert found["tabs"][2]["gpu_groups"] == 3  # sequential, pipelined, model
+
+
+RESTORE_SCRIPT = textwrap.dedent(
+    """
+    import json, sys, time
+    from PySide6.QtCore import QSettings
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, sys.argv[2])
+    from gui.app import make_app, make_window
+    app = make_app()
+    window = make_window()
+    window.show()
+    for _ in range(10):
+        app.processEvents()
+        time.sleep(0.02)
+    if sys.argv[3] == "save":
+        window.setGeometry(100, 80, 3400, 1900)  # a big window on the 4K screen
+        for _ in range(10):
+            app.processEvents()
+    found = {"available": app.primaryScreen().availableGeometry().getRect(),
+             "frame": window.frameGeometry().getRect()}
+    json.dump(found, open(sys.argv[1] + f"/{sys.argv[3]}.json", "w"))
+    window.close()
+    """
+)
+
+
+@pytest.mark.xvfb
+def test_a_window_saved_on_a_4k_screen_is_restored_inside_a_laptops(tmp_path: Path) -> None:
+    script = tmp_path / "restore.py"
+    script.write_text(RESTORE_SCRIPT)
+    env = dict(os.environ, QT_QPA_PLATFORM="xcb", PYTHONPATH=str(ROOT))
+    for screen, step in (("3840x2160", "save"), ("1280x800", "restore")):
+        result = subprocess.run(
+            [
+                *("xvfb-run", "-a", "-s", f"-screen 0 {screen}x24", sys.executable),
+                *(str(script), str(tmp_path), str(tmp_path / "settings"), step),
+            ],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        if result.returncode != 0 and "cannot open display" in result.stderr.lower():
+            pytest.skip(f"Xvfb would not start a {screen} screen")
+        assert result.returncode == 0, result.stderr[-2000:]
+    saved = json.loads((tmp_path / "save.json").read_text())
+    assert saved["frame"][2] >= 3400  # it was big there
+    restored = json.loads((tmp_path / "restore.json").read_text())
+    assert _inside(restored["frame"], restored["available"])
+    assert restored["frame"][2] >= 900  # not shrunk to nothing either

@@ -24,16 +24,54 @@ def window(qtbot):
 def test_leaving_an_untouched_duration_keeps_the_scenarios_finer_value(
     window: MainWindow,
 ) -> None:
-    assert window.apply_scenario(Scenario.uniform_ops(3, 0.125, 1.0, 2e6, name="fine"))
-    read, write = window.scenario_panel.durations["read"], window.scenario_panel.durations["write"]
-    assert read.value() == pytest.approx(0.13)  # the box can only show it rounded
-    read.editingFinished.emit()  # focus leaves the field, nothing typed
-    write.editingFinished.emit()  # shown clamped to the box's maximum
+    value = 0.1 + 0.2  # 0.30000000000000004: twelve digits show it as 0.3
+    assert window.apply_scenario(Scenario.uniform_ops(3, 0.125, value, 2e6, name="fine"))
+    panel = window.scenario_panel
+    read, compute = panel.durations["read"], panel.durations["compute"]
+    assert read.value() == 0.125 and read.text() == "0.125 s"  # no longer 0.13
+    assert compute.text() == "0.3 s"
+    for box in panel.durations.values():
+        box.lineEdit().setText(box.text())  # what leaving a field does: read its text
+        box.interpretText()
+        box.editingFinished.emit()
     assert window.scenario.read[0] == 0.125
+    assert window.scenario.compute[0] == value  # not rewritten as 0.3
     assert window.scenario.write[0] == 2e6
     read.setValue(0.5)  # a real edit still applies
     read.editingFinished.emit()
     assert window.scenario.read[0] == 0.5
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(1e-6, "1e-6 s"), (2.5e-6, "2.5e-6 s"), (0.0, "0 s"), (1e9, "1e9 s"), (1234.5, "1234.5 s")],
+)
+def test_a_duration_field_shows_every_accepted_value(
+    window: MainWindow, value: float, text: str
+) -> None:
+    """Durations are 0 or in [1e-6, 1e9] s: 1e-6 once showed as "0.00 s"."""
+    assert window.apply_scenario(Scenario.uniform_ops(3, value, 1.0, 1.0, name="edge"))
+    read = window.scenario_panel.durations["read"]
+    assert read.text() == text and read.value() == value
+    read.interpretText()
+    read.editingFinished.emit()
+    assert window.scenario.read[0] == value
+
+
+def test_a_duration_field_takes_what_it_is_typed(window: MainWindow, qtbot) -> None:
+    read = window.scenario_panel.durations["read"]
+    for typed, value in (("2.5e-6", 2.5e-6), ("1e-6 s", 1e-6), ("0.125", 0.125), ("1e9", 1e9)):
+        read.lineEdit().setText(typed)
+        read.interpretText()
+        read.editingFinished.emit()
+        assert window.scenario.read[0] == value, typed
+    read.lineEdit().setText("5e-7")  # the box takes it; the engine refuses it, with a reason
+    read.interpretText()
+    read.editingFinished.emit()
+    assert window.scenario.read[0] == 1e9
+    assert "1e-06" in window.scenario_panel.message.text() or "1e-6" in (
+        window.scenario_panel.message.text()
+    )
 
 
 # -- the ops table ------------------------------------------------------------------------

@@ -1,0 +1,92 @@
+"""A spin box for a duration in seconds that shows and takes every duration the engine
+accepts: 0, or anything from 1e-6 to 1e9 s (`engine.validation`).
+
+A QDoubleSpinBox with two decimals showed 1e-6 s as "0.00 s" and rounded 0.125 to 0.13.
+This one writes significant digits ("0.125", "1e-6", "2.5e8") and reads any float Python
+reads; its value is never rounded to decimals. The form still compares what a field shows
+with the scenario's value (`gui.scenario_panel`), so a field left untouched never rewrites
+the scenario, even where twelve digits cannot show a value exactly.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from PySide6.QtGui import QValidator
+from PySide6.QtWidgets import QDoubleSpinBox, QWidget
+
+from engine.validation import MAX_DURATION
+
+#: Digits shown: more than anyone types, few enough that 0.1 + 0.2 reads "0.3".
+SIGNIFICANT = 12
+#: Qt rounds a QDoubleSpinBox's value to its decimals; this many keep every double as it is.
+ALL_DECIMALS = 323
+#: What may still become a number while it is typed ("", "1.", "2e", "2e-").
+_PARTIAL = re.compile(r"^\+?(\d[\d_]*)?\.?\d*([eE][+-]?\d*)?$")
+
+
+def duration_text(value: float) -> str:
+    """``value`` in at most `SIGNIFICANT` significant digits: "0", "0.125", "1234.5" from
+    a thousandth to a million, "1e-6", "2.5e8" beyond."""
+    if value == 0:
+        return "0"
+    if 1e-3 <= abs(value) < 1e6:
+        return f"{value:.{SIGNIFICANT}g}"
+    mantissa, exponent = f"{value:.{SIGNIFICANT - 1}e}".split("e")
+    mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def parse_duration(text: str) -> float | None:
+    """The number in ``text`` (a trailing "s" and spaces allowed), or None."""
+    cleaned = text.strip().removesuffix("s").strip().replace("_", "").replace(",", "")
+    try:
+        value = float(cleaned)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+class DurationBox(QDoubleSpinBox):
+    """Seconds, from 0 to `MAX_DURATION`, shown in significant digits."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setDecimals(ALL_DECIMALS)
+        self.setRange(0.0, MAX_DURATION)  # the engine's policy decides the rest
+        self.setSuffix(" s")
+        self.setSingleStep(0.25)
+
+    def textFromValue(self, value: float) -> str:
+        return duration_text(value)
+
+    def valueFromText(self, text: str) -> float:
+        value = parse_duration(self._strip(text))
+        return self.value() if value is None else value
+
+    def validate(self, text: str, position: int) -> object:
+        body = self._strip(text)
+        value = parse_duration(body)
+        if value is not None and self.minimum() <= value <= self.maximum():
+            return QValidator.State.Acceptable, text, position
+        if value is None and _PARTIAL.match(body.strip().replace(",", "")):
+            return QValidator.State.Intermediate, text, position
+        if value is not None and value >= 0:
+            return QValidator.State.Intermediate, text, position  # out of range: fixup says
+        return QValidator.State.Invalid, text, position
+
+    def stepBy(self, steps: int) -> None:
+        """Quarter seconds from a quarter second up; below, steps of the value's own
+        magnitude (1e-6 → 2e-6), so arrows never jump a microsecond to a quarter second."""
+        value = self.value()
+        if value >= 0.25 or (value == 0 and steps > 0):
+            step = self.singleStep()
+        else:
+            step = 10.0 ** math.floor(math.log10(value)) if value > 0 else self.singleStep()
+        self.setValue(min(max(value + steps * step, self.minimum()), self.maximum()))
+
+    def _strip(self, text: str) -> str:
+        suffix = self.suffix().strip()
+        body = text.strip()
+        return body.removesuffix(suffix).strip() if suffix else body

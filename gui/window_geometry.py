@@ -1,0 +1,64 @@
+"""Where the main window opens: at most the screen's available size, on that screen.
+
+A first start takes `FIRST_SHARE` of the available geometry, centred. A saved geometry is
+restored only as far as it fits the screen the window lands on now: a window saved on a 4K
+screen and reopened on a laptop is moved and shrunk to fit (Qt's own restore either keeps
+it or refuses it outright). `first_geometry` and `fitted` are pure functions of
+rectangles, so tests need no screen; `place` applies them to a window.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QByteArray, QMargins, QPoint, QRect, QSize
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QWidget
+
+#: A first start opens at this share of the available screen, centred.
+FIRST_SHARE = 0.9
+#: Room kept for the window manager's frame before the window is shown (its real frame is
+#: unknown until then): a title bar above, thin borders around.
+FRAME = QMargins(4, 32, 4, 4)
+
+
+def first_geometry(available: QRect, share: float = FIRST_SHARE) -> QRect:
+    """The client area of a first start: ``share`` of ``available``, centred in it."""
+    inner = available.marginsRemoved(FRAME)
+    size = QSize(round(inner.width() * share), round(inner.height() * share))
+    size = size.boundedTo(inner.size())
+    left = inner.left() + (inner.width() - size.width()) // 2
+    top = inner.top() + (inner.height() - size.height()) // 2
+    return QRect(left, top, size.width(), size.height())
+
+
+def fitted(geometry: QRect, available: QRect, minimum: QSize | None = None) -> QRect:
+    """``geometry`` (a client area) shrunk and moved so that it, with a frame, lies inside
+    ``available``; never below ``minimum`` (the window's least size) where that fits."""
+    inner = available.marginsRemoved(FRAME)
+    size = geometry.size().boundedTo(inner.size())
+    if minimum is not None:
+        size = size.expandedTo(minimum.boundedTo(inner.size()))
+    left = min(max(geometry.left(), inner.left()), inner.right() + 1 - size.width())
+    top = min(max(geometry.top(), inner.top()), inner.bottom() + 1 - size.height())
+    return QRect(QPoint(left, top), size)
+
+
+def fits(frame: QRect, available: QRect) -> bool:
+    """Whether a window's frame lies inside the available geometry."""
+    return available.contains(frame)
+
+
+def available_geometry(window: QWidget) -> QRect:
+    """The available geometry of the screen ``window`` is on (or the primary screen's)."""
+    screen = window.screen() or QGuiApplication.primaryScreen()
+    return screen.availableGeometry()
+
+
+def place(window: QWidget, saved: object) -> None:
+    """Give ``window`` its ``saved`` geometry (`QWidget.saveGeometry` bytes) fitted to the
+    screen, or, without one or when Qt refuses it, a first start's geometry."""
+    available = available_geometry(window)
+    if isinstance(saved, QByteArray) and window.restoreGeometry(saved):
+        if not (window.isMaximized() or window.isFullScreen()):
+            window.setGeometry(fitted(window.geometry(), available, window.minimumSizeHint()))
+    else:  # a first start, or a geometry saved on a screen that is gone
+        window.setGeometry(first_geometry(available))
