@@ -695,7 +695,7 @@ class WarpsView(QWidget):
             painter.end()
         buffer = QBuffer()
         buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-        if not image.save(buffer, "PNG"):
+        if not image.save(buffer, "PNG"):  # type: ignore[call-overload]  # stubs: bytes; runtime: str
             raise PipeLabError("could not encode the view as PNG")
         return bytes(buffer.data().data())
 
