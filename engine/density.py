@@ -14,10 +14,12 @@ clipped to 1.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
+
+from engine.schedule import Schedule, sorted_within, time_order
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -133,84 +135,157 @@ def quantize(fraction: npt.ArrayLike, levels: int) -> IntArray:
     return steps
 
 
-@dataclass(frozen=True, eq=False)
+#: `SpanIndex` finds long spans through the longest span of each block of this many.
+_BLOCK = 64
+
+
 class SpanIndex:
     """Spans (tasks or idle gaps) with rows, indexed once so that a view of them costs what
     its pixels need, not what the run holds.
 
-    ``order`` sorts the spans by (row, start); row r's spans are
+    ``order`` sorts the spans by (row, start, end); row r's spans are
     ``order[bounds[r]:bounds[r + 1]]``, with their ``starts`` and ``reach`` (running
     maximum of the ends: overlapping spans allowed). ``merged_*``: each row's busy time as
     disjoint intervals and the busy time before each (prefix sums), so the busy time up to
-    any instant is one binary search. ``by_length`` sorts the spans by length.
+    any instant is one binary search. ``lengths``: every span's length, sorted (how many are
+    at least so long is one binary search); the long ones themselves are found through
+    the longest span of each block of 64.
+
+    Building costs a few passes over the spans: rows already in time order (a simulated
+    run's, idle spans) need no sort, and `of_schedule` shares the Schedule's own
+    `Schedule.by_row` arrays instead of copying them.
     """
 
-    n_rows: int
-    order: IntArray
-    bounds: IntArray
-    starts: FloatArray
-    reach: FloatArray
-    merged_start: FloatArray
-    merged_end: FloatArray
-    merged_before: FloatArray
-    merged_bounds: IntArray
-    by_length: IntArray
-    lengths: FloatArray
+    def __init__(
+        self,
+        n_rows: int,
+        start: FloatArray,
+        end: FloatArray,
+        order: IntArray | None,
+        bounds: IntArray,
+        starts: FloatArray,
+        reach: FloatArray,
+    ) -> None:
+        self.n_rows = n_rows
+        self._start, self._end = start, end
+        self._order = order  # None: the spans are in (row, start) order already
+        self.bounds = bounds
+        self.starts = starts
+        self.reach = reach
+        durations = end - start
+        padded = np.full(-(-len(durations) // _BLOCK) * _BLOCK, -np.inf)
+        padded[: len(durations)] = durations
+        self._block_longest = padded.reshape(-1, _BLOCK).max(axis=1)
+        durations.sort()
+        self.lengths: FloatArray = durations
 
     @classmethod
     def build(
         cls, start: npt.ArrayLike, end: npt.ArrayLike, row: npt.ArrayLike, n_rows: int
     ) -> SpanIndex:
-        """Index spans: O(n log n) once."""
+        """Index spans: O(n) when each row's spans come in time order, O(n log n) at worst."""
         starts = np.asarray(start, dtype=np.float64)
         ends = np.asarray(end, dtype=np.float64)
         rows = np.asarray(row, dtype=np.int64)
-        order = np.lexsort((starts, rows)).astype(np.int64)
-        bounds = np.searchsorted(rows[order], np.arange(n_rows + 1)).astype(np.int64)
-        s, e = starts[order], ends[order]
-        reach = np.empty_like(e)
-        merged_start: list[FloatArray] = []
-        merged_end: list[FloatArray] = []
-        for r in range(n_rows):
-            lo, hi = int(bounds[r]), int(bounds[r + 1])
-            if lo == hi:
-                continue
-            reach[lo:hi] = np.maximum.accumulate(e[lo:hi])
-            # A new busy interval starts where a span starts after all before it ended.
-            fresh = np.concatenate([[True], s[lo + 1 : hi] > reach[lo : hi - 1]])
-            firsts = np.flatnonzero(fresh)
-            merged_start.append(s[lo:hi][firsts])
-            lasts = np.concatenate([firsts[1:] - 1, [hi - lo - 1]])
-            merged_end.append(reach[lo:hi][lasts])
-        counts = [0] * n_rows
-        k = 0
-        for r in range(n_rows):
-            if bounds[r + 1] > bounds[r]:
-                counts[r] = len(merged_start[k])
-                k += 1
-        m_bounds = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        m_start = np.concatenate(merged_start) if merged_start else np.zeros(0)
-        m_end = np.concatenate(merged_end) if merged_end else np.zeros(0)
-        lengths = m_end - m_start
-        before = np.zeros(len(m_start))
-        for r in range(n_rows):
+        if len(rows) < 2 or bool((rows[1:] >= rows[:-1]).all()):
+            bounds = np.searchsorted(rows, np.arange(n_rows + 1)).astype(np.int64)
+            if sorted_within(starts, ends, bounds):  # in order already: share the spans
+                return cls(n_rows, starts, ends, None, bounds, starts, _reach(ends, bounds))
+        order, bounds, s, e, _ = time_order(starts, ends, rows, n_rows)
+        return cls(n_rows, starts, ends, order, bounds, s, _reach(e, bounds))
+
+    @classmethod
+    def of_schedule(cls, schedule: Schedule) -> SpanIndex:
+        """The Schedule's tasks on its worker rows, on the Schedule's own row order."""
+        order, bounds = schedule.by_row
+        reach, _ = schedule.row_reach
+        return cls(
+            schedule.n_workers, schedule.start, schedule.end, order, bounds,
+            schedule.row_starts, reach,
+        )  # fmt: skip
+
+    @cached_property
+    def _merged(self) -> tuple[FloatArray, FloatArray, FloatArray, IntArray]:
+        """Each row's busy time as disjoint intervals (start, end), the busy time before
+        each, and each row's first interval (built on first use: busy_fraction)."""
+        s, reach, bounds = self.starts, self.reach, self.bounds
+        n = len(s)
+        # A new busy interval starts where a span starts after all before it (on its row)
+        # ended; a row's first span starts one.
+        fresh = np.empty(n, dtype=bool)
+        np.greater(s[1:], reach[:-1], out=fresh[1:])
+        firsts = bounds[:-1][np.diff(bounds) > 0]
+        fresh[firsts] = True
+        if fresh.all():  # no span touches the one before: each is its own interval
+            merged_start, merged_end, m_bounds = s, reach, bounds.copy()
+        else:
+            starts_at = np.flatnonzero(fresh)
+            merged_start = s[starts_at]
+            lasts = np.empty(len(starts_at), dtype=np.int64)
+            lasts[:-1] = starts_at[1:] - 1
+            lasts[-1:] = n - 1
+            merged_end = reach[lasts]
+            m_bounds = np.searchsorted(starts_at, bounds).astype(np.int64)
+        del fresh
+        lengths = merged_end - merged_start
+        before = np.zeros(len(merged_start))
+        for r in range(self.n_rows):
             lo, hi = int(m_bounds[r]), int(m_bounds[r + 1])
             if hi > lo + 1:
                 before[lo + 1 : hi] = np.cumsum(lengths[lo : hi - 1])
-        duration = ends - starts
-        by_length = np.argsort(duration, kind="stable").astype(np.int64)
-        return cls(
-            n_rows, order, bounds, s, reach, m_start, m_end, before, m_bounds, by_length,
-            duration[by_length],
-        )  # fmt: skip
+        return merged_start, merged_end, before, m_bounds
+
+    def prepare(self) -> None:
+        """Build now what `busy_fraction` reads (else its first call builds it)."""
+        self._merged  # noqa: B018
+
+    @property
+    def merged_start(self) -> FloatArray:
+        return self._merged[0]
+
+    @property
+    def merged_end(self) -> FloatArray:
+        return self._merged[1]
+
+    @property
+    def merged_before(self) -> FloatArray:
+        return self._merged[2]
+
+    @property
+    def merged_bounds(self) -> IntArray:
+        return self._merged[3]
+
+    @property
+    def order(self) -> IntArray:
+        """Span indices sorted by (row, start, end)."""
+        if self._order is None:
+            return np.arange(len(self._start), dtype=np.int64)
+        return self._order
+
+    @cached_property
+    def by_length(self) -> IntArray:
+        """Span indices sorted by length (ties: index order)."""
+        return np.argsort(self._end - self._start, kind="stable").astype(np.int64)
 
     def __len__(self) -> int:
-        return len(self.order)
+        return len(self._start)
+
+    def _positions(self, lo: int, hi: int) -> IntArray:
+        return np.arange(lo, hi, dtype=np.int64) if self._order is None else self._order[lo:hi]
 
     def at_least(self, length: float) -> IntArray:
-        """The spans at least ``length`` long (O(log n + how many))."""
-        first = int(np.searchsorted(self.lengths, length, side="left"))
-        return self.by_length[first:]
+        """The spans at least ``length`` long, shortest first (ties: index order), in
+        O(n / 64 + how many): only blocks whose longest span is long enough are read."""
+        blocks = np.flatnonzero(self._block_longest >= length)
+        if not len(blocks):
+            return np.zeros(0, dtype=np.int64)
+        candidates = (blocks[:, None] * _BLOCK + np.arange(_BLOCK)).reshape(-1)
+        candidates = candidates[candidates < len(self._start)]
+        durations = self._end[candidates] - self._start[candidates]
+        long = durations >= length
+        found, durations = candidates[long], durations[long]
+        ranked: IntArray = found[np.argsort(durations, kind="stable")]
+        return ranked
 
     def count_at_least(self, length: float) -> int:
         return len(self.lengths) - int(np.searchsorted(self.lengths, length, side="left"))
@@ -220,7 +295,7 @@ class SpanIndex:
         parts = []
         for r in range(self.n_rows):
             lo, hi = self._window(r, t0, t1)
-            parts.append(self.order[lo:hi])
+            parts.append(self._positions(lo, hi))
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
     def count_visible(self, t0: float, t1: float) -> int:
@@ -263,3 +338,21 @@ class SpanIndex:
         for r in range(self.n_rows):
             out[r] = np.diff(self.busy_until(r, edges)) / step
         return np.clip(out, 0.0, 1.0)
+
+
+def _reach(ends: FloatArray, bounds: IntArray) -> FloatArray:
+    """The running maximum of ``ends`` within each row (``ends`` itself when it never
+    falls: spans that do not overlap)."""
+    if len(ends) < 2:
+        return ends
+    falls = ends[1:] < ends[:-1]
+    inner = bounds[1:-1]
+    falls[inner[(inner > 0) & (inner < len(ends))] - 1] = False
+    if not falls.any():
+        return ends
+    reach = np.empty_like(ends)
+    for r in range(len(bounds) - 1):
+        lo, hi = int(bounds[r]), int(bounds[r + 1])
+        if lo < hi:
+            reach[lo:hi] = np.maximum.accumulate(ends[lo:hi])
+    return reach

@@ -17,6 +17,7 @@ from types import MappingProxyType
 import numpy as np
 import numpy.typing as npt
 
+from engine.assembly_model import assembly_index
 from engine.scenario import Scenario
 from engine.schedule import Schedule
 from engine.scheduler import simulate
@@ -25,10 +26,11 @@ from engine.view_model import (
     StatLine,
     comparison,
     format_time,
-    ops_now,
     schedule_stats,
     typical_duration,
 )
+from engine.wait_index import wait_index
+from gui.figure import rows as figure_rows
 from gui.scenario_edits import slots_words, stage_words, summary
 
 FloatArray = npt.NDArray[np.float64]
@@ -50,21 +52,44 @@ def _stats(schedule: Schedule, scenario: Scenario | None) -> ScheduleStats:
     return schedule_stats(schedule, scenario if schedule.source == "simulated" else None)
 
 
-def warm_caches(schedule: Schedule, scenario: Scenario | None = None) -> None:
-    """Build, here, the per-Schedule indexes the views read on their first frame (event
-    times, rows in time order, op matrices, slots): so the GUI thread never builds them."""
+def warm_narration(schedule: Schedule, scenario: Scenario | None = None) -> None:
+    """The clock's and the narration's indexes: event times, rows in time order, the
+    wait index (each unit's tasks, ready times, slot holds)."""
     schedule.event_times  # noqa: B018 (cached properties: reading them builds them)
-    schedule.row_starts  # noqa: B018
     schedule.row_reach  # noqa: B018
+    wait_index(schedule).prepare_narration()
+
+
+def warm_gantt(schedule: Schedule, scenario: Scenario | None = None) -> None:
+    """The Gantt's indexes: its tasks and idle spans, each with its `SpanIndex`."""
+    figure_rows.task_index(schedule).prepare()
+    figure_rows.idle_spans(schedule)
+    figure_rows.idle_index(schedule)
+
+
+def warm_assembly(schedule: Schedule, scenario: Scenario | None = None) -> None:
+    """The assembly line's index (op transitions sorted, slot plan) and glide length."""
     if schedule.is_pipeline and schedule.n_ops:
         typical_duration(schedule)
-        ops_now(schedule, 0.0, 0.0, 1)  # op transitions, slots and their sorted index
+        assembly_index(schedule)
 
 
-#: name → function of (Schedule, its Scenario or None), run for every Schedule of a run.
+def warm_caches(schedule: Schedule, scenario: Scenario | None = None) -> None:
+    """Build, here, every per-Schedule index the views read on their first frame (the
+    clock's events, the narration's and the Gantt's indexes, the assembly line's): so the
+    GUI thread never builds one."""
+    warm_narration(schedule, scenario)
+    warm_gantt(schedule, scenario)
+    warm_assembly(schedule, scenario)
+
+
+#: name → function of (Schedule, its Scenario or None), run for every Schedule of a run
+#: (each step is a point where a stale job is dropped).
 DERIVATIONS: tuple[tuple[str, Derivation], ...] = (
     ("stats", _stats),
-    ("caches", warm_caches),
+    ("narration", warm_narration),
+    ("gantt", warm_gantt),
+    ("assembly", warm_assembly),
 )
 
 

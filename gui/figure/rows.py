@@ -69,9 +69,7 @@ def task_index(schedule: Schedule) -> SpanIndex:
     """The worker rows' tasks indexed for views (cached on the Schedule, freed with it)."""
     indexes = _INDEXES.setdefault(schedule, {})
     if "tasks" not in indexes:
-        indexes["tasks"] = SpanIndex.build(
-            schedule.start, schedule.end, schedule.row, schedule.n_workers
-        )
+        indexes["tasks"] = SpanIndex.of_schedule(schedule)
     return indexes["tasks"]
 
 
