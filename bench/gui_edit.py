@@ -42,6 +42,8 @@ from engine.scenario import Scenario
 from engine.schedule import Schedule
 
 ROOT = Path(__file__).resolve().parent.parent
+#: The worker's steps as gui.runs.compute_run names them (and "composed": gui.app_model).
+WORKER_STEPS = ("simulate", "stats", "narration", "gantt", "assembly", "composed")
 
 
 def scenario_of(n: int, k: int) -> Scenario:
@@ -76,11 +78,19 @@ class BarePlot:
 
     def redraw(self, schedules: list[Schedule]) -> float:
         x, y, w = rectangles(schedules)
+        self.widget.show()
         start = time.perf_counter()
         self.bars.setOpts(x0=x, y0=y, width=w, height=0.72)
         self.widget.getPlotItem().getViewBox().autoRange(padding=0.0)
         self.widget.viewport().repaint()
         return time.perf_counter() - start
+
+    def clear(self) -> None:
+        """Drop the rectangles and hide: the app's own runs must not pay for repainting
+        millions of reference bars on the GUI thread (nor share the GIL with it)."""
+        self.bars.setOpts(x0=[0], y0=[0], width=[1], height=0.72)
+        self.widget.hide()
+        QApplication.processEvents()
 
     def tick(self, value: float) -> float:
         start = time.perf_counter()
@@ -165,12 +175,14 @@ def bench_edits(sizes: list[int], workers: list[int]) -> None:
     window.resize(1600, 1000)
     window.show()
     bare = BarePlot()
+    bare.clear()
     for _ in range(5):
         app.processEvents()
     print("edit → redrawn (view: both policies; buffers 3 ↔ 4), median of the samples")
     print(
         f"{'ops':>9} {'k':>2} {'tasks':>10} | {'edit→drawn':>10} {'bare bars':>10} {'ratio':>6} |"
-        " worker: simulate / stats / caches / compose | GUI: landing / paint (ms)"
+        " worker: simulate / stats / narration / gantt / assembly / compose | GUI: landing / paint"
+        " (ms)"
     )
     for k in workers:
         for n in sizes:
@@ -179,14 +191,15 @@ def bench_edits(sizes: list[int], workers: list[int]) -> None:
             samples = 5 if n <= 10_000 else 3 if n <= 100_000 else 1
             runs = [edit_once(window, 4 if i % 2 == 0 else 3, app) for i in range(samples)]
             refs = [bare.redraw(window.schedules) for _ in range(max(1, samples))]
+            bare.clear()
             ms = {key: 1000 * statistics.median(r.get(key, 0.0) for r in runs) for key in runs[0]}
             ref = 1000 * statistics.median(refs)
             tasks = sum(len(s) for s in window.schedules)
             print(
                 f"{n:>9,} {k:>2} {tasks:>10,} | {ms['total']:>8.1f}ms {ref:>8.1f}ms "
-                f"{ms['total'] / ref:>5.2f}× | {ms.get('simulate', 0):.1f} / "
-                f"{ms.get('stats', 0):.1f} / {ms.get('caches', 0):.1f} / "
-                f"{ms.get('composed', 0):.1f} (queue+worker {ms['worker+queue']:.1f}) | "
+                f"{ms['total'] / ref:>5.2f}× | "
+                + " / ".join(f"{ms.get(step, 0):.1f}" for step in WORKER_STEPS)
+                + f" (queue+worker {ms['worker+queue']:.1f}) | "
                 f"{ms['landing']:.1f} / {ms['paint']:.1f}",
                 flush=True,
             )
@@ -282,7 +295,7 @@ def makespan_ms(schedules: list[Schedule]) -> float:
 # -- memory, in a fresh process -------------------------------------------------------------
 
 RSS_PROBE = """
-import json, os, sys, gc
+import gc, json, os, sys, tracemalloc
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, sys.argv[2])
 from PySide6.QtCore import QSettings
@@ -296,58 +309,70 @@ def rss():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
+n, kind, k = int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
 app = QApplication([])
-window = MainWindow()
+window = MainWindow()  # the book example
 window.resize(1600, 1000)
 window.show()
 for _ in range(5):
     app.processEvents()
 gc.collect()
-before = rss()
-n = int(sys.argv[3])
-window.apply_scenario(Scenario.uniform_ops(n, 1.0, 1.2, 0.8, buffers=3))
+book = rss()
+if kind == "random":
+    rng = np.random.default_rng(0)
+    r, c, w = (rng.uniform(0.5, 1.5, n) for _ in range(3))
+    scenario = Scenario(r, c, w, workers=(k, k, k), buffers=3)
+else:
+    scenario = Scenario.uniform_ops(n, 1.0, 1.2, 0.8, buffers=3, workers=(k, k, k))
+tracemalloc.start(1)
+window.apply_scenario(scenario)
+window.clock.seek(window.clock.end * 0.37)  # a frame of every view, narration included
 for _ in range(5):
     app.processEvents()
 gc.collect()
 after = rss()
-columns = cached = 0
+logical, seen, physical = 0, set(), 0
 for s in window.schedules:
-    columns += sum(getattr(s, c).nbytes for c in ("op", "stage", "unit", "worker", "start", "end"))
-    columns += s.grant.nbytes if s.grant is not None else 0
-    for value in vars(s).values():
-        arrays = value if isinstance(value, tuple) else (value,)
-        cached += sum(a.nbytes for a in arrays if isinstance(a, np.ndarray) and a.base is None)
-bars = window.view.timeline.bars
-drawn = sum(getattr(bars, name).nbytes for name in ("_starts", "_ends", "_ys", "_ops"))
-drawn += sum(len(rects) * 32 for _, rects in bars._by_colour)
-scenario = window.scenario.durations.nbytes
-print(json.dumps({"before": before, "after": after, "columns": columns, "cached": cached,
-                  "timeline": drawn, "scenario": scenario}))
+    for name in ("op", "stage", "unit", "worker", "start", "end", "grant"):
+        array = getattr(s, name)
+        logical += array.nbytes
+        owner = array if array.base is None else array.base
+        if id(owner) not in seen:
+            seen.add(id(owner))
+            physical += owner.nbytes
+top = [(str(stat.traceback[0]).replace(sys.argv[2] + "/", ""), stat.size)
+       for stat in tracemalloc.take_snapshot().statistics("lineno")[:8]]
+print(json.dumps({"book": book, "after": after, "logical": logical, "physical": physical,
+                  "top": top}))
 window.close()
 """
 
 
 def bench_rss(n: int) -> None:
-    with tempfile.TemporaryDirectory() as folder:
-        out = subprocess.run(
-            [sys.executable, "-c", RSS_PROBE, folder, str(ROOT), str(n)],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-    m = json.loads(out.strip().splitlines()[-1])
+    """RSS with an ``n``-op run loaded (both policies), in a fresh process, against the
+    Schedules' columns; the book example's RSS is the fixed overhead."""
     mb = 2**20
-    grew = m["after"] - m["before"]
-    print(
-        f"RSS with {n:,} ops (both policies, 1 worker): {m['after'] / mb:.0f} MB; "
-        f"{grew / mb:.0f} MB over the book example\n"
-        f"  Schedule columns {m['columns'] / mb:.0f} MB → the run costs "
-        f"{grew / m['columns']:.2f}× its columns (target ≤ 1.5× + fixed)\n"
-        f"  of which: Schedule caches (cached properties) {m['cached'] / mb:.0f} MB, "
-        f"timeline copies {m['timeline'] / mb:.0f} MB, scenario {m['scenario'] / mb:.0f} MB, "
-        f"rest (view_model lru caches, allocator) "
-        f"{(grew - m['columns'] - m['cached'] - m['timeline'] - m['scenario']) / mb:.0f} MB"
-    )
+    for kind, k in (("uniform", 1), ("random", 1), ("random", 2)):
+        with tempfile.TemporaryDirectory() as folder:
+            out = subprocess.run(
+                [sys.executable, "-c", RSS_PROBE, folder, str(ROOT), str(n), kind, str(k)],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        m = json.loads(out.strip().splitlines()[-1])
+        grew = m["after"] - m["book"]
+        print(
+            f"RSS with {n:,} {kind} ops, {k} worker(s) per unit, both policies: "
+            f"{m['after'] / mb:.0f} MB = book example {m['book'] / mb:.0f} MB (fixed overhead) "
+            f"+ {grew / mb:.0f} MB\n"
+            f"  Schedule columns {m['logical'] / mb:.0f} MB ({m['physical'] / mb:.0f} MB held: "
+            f"shared layouts) → the run costs {grew / m['logical']:.2f}× its columns "
+            f"(target ≤ 1.5× + fixed)\n"
+            "  largest allocations (tracemalloc): "
+            + "; ".join(f"{where} {size / mb:.0f} MB" for where, size in m["top"]),
+            flush=True,
+        )
 
 
 def main() -> None:

@@ -172,12 +172,23 @@ class SpanIndex:
         self.bounds = bounds
         self.starts = starts
         self.reach = reach
-        durations = end - start
-        padded = np.full(-(-len(durations) // _BLOCK) * _BLOCK, -np.inf)
-        padded[: len(durations)] = durations
-        self._block_longest = padded.reshape(-1, _BLOCK).max(axis=1)
-        durations.sort()
-        self.lengths: FloatArray = durations
+        # The longest and shortest span of each block of 64 (in index order): the long
+        # spans are found, and counted, block by block, without sorting n lengths.
+        blocks = -(-len(start) // _BLOCK)
+        self._block_longest = np.full(blocks, -np.inf)
+        self._block_shortest = np.full(blocks, np.inf)
+        chunk = _BLOCK * 16_384
+        for first in range(0, len(start), chunk):
+            durations = end[first : first + chunk] - start[first : first + chunk]
+            b = first // _BLOCK
+            whole = len(durations) // _BLOCK
+            shaped = durations[: whole * _BLOCK].reshape(whole, _BLOCK)
+            self._block_longest[b : b + whole] = shaped.max(axis=1)
+            self._block_shortest[b : b + whole] = shaped.min(axis=1)
+            if len(durations) > whole * _BLOCK:
+                self._block_longest[b + whole] = durations[whole * _BLOCK :].max()
+                self._block_shortest[b + whole] = durations[whole * _BLOCK :].min()
+        self._counted: tuple[float, int] | None = None
 
     @classmethod
     def build(
@@ -288,7 +299,31 @@ class SpanIndex:
         return ranked
 
     def count_at_least(self, length: float) -> int:
-        return len(self.lengths) - int(np.searchsorted(self.lengths, length, side="left"))
+        """How many spans are at least ``length`` long: whole blocks count at once, only
+        blocks that straddle ``length`` are read (the Gantt asks again with the same
+        length for each redraw of a view: the last answer is kept)."""
+        if self._counted is not None and self._counted[0] == length:
+            return self._counted[1]
+        n = len(self._start)
+        sizes_full = self._block_shortest >= length
+        count = int(sizes_full.sum()) * _BLOCK
+        if n % _BLOCK and len(sizes_full) and sizes_full[-1]:
+            count -= _BLOCK - n % _BLOCK  # the last block is short
+        straddling = np.flatnonzero((self._block_longest >= length) & ~sizes_full)
+        for part in np.array_split(straddling, max(1, len(straddling) // 4096)):
+            if not len(part):
+                continue
+            candidates = (part[:, None] * _BLOCK + np.arange(_BLOCK)).reshape(-1)
+            candidates = candidates[candidates < n]
+            count += int((self._end[candidates] - self._start[candidates] >= length).sum())
+        self._counted = (length, count)
+        return count
+
+    @cached_property
+    def lengths(self) -> FloatArray:
+        """Every span's length, sorted (built on first use; `count_at_least` does not
+        need it)."""
+        return np.sort(self._end - self._start)
 
     def visible(self, t0: float, t1: float) -> IntArray:
         """The spans overlapping [t0, t1] (O(rows · log n + how many))."""

@@ -108,6 +108,22 @@ def pipeline_layout(n_ops: int, n_stages: int = 3) -> tuple[IntArray, IntArray, 
     return columns[0], columns[1], columns[2]
 
 
+def op_numbers(n_ops: int) -> IntArray:
+    """0 .. n_ops - 1, read-only and shared (like `pipeline_layout`)."""
+    return _shared(("ops", n_ops, 1), lambda: np.arange(n_ops, dtype=np.int64))
+
+
+def _shared(key: tuple[str, int, int], make: Callable[[], IntArray]) -> IntArray:
+    """A read-only index array of the layouts, made once while any Schedule holds it."""
+    with _LAYOUT_LOCK:
+        array = _LAYOUTS.get(key)
+        if array is None:
+            array = make()
+            array.flags.writeable = False
+            _LAYOUTS[key] = array
+    return array
+
+
 def _is_layout(array: npt.NDArray[Any], name: str, n_ops: int, n_stages: int) -> bool:
     return _LAYOUTS.get((name, n_ops, n_stages)) is array
 
@@ -376,8 +392,11 @@ class Schedule:
     def op_task_index(self) -> IntArray:
         """Shape (n_ops, n_stages): index of the task for each op and stage."""
         order = self._op_matrix_order
-        if order is None:
-            order = np.arange(len(self), dtype=np.int64)
+        if order is None:  # op-major: 0 .. n - 1, shared by the runs of that size
+            order = _shared(
+                ("tasks", self.n_ops, len(self.stage_names)),
+                lambda: np.arange(len(self), dtype=np.int64),
+            )
         order.flags.writeable = False
         return order.reshape(self.n_ops, len(self.stage_names))
 
@@ -398,8 +417,12 @@ class Schedule:
             and len(self.stage_names) == self.n_units
         ):
             # One worker per unit, op-major: each row's tasks are one stage in op order.
+            stages = len(self.stage_names)
             grouped = TimeOrder(
-                _transposed(np.arange(len(self), dtype=np.int64), self.n_ops),
+                _shared(  # the same for every such run of this size: shared
+                    ("rows", self.n_ops, stages),
+                    lambda: _transposed(np.arange(len(self), dtype=np.int64), self.n_ops),
+                ),
                 np.arange(0, len(self) + 1, self.n_ops, dtype=np.int64),
                 _transposed(self.start, self.n_ops),
                 _transposed(self.end, self.n_ops),
@@ -520,6 +543,8 @@ class TimeOrder:
         order, bounds, starts, ends = self.order, self.bounds, self.starts, self.ends
         descents = _descents(starts, ends, bounds)
         resorted = np.unique(np.searchsorted(bounds, descents, side="right") - 1).tolist()
+        if resorted and not order.flags.writeable:
+            order = order.copy()  # a shared layout: sort a copy
         for row in resorted:
             lo, hi = int(bounds[row]), int(bounds[row + 1])
             segment = np.lexsort((ends[lo:hi], starts[lo:hi]))  # stable: ties by index

@@ -10,10 +10,11 @@ from typing import TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from engine.schedule import Schedule, cached_on, op_column
+from engine.schedule import Schedule, cached_on, op_column, op_numbers
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
+ReasonArray = npt.NDArray[np.int8]
 
 _BLOCK = 64
 
@@ -156,6 +157,133 @@ def cut_at_starts(
     return parent, starts, ends, ranks.astype(np.int64, copy=False)
 
 
+def idle_columns(
+    index: WaitIndex, budget: int, reasons: tuple[int, int, int]
+) -> tuple[IntArray, FloatArray, FloatArray, ReasonArray, IntArray]:
+    """The idle spans of a run whose slot holders and readiness never change inside a gap
+    (simulated runs; see engine.waits): every gap of a unit with several workers cut at
+    the unit's starts (at its last start only, past ``budget`` cuts), each piece with the
+    first of the unit's tasks that starts after it and its reason (``reasons``: the codes
+    of input, slot and done). Written straight into the five columns, unit by unit: at
+    10^6 ops there are millions of spans, and every temporary array costs its page faults.
+    Where no gap is cut (one worker per unit) the spans are the gaps: their row, start
+    and end columns are the gaps' own arrays."""
+    s = index.schedule
+    input_, slot, done_code = reasons
+    rows, lo, hi = index.gaps
+    unit_bounds = np.searchsorted(rows, np.append(s.worker_offsets, s.n_workers))
+    plans = []
+    total = 0
+    for u, unit in enumerate(index.units):
+        a, b = int(unit_bounds[u]), int(unit_bounds[u + 1])
+        plan = _cut_plan(lo[a:b], hi[a:b], unit, budget) if s.workers[u] > 1 else None
+        plans.append((a, b, plan))
+        total += (b - a) + (int(plan[1].sum()) if plan is not None else 0)
+    if all(plan is None for _, _, plan in plans):
+        out_row, out_start, out_end = rows, lo, hi  # nothing is cut: the gaps themselves
+    else:
+        out_row, out_start, out_end = np.empty(total, np.int64), np.empty(total), np.empty(total)
+    out_reason, out_task = np.empty(total, np.int8), np.empty(total, np.int64)
+    at = 0
+    for u, (a, b, plan) in enumerate(plans):
+        unit = index.units[u]
+        n = (b - a) + (int(plan[1].sum()) if plan is not None else 0)
+        piece = slice(at, at + n)
+        at += n
+        if plan is None:
+            if out_row is not rows:
+                out_row[piece], out_start[piece], out_end[piece] = rows[a:b], lo[a:b], hi[a:b]
+            if s.workers[u] == 1:
+                ranks = index.lone_ranks(u, a, b)
+            else:  # several workers, no start to cut at: the unit never starts anything
+                ranks = np.searchsorted(unit.starts, lo[a:b], "right")
+        else:
+            ranks = _cut_pieces(
+                rows[a:b], lo[a:b], hi[a:b], unit, plan,
+                out_row[piece], out_start[piece], out_end[piece],
+            )  # fmt: skip
+        tasks, reason = out_task[piece], out_reason[piece]
+        done = ranks >= len(unit.starts)
+        if len(unit.tasks):
+            np.take(unit.tasks, ranks, mode="clip", out=tasks)
+            tasks[done] = -1
+        else:  # a unit that never worked
+            tasks[:] = -1
+        reason[:] = input_
+        reason[done] = done_code
+        if index.pipeline and u == index.load_unit and index.slots > 0:
+            middle = out_start[piece] + out_end[piece]
+            middle *= 0.5
+            full = index.holds.count(middle) >= index.slots
+            full &= ~done
+            reason[full] = slot
+    return out_row, out_start, out_end, out_reason, out_task
+
+
+def _cut_plan(
+    lo: FloatArray, hi: FloatArray, unit: UnitTasks, budget: int
+) -> tuple[IntArray, IntArray, FloatArray, bool] | None:
+    """Where `idle_columns` cuts a unit's gaps: per gap, how many distinct starts lie at
+    or before its start and how many inside it; the points cut at; whether those are all
+    the unit's starts (else its last one only: too many cuts)."""
+    points = unit.points
+    if not len(points):
+        return None
+    for every in (True, False):
+        if not every:
+            points = np.asarray([unit.last_start])
+        first = np.searchsorted(points, lo, "right")
+        counts = np.searchsorted(points, hi, "left")
+        counts -= first
+        np.maximum(counts, 0, out=counts)
+        if not every or int(counts.sum()) <= budget:
+            return first, counts, points, every
+    raise AssertionError("unreachable")
+
+
+def _cut_pieces(
+    rows: IntArray,
+    lo: FloatArray,
+    hi: FloatArray,
+    unit: UnitTasks,
+    plan: tuple[IntArray, IntArray, FloatArray, bool],
+    out_row: IntArray,
+    out_start: FloatArray,
+    out_end: FloatArray,
+) -> IntArray:
+    """`cut_at_points`, written into the given columns, and each piece's task rank (as
+    `cut_at_starts` gives it)."""
+    first, counts, points, every = plan
+    if not len(lo):
+        return np.zeros(0, dtype=np.int64)
+    gap_first = np.zeros(len(lo), dtype=np.int64)  # each gap's first piece
+    np.cumsum(counts[:-1] + 1, out=gap_first[1:])
+    gap_last = gap_first + counts
+    # Piece j of a gap lies after distinct start `first + j` - 1: running sums of +1 per
+    # piece, restarted at each gap's first piece.
+    index = np.ones(len(out_start), dtype=np.int64)
+    index[gap_first[1:]] = first[1:] - first[:-1] - counts[:-1]
+    index[0] = first[0]
+    np.cumsum(index, out=index)
+    out_row[:] = 0
+    out_row[gap_first[1:]] = rows[1:] - rows[:-1]
+    out_row[0] = rows[0]
+    np.cumsum(out_row, out=out_row)
+    padded = np.empty(len(points) + 2)
+    padded[0] = padded[-1] = np.nan  # (never read: those ends and starts are the gap's)
+    padded[1:-1] = points
+    np.take(padded, index, out=out_start)  # distinct start index - 1
+    out_start[gap_first] = lo
+    np.take(padded[1:], index, out=out_end)  # distinct start index
+    out_end[gap_last] = hi
+    if every and points is unit.starts:
+        return index
+    if every:
+        distinct = np.flatnonzero(np.concatenate([[True], unit.starts[1:] > unit.starts[:-1]]))
+        return np.append(distinct, len(unit.starts))[index]
+    return np.searchsorted(unit.starts, out_start, "right")
+
+
 @dataclass(frozen=True, eq=False)
 class UnitTasks:
     """One unit's tasks sorted by (start, op)."""
@@ -242,9 +370,7 @@ class WaitIndex:
     @cached_property
     def _op_numbers(self) -> IntArray:
         """0 .. n_ops - 1: the op of each task of a stage in op order (shared by units)."""
-        ops = np.arange(self.schedule.n_ops, dtype=np.int64)
-        ops.flags.writeable = False
-        return ops
+        return op_numbers(self.schedule.n_ops)
 
     def prepare_narration(self) -> None:
         """Build, once, every sorted view narration searches (so no later call pays)."""
@@ -313,56 +439,76 @@ class WaitIndex:
     @cached_property
     def gaps(self) -> tuple[IntArray, FloatArray, FloatArray]:
         """Every row's idle intervals in [0, makespan] (overlapping tasks count once),
-        sorted by (row, start)."""
-        rows, lo, hi, _ = self._gap_parts
-        return rows, lo, hi
-
-    @property
-    def gap_next(self) -> IntArray:
-        """Per gap (see `gaps`): the position in `Schedule.by_row` order of the task that
-        ends it, or -1 for a gap that runs to the makespan."""
-        return self._gap_parts[3]
-
-    @cached_property
-    def _gap_parts(self) -> tuple[IntArray, FloatArray, FloatArray, IntArray]:
-        """`gaps`, and for each gap the position in `Schedule.by_row` order of the task
-        that ends it (-1: the gap runs to the makespan). One pass over the rows' tasks."""
+        sorted by (row, start). One pass over the rows' tasks (`Schedule.by_row`)."""
         s = self.schedule
         _, bounds = s.by_row
         starts, (reach, _) = s.row_starts, s.row_reach
-        n_rows = s.n_workers
-        sizes = np.diff(bounds)
-        nonempty = sizes > 0
-        firsts = bounds[:-1][nonempty]
+        n_rows, span = s.n_workers, self.span
         # A task opens a gap when it starts after everything before it on its row ended
         # (the row's first task: after 0).
         opens = np.empty(len(starts), dtype=bool)
         np.greater(starts[1:], reach[:-1], out=opens[1:])
-        opens[firsts] = starts[firsts] > 0.0
+        for r in range(n_rows):
+            first = int(bounds[r])
+            if first < int(bounds[r + 1]):
+                opens[first] = starts[first] > 0.0
         position = np.flatnonzero(opens)
-        inner_hi = starts[position]
-        inner_lo = reach[np.maximum(position - 1, 0)]
-        first_of_row = np.zeros(len(starts), dtype=bool)
-        first_of_row[firsts] = True
-        inner_lo[first_of_row[position]] = 0.0
-        del opens, first_of_row
-        tail_from = np.zeros(n_rows)
-        tail_from[nonempty] = reach[bounds[1:][nonempty] - 1]
-        tail = self.span > tail_from
-        # Each row's gaps in time order: its inner gaps, then its tail.
-        per_row = np.diff(np.searchsorted(position, bounds))
-        counts = per_row + tail
-        ends = np.cumsum(counts)
-        total = int(ends[-1]) if n_rows else 0
+        del opens
+        cuts = np.searchsorted(position, bounds)
+        inner = np.diff(cuts)
+        tail_from = np.array(
+            [
+                reach[int(bounds[r + 1]) - 1] if bounds[r + 1] > bounds[r] else 0.0
+                for r in range(n_rows)
+            ]
+        )
+        tail = span > tail_from
+        counts = inner + tail
+        total = int(counts.sum())
         rows = np.repeat(np.arange(n_rows, dtype=np.int64), counts)
         lo, hi = np.empty(total), np.empty(total)
-        after = np.empty(total, dtype=np.int64)
-        tail_at = (ends - 1)[tail]
-        inner_at = np.ones(total, dtype=bool)
-        inner_at[tail_at] = False
-        lo[inner_at], hi[inner_at], after[inner_at] = inner_lo, inner_hi, position
-        lo[tail_at], hi[tail_at], after[tail_at] = tail_from[tail], self.span, -1
-        return rows, lo, hi, after
+        # Row by row (each row's gaps in time order: its inner gaps, then its tail),
+        # written in place.
+        out = 0
+        for r in range(n_rows):
+            mine = position[int(cuts[r]) : int(cuts[r + 1])]
+            m = len(mine)
+            if m:
+                np.take(starts, mine, out=hi[out : out + m])
+                previous = mine - 1
+                row_first = int(mine[0]) == int(bounds[r])
+                if row_first:
+                    previous[0] = mine[0]
+                np.take(reach, previous, out=lo[out : out + m])
+                if row_first:
+                    lo[out] = 0.0
+                out += m
+            if tail[r]:
+                lo[out], hi[out] = tail_from[r], span
+                out += 1
+        for column in (rows, lo, hi):
+            column.flags.writeable = False
+        return rows, lo, hi
+
+    def lone_ranks(self, unit: int, a: int, b: int) -> IntArray:
+        """For gaps ``a:b`` (those of one-worker unit ``unit``): the rank, in start order,
+        of the first of the unit's tasks that starts after each gap's start, as
+        ``searchsorted(starts, start, "right")`` gives it. That is the task that ends the
+        gap (everything before it ended by the gap's start, everything after starts no
+        sooner): found again with the pass that found the gaps, without a search."""
+        s = self.schedule
+        _, bounds = s.by_row
+        row = int(s.worker_offsets[unit])
+        lo, hi = int(bounds[row]), int(bounds[row + 1])
+        starts, reach = s.row_starts[lo:hi], s.row_reach[0][lo:hi]
+        opens = np.empty(hi - lo, dtype=bool)
+        if hi > lo:
+            np.greater(starts[1:], reach[:-1], out=opens[1:])
+            opens[0] = starts[0] > 0.0
+        ranks = np.flatnonzero(opens)
+        if len(ranks) < b - a:  # the row's tail gap: no task after it
+            ranks = np.append(ranks, hi - lo)
+        return ranks
 
     @cached_property
     def columns(self) -> tuple[list[FloatArray], list[FloatArray], list[bool]]:

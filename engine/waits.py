@@ -37,7 +37,14 @@ import numpy.typing as npt
 
 from engine.schedule import Schedule, cached_on
 from engine.text import join_words, op_list, time_text
-from engine.wait_index import WaitIndex, cut_at_points, cut_at_starts, cut_count, wait_index
+from engine.wait_index import (
+    WaitIndex,
+    cut_at_points,
+    cut_at_starts,
+    cut_count,
+    idle_columns,
+    wait_index,
+)
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -175,6 +182,15 @@ def _ready_of(index: WaitIndex, task: int) -> float:
 
 def _build_idle(index: WaitIndex) -> IdleSpans:
     s = index.schedule
+    if index.measured or (index.pipeline and index.slots > 0 and s.grant is None):
+        return _build_idle_measured(index)
+    columns = idle_columns(index, _CUTS_PER_TASK * len(s) + 100_000, (INPUT, SLOT, DONE))
+    return IdleSpans(*columns, index)
+
+
+def _build_idle_measured(index: WaitIndex) -> IdleSpans:
+    """`_build_idle` where holders or readiness change inside gaps (measured runs)."""
+    s = index.schedule
     rows, lo, hi = index.gaps
     # Gaps are sorted by row and rows are unit-major: each unit's gaps are one slice.
     unit_bounds = np.searchsorted(rows, np.append(s.worker_offsets, s.n_workers))
@@ -204,7 +220,7 @@ def _build_idle(index: WaitIndex) -> IdleSpans:
             r = r[parent]
             k = np.searchsorted(unit.starts, x, "right")
         else:
-            k = _next_on_lone_worker(index, u, a, b, len(unit.starts))
+            k = index.lone_ranks(u, a, b)
         done = k >= len(unit.starts)
         if len(unit.tasks):
             task = np.where(done, -1, unit.tasks[np.minimum(k, len(unit.tasks) - 1)])
@@ -240,16 +256,6 @@ def _build_idle(index: WaitIndex) -> IdleSpans:
         columns[0].astype(np.int64, copy=False), columns[1], columns[2],
         columns[3].astype(np.int8, copy=False), columns[4].astype(np.int64, copy=False), index,
     )  # fmt: skip
-
-
-def _next_on_lone_worker(index: WaitIndex, unit: int, a: int, b: int, tasks: int) -> IntArray:
-    """For the gaps ``a:b`` of a one-worker unit: the rank (in start order) of the first of
-    the unit's tasks that starts after each gap's start, as ``searchsorted(starts, start,
-    "right")`` gives it. That is the task that ends the gap (everything before it ended by
-    the gap's start, everything after starts no sooner), so no search is needed."""
-    after = index.gap_next[a:b]
-    first = int(index.schedule.by_row[1][index.schedule.worker_offsets[unit]])
-    return np.where(after >= 0, after - first, tasks)
 
 
 def _joined(arrays: tuple[npt.NDArray[Any], ...]) -> npt.NDArray[Any]:
