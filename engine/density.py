@@ -248,7 +248,43 @@ class SpanIndex:
 
     def prepare(self) -> None:
         """Build now what `busy_fraction` reads (else its first call builds it)."""
-        self._merged  # noqa: B018
+        self._fences  # noqa: B018
+        if not self._disjoint.all():
+            self._merged  # noqa: B018
+
+    @cached_property
+    def _disjoint(self) -> npt.NDArray[np.bool_]:
+        """Per row: whether each span ends by the next one's start (simulated workers,
+        idle gaps). Then ``reach`` is the spans' own ends, and the busy time up to an
+        instant is a sum of lengths: no merged intervals needed."""
+        s, reach, bounds = self.starts, self.reach, self.bounds
+        overlaps = np.zeros(len(s), dtype=bool)
+        np.greater(reach[:-1], s[1:], out=overlaps[1:])
+        firsts = bounds[:-1][np.diff(bounds) > 0]
+        overlaps[firsts] = False
+        return np.array(
+            [not overlaps[bounds[r] : bounds[r + 1]].any() for r in range(self.n_rows)],
+            dtype=bool,
+        )
+
+    @cached_property
+    def _fences(self) -> tuple[FloatArray, IntArray]:
+        """For disjoint rows: the busy time before every 64th span of the row (its first
+        span: 0), all rows end to end, and where each row's fences begin."""
+        parts, offsets = [], [0]
+        for r in range(self.n_rows):
+            lo, hi = int(self.bounds[r]), int(self.bounds[r + 1])
+            if not self._disjoint[r] or lo == hi:
+                parts.append(np.zeros(1))
+            else:
+                lengths = self.reach[lo:hi] - self.starts[lo:hi]
+                padded = np.zeros(-(-len(lengths) // _BLOCK) * _BLOCK)
+                padded[: len(lengths)] = lengths
+                fences = np.zeros(len(padded) // _BLOCK + 1)
+                np.cumsum(padded.reshape(-1, _BLOCK).sum(axis=1), out=fences[1:])
+                parts.append(fences)
+            offsets.append(offsets[-1] + len(parts[-1]))
+        return np.concatenate(parts), np.asarray(offsets, dtype=np.int64)
 
     @property
     def merged_start(self) -> FloatArray:
@@ -351,6 +387,8 @@ class SpanIndex:
 
     def busy_until(self, r: int, times: FloatArray) -> FloatArray:
         """Row ``r``'s busy time before each of ``times`` (overlaps count once)."""
+        if self._disjoint[r]:
+            return self._busy_until_disjoint(r, np.asarray(times, dtype=np.float64))
         lo, hi = int(self.merged_bounds[r]), int(self.merged_bounds[r + 1])
         if lo == hi:
             return np.zeros(len(times))
@@ -361,6 +399,27 @@ class SpanIndex:
         length = self.merged_end[lo:hi][k] - starts[k]
         partial = np.clip(times - starts[k], 0.0, length)
         return np.where(inside, self.merged_before[lo:hi][k] + partial, 0.0)
+
+    def _busy_until_disjoint(self, r: int, times: FloatArray) -> FloatArray:
+        """`busy_until` on a row whose spans do not overlap: the busy time before the
+        block of 64 the span at each time falls in, plus the spans of that block before
+        it, plus the part of it before the time."""
+        lo, hi = int(self.bounds[r]), int(self.bounds[r + 1])
+        if lo == hi:
+            return np.zeros(len(times))
+        starts, ends = self.starts[lo:hi], self.reach[lo:hi]
+        k = np.searchsorted(starts, times, side="right") - 1
+        inside = k >= 0
+        k = np.maximum(k, 0)
+        block = k // _BLOCK
+        fences, offsets = self._fences
+        before = fences[offsets[r] + block]
+        members = block[:, None] * _BLOCK + np.arange(_BLOCK)
+        counted = members < k[:, None]
+        members = np.minimum(members, hi - lo - 1)
+        before += np.where(counted, ends[members] - starts[members], 0.0).sum(axis=1)
+        partial = np.clip(times - starts[k], 0.0, ends[k] - starts[k])
+        return np.where(inside, before + partial, 0.0)
 
     def busy_fraction(self, t0: float, t1: float, columns: int) -> FloatArray:
         """`busy_fraction` of every row over [t0, t1] in ``columns`` columns, from the

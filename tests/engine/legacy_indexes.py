@@ -269,3 +269,21 @@ class SpanIndex:
         self.by_length = np.argsort(duration, kind="stable").astype(np.int64)
         self.lengths = duration[self.by_length]
         self.reach = reach
+
+    def busy_fraction(self, t0: float, t1: float, columns: int) -> FloatArray:
+        edges = np.linspace(t0, t1, columns + 1)
+        out = np.empty((len(self.merged_bounds) - 1, columns))
+        for r in range(len(out)):
+            lo, hi = int(self.merged_bounds[r]), int(self.merged_bounds[r + 1])
+            if lo == hi:
+                out[r] = 0.0
+                continue
+            starts = self.merged_start[lo:hi]
+            k = np.searchsorted(starts, edges, side="right") - 1
+            inside = k >= 0
+            k = np.maximum(k, 0)
+            length = self.merged_end[lo:hi][k] - starts[k]
+            partial = np.clip(edges - starts[k], 0.0, length)
+            busy = np.where(inside, self.merged_before[lo:hi][k] + partial, 0.0)
+            out[r] = np.diff(busy) / ((t1 - t0) / columns)
+        return np.clip(out, 0.0, 1.0)
