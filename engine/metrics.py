@@ -117,10 +117,13 @@ class Bottleneck:
 
 
 def bottleneck(schedule: Schedule) -> Bottleneck:
-    # (bincount adds each unit's durations in task order, as np.add.at did: same sums)
-    per_unit: FloatArray = np.bincount(
-        schedule.unit, weights=schedule.duration, minlength=schedule.n_units
-    ).astype(np.float64)
+    work = _op_work(schedule) if schedule.unit is schedule.stage and schedule.op_major else None
+    if work is not None:  # each unit is a stage: its running sum in op order, kept
+        per_unit: FloatArray = work.per_stage.copy()
+    else:  # (bincount adds each unit's durations in task order, as np.add.at did)
+        per_unit = np.bincount(
+            schedule.unit, weights=schedule.duration, minlength=schedule.n_units
+        ).astype(np.float64)
     load = per_unit / np.asarray(schedule.workers, dtype=float)
     unit = int(np.argmax(load))
     span = schedule.makespan
@@ -227,6 +230,7 @@ class _OpWork:
     hold_mean: float  # durations.sum(axis=1).mean()
     longest_op: float  # durations.sum(axis=1).max()
     longest_demand: IntArray | None  # per resource: ops whose largest demand it is
+    median_positive: float  # the median positive task duration (1 when none)
 
 
 def _op_work(schedule: Schedule) -> _OpWork | None:
@@ -239,24 +243,28 @@ def _op_work(schedule: Schedule) -> _OpWork | None:
 def _measure_work(schedule: Schedule) -> _OpWork:
     durations = _op_durations(schedule)
     assert durations is not None
+    n = len(durations)
     # Column by column (numpy's reductions along an axis of length 3 are slow), with the
     # same arithmetic: a sum along axis 0 adds each column in order (a running sum), one
     # along axis 1 adds a row's three values left to right, ptp is max − min.
     columns = [durations[:, i] for i in range(durations.shape[1])]
-    holds = columns[0].copy()
-    for column in columns[1:]:
+    holds = np.add(columns[0], columns[1]) if len(columns) > 1 else columns[0].copy()
+    for column in columns[2:]:
         holds += column
     scale = max(1.0, float(durations.max(initial=0.0)))
     identical = all(float(c.max() - c.min()) <= 1e-9 * scale for c in columns)
     longest: IntArray | None = None
+    scratch = np.empty(n)
     if not identical:
-        demands = [c / float(k) for c, k in zip(columns, schedule.workers, strict=True)]
-        if schedule.buffers > 0:
-            demands.append(holds / schedule.buffers)
-        longest = np.bincount(_first_argmax(demands), minlength=len(demands))
-    return _OpWork(
-        n=len(durations),
-        per_stage=np.array([float(np.cumsum(c)[-1]) for c in columns]),
+        workers = [float(k) for k in schedule.workers]
+        longest = _longest_demands(columns, workers, holds, schedule.buffers, scratch)
+    per_stage = []
+    for column in columns:
+        np.cumsum(column, out=scratch)
+        per_stage.append(float(scratch[-1]))
+    work = _OpWork(
+        n=n,
+        per_stage=np.array(per_stage),
         column_sums=tuple(float(c.sum()) for c in columns),
         total=float(durations.sum()),
         identical=identical,
@@ -264,19 +272,45 @@ def _measure_work(schedule: Schedule) -> _OpWork:
         hold_mean=float(holds.mean()),
         longest_op=float(holds.max()),
         longest_demand=longest,
+        median_positive=_median_positive(durations.reshape(-1)),  # (last: it reorders them)
     )
+    return work
 
 
-def _first_argmax(columns: list[FloatArray]) -> IntArray:
-    """Per row, the index of the largest of ``columns`` (the first on ties), as
-    ``np.column_stack(columns).argmax(axis=1)`` gives it, without stacking them."""
-    best = columns[0].copy()
+def _median_positive(durations: FloatArray) -> float:
+    """The median of the positive ``durations`` (1 when none), partitioning them in place
+    (the caller's own array): as ``np.median(durations[durations > 0])``."""
+    positive = durations if bool((durations > 0).all()) else durations[durations > 0]
+    return float(np.median(positive, overwrite_input=True)) if len(positive) else 1.0
+
+
+def typical_task_duration(schedule: Schedule) -> float | None:
+    """The median positive task duration of a three-stage pipeline (kept with its other
+    stage statistics), or None for other Schedules."""
+    work = _op_work(schedule)
+    return None if work is None else work.median_positive
+
+
+def _longest_demands(
+    columns: list[FloatArray], workers: list[float], holds: FloatArray, slots: int,
+    best: FloatArray,
+) -> IntArray:  # fmt: skip
+    """Per resource, how many ops demand it most: stage durations per worker, and with
+    slots the hold per slot (the first on ties), as ``np.column_stack(...).argmax(axis=1)``
+    counts them, with one scratch column instead of the stacked matrix."""
+    demand = np.empty_like(best)
+    np.divide(columns[0], workers[0], out=best)
     which = np.zeros(len(best), dtype=np.int64)
-    for index, column in enumerate(columns[1:], start=1):
-        higher = column > best
+    sources = [(c, k) for c, k in zip(columns[1:], workers[1:], strict=True)]
+    if slots > 0:
+        sources.append((holds, float(slots)))
+    for index, (column, k) in enumerate(sources, start=1):
+        np.divide(column, k, out=demand)
+        higher = demand > best
         which[higher] = index
-        np.maximum(best, column, out=best)
-    return which
+        np.maximum(best, demand, out=best)
+    counts: IntArray = np.bincount(which, minlength=1 + len(sources))
+    return counts
 
 
 def steady_state(schedule: Schedule) -> SteadyState:

@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.assembly_slots import assign_slots
+from engine.metrics import typical_task_duration
 from engine.schedule import Schedule, cached_per_schedule
 from engine.stats import ScheduleStats as ScheduleStats
 from engine.stats import StatLine as StatLine
@@ -141,6 +142,9 @@ def _motion_of_rows(times: FloatArray, time: float, travel: float) -> Motion:
 @cached_per_schedule
 def typical_duration(schedule: Schedule) -> float:
     """Median positive task duration (1 for an empty schedule): sets the glide length."""
+    known = typical_task_duration(schedule)  # a pipeline's: measured with its stage stats
+    if known is not None:
+        return known
     durations = schedule.duration
     positive = durations if bool((durations > 0).all()) else durations[durations > 0]
     # (np.median partitions a copy; this array is ours: partition it in place)

@@ -56,11 +56,19 @@ class Intervals:
         """The intervals at these positions of the sorted order."""
         return positions if self.order is None else self.order[positions]
 
-    def count(self, times: FloatArray) -> IntArray:
-        inside = np.searchsorted(self.lo, times, "right") - np.searchsorted(
-            self.hi_sorted, times, "right"
-        )
-        return inside.astype(np.int64)
+    def count(self, times: FloatArray, near: IntArray | None = None) -> IntArray:
+        """How many intervals contain each of ``times``. ``near``: for each time, about
+        how many intervals started by then (and about as many, less those still open,
+        ended): the ranks are then found by stepping from there, not by a full binary
+        search each (the same answer)."""
+        if near is None:
+            started = np.searchsorted(self.lo, times, "right")
+            ended = np.searchsorted(self.hi_sorted, times, "right")
+        else:
+            started = rank_near(self.lo, times, near)
+            ended = rank_near(self.hi_sorted, times, near)
+        started -= ended
+        return started.astype(np.int64, copy=False)
 
     def at(self, time: float) -> IntArray:
         """Indices (ascending) of the intervals containing ``time``."""
@@ -94,6 +102,35 @@ class Intervals:
         ops = self._intervals(interval)
         key = np.lexsort((ops, query))
         return query[key].astype(np.int64), ops[key].astype(np.int64)
+
+
+def rank_near(values: FloatArray, times: FloatArray, guess: IntArray, steps: int = 8) -> IntArray:
+    """``searchsorted(values, times, "right")`` (values sorted) found by stepping from
+    ``guess``: one look on each side settles most, a few more steps the rest, and a binary
+    search whatever is still farther off. Cheaper than a full search for each time when
+    the guesses are close (the ops around an idle gap)."""
+    n = len(values)
+    rank = np.clip(guess, 0, n).astype(np.int64)
+    if not n or not len(times):
+        return np.searchsorted(values, times, "right") if n else np.zeros(len(times), np.int64)
+    padded = np.empty(n + 2)
+    padded[0], padded[-1] = -np.inf, np.inf
+    padded[1:-1] = values
+    # values[rank - 1] <= time < values[rank] settles it (padded: values[-1] = -inf, …).
+    below = padded[rank] > times  # values[rank - 1] > time: go down
+    above = padded[rank + 1] <= times  # values[rank] <= time: go up
+    for moving, step in ((below, -1), (above, 1)):
+        which = np.flatnonzero(moving)
+        for _ in range(steps):
+            if not len(which):
+                break
+            rank[which] += step
+            r = rank[which]
+            still = padded[r] > times[which] if step < 0 else padded[r + 1] <= times[which]
+            which = which[still]
+        if len(which):
+            rank[which] = np.searchsorted(values, times[which], "right")
+    return rank
 
 
 def _nondecreasing(values: FloatArray) -> bool:
@@ -214,7 +251,9 @@ def idle_columns(
         if index.pipeline and u == index.load_unit and index.slots > 0:
             middle = out_start[piece] + out_end[piece]
             middle *= 0.5
-            full = index.holds.count(middle) >= index.slots
+            # Around an idle gap before the read of op `rank`, about `rank` ops have been
+            # granted a slot, and the ops holding one are the last few of them.
+            full = index.holds.count(middle, near=ranks) >= index.slots
             full &= ~done
             reason[full] = slot
     return out_row, out_start, out_end, out_reason, out_task

@@ -10,7 +10,10 @@ made on the worker thread with the rest.
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable, Generator, Mapping
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
@@ -103,6 +106,9 @@ class Run:
     title: str
     schedules: tuple[Schedule, ...]
     derived: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
+    #: Per Schedule: seconds each step took ("simulate", then each of `DERIVATIONS`), for
+    #: benchmarks (steps of different Schedules may have run side by side).
+    timings: tuple[Mapping[str, float], ...] = ()
 
     @property
     def stats(self) -> tuple[ScheduleStats, ...]:
@@ -125,30 +131,120 @@ def compute_run(
     derive everything per Schedule. Yields a word after each step (an abort point).
 
     ``reuse``: a Run of the same scenario whose Schedules for these policies are taken as
-    they are (switching the view from both to pipelined simulates nothing)."""
-    schedules: list[Schedule] = list(given)
-    reused: dict[int, int] = {}
+    they are (switching the view from both to pipelined simulates nothing).
+
+    Big runs (`PARALLEL_TASKS`) work on their Schedules side by side, one thread each
+    (the compiled scheduler and numpy release the GIL), and yield every few ms while they
+    wait; a dropped job stops them after the step in progress."""
+    plans: list[_Plan] = []
     if scenario is not None and not given:
         for policy in policies:
             known = _reusable(reuse, scenario, policy)
-            if known is not None:
-                reused[len(schedules)] = known
-                schedules.append(reuse.schedules[known])  # type: ignore[union-attr]
+            if known is not None and reuse is not None:
+                plans.append(_Plan(policy, reuse.schedules[known], _derived_of(reuse, known)))
             else:
-                schedules.append(simulate(scenario, policy))
-                yield f"simulated {policy}"
-    derived: dict[str, tuple[object, ...]] = {}
-    for name, derive in DERIVATIONS:
-        values = []
-        for index, schedule in enumerate(schedules):
-            if index in reused and reuse is not None and name in reuse.derived:
-                values.append(reuse.derived[name][reused[index]])
-            else:
-                values.append(derive(schedule, scenario))
-        derived[name] = tuple(values)
-        yield name
+                plans.append(_Plan(policy, None, {}))
+    else:
+        plans = [_Plan(s.policy, s, {}) for s in given]
+    tasks = sum(
+        len(plan.schedule) if plan.schedule is not None else 3 * scenario.n_ops  # type: ignore[union-attr]
+        for plan in plans
+    )
+    if len(plans) > 1 and tasks >= PARALLEL_TASKS:
+        results = yield from _side_by_side(plans, scenario)
+    else:
+        results = yield from _in_turn(plans, scenario)
+    schedules = tuple(schedule for schedule, _, _ in results)
+    derived = {name: tuple(values[name] for _, values, _ in results) for name, _ in DERIVATIONS}
     title = title or (scenario.name if scenario is not None else "")
-    return Run(scenario, preset, title, tuple(schedules), MappingProxyType(derived))
+    timings = tuple(MappingProxyType(times) for _, _, times in results)
+    return Run(scenario, preset, title, schedules, MappingProxyType(derived), timings)
+
+
+#: Runs with at least this many tasks (all Schedules together) derive their Schedules on
+#: one thread each; below, threads cost more than they save.
+PARALLEL_TASKS = 300_000
+#: While Schedules are derived on other threads, `compute_run` yields this often (s).
+POLL_SECONDS = 0.005
+
+
+@dataclass
+class _Plan:
+    """One Schedule of a run: its policy, the Schedule when it is known already (given,
+    or reused with what was derived from it), and those derived values."""
+
+    policy: str
+    schedule: Schedule | None
+    known: dict[str, object]
+
+
+class _Stopped(Exception):
+    """The job was dropped: a Schedule's worker stops at its next step."""
+
+
+Result = tuple[Schedule, dict[str, object], dict[str, float]]
+
+
+def _derive(
+    plan: _Plan, scenario: Scenario | None, stop: Callable[[], bool]
+) -> Generator[str, None, Result]:
+    """One Schedule: simulate it (unless known), then each of `DERIVATIONS` (unless
+    known), timing each step; yields the step's name after it."""
+    times: dict[str, float] = {}
+    schedule = plan.schedule
+    if schedule is None:
+        assert scenario is not None
+        begin = time.perf_counter()
+        schedule = simulate(scenario, plan.policy)
+        times["simulate"] = time.perf_counter() - begin
+        yield f"simulated {plan.policy}"
+    values: dict[str, object] = {}
+    for name, derive in DERIVATIONS:
+        if stop():
+            raise _Stopped
+        if name in plan.known:
+            values[name] = plan.known[name]
+            continue
+        begin = time.perf_counter()
+        values[name] = derive(schedule, scenario)
+        times[name] = time.perf_counter() - begin
+        yield name
+    return schedule, values, times
+
+
+def _in_turn(plans: list[_Plan], scenario: Scenario | None) -> Generator[str, None, list[Result]]:
+    results = []
+    for plan in plans:
+        results.append((yield from _derive(plan, scenario, lambda: False)))
+    return results
+
+
+def _side_by_side(
+    plans: list[_Plan], scenario: Scenario | None
+) -> Generator[str, None, list[Result]]:
+    stop = threading.Event()
+
+    def work(plan: _Plan) -> Result:
+        steps = _derive(plan, scenario, stop.is_set)
+        try:
+            while True:
+                next(steps)
+        except StopIteration as done:
+            return done.value  # type: ignore[no-any-return]
+
+    with ThreadPoolExecutor(len(plans), thread_name_prefix="pipelab-derive") as pool:
+        futures = [pool.submit(work, plan) for plan in plans]
+        try:
+            while not all(future.done() for future in futures):
+                wait(futures, timeout=POLL_SECONDS, return_when=FIRST_EXCEPTION)
+                yield "deriving"
+            return [future.result() for future in futures]
+        finally:
+            stop.set()  # dropped (or failed): the other threads stop after their step
+
+
+def _derived_of(run: Run, index: int) -> dict[str, object]:
+    return {name: values[index] for name, values in run.derived.items()}
 
 
 def _reusable(run: Run | None, scenario: Scenario, policy: str) -> int | None:

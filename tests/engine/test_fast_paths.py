@@ -227,3 +227,19 @@ def test_layout_checks_still_refuse_bad_workers() -> None:
         Schedule.from_stage_matrices(
             np.zeros((1, 3)), np.ones((1, 3)), [[0, 2, 0]], workers=(1, 2, 1)
         )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from([0.0, 1.0, 1.5, 2.0, 7.0]), max_size=40),
+    st.lists(st.tuples(st.sampled_from([-1.0, 0.0, 1.0, 1.2, 2.0, 9.0]), st.integers(-5, 50))),
+    st.integers(0, 3),
+)
+def test_rank_near_is_searchsorted(values, queries, steps) -> None:
+    from engine.wait_index import rank_near
+
+    sorted_values = np.sort(np.array(values, dtype=float))
+    times = np.array([t for t, _ in queries], dtype=float)
+    guess = np.array([g for _, g in queries], dtype=np.int64)
+    want = np.searchsorted(sorted_values, times, "right")
+    _same(rank_near(sorted_values, times, guess, steps), want)
