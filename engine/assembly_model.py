@@ -437,7 +437,7 @@ def _spots(
     where[finished] = _ranks(ops[finished], last_done)
     if working.any():
         stage = places[working] // 2
-        where[working] = schedule.row[schedule.op_task_index[ops[working], stage]]
+        where[working] = schedule.row[schedule.task_of(ops[working], stage)]
     where[resting] = index.plan.slot_of(ops[resting])
     return spot, where
 

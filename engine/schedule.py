@@ -388,6 +388,14 @@ class Schedule:
         """Shape (n_ops, n_stages): when each stage of each op ends."""
         return self._per_op(self.end)
 
+    def task_of(self, op: Any, stage: Any) -> Any:
+        """The task (index) of stage ``stage`` of op ``op`` (ints or arrays), as
+        ``op_task_index[op, stage]``; arithmetic for op-major Schedules, so that views
+        asking for a few tasks need not build the whole index."""
+        if self.op_major:
+            return np.asarray(op, dtype=np.int64) * len(self.stage_names) + stage
+        return self.op_task_index[op, stage]
+
     @cached_property
     def op_task_index(self) -> IntArray:
         """Shape (n_ops, n_stages): index of the task for each op and stage."""

@@ -428,7 +428,7 @@ class WaitIndex:
         """The unit of the read stage (its reads wait for slots), -1 off pipelines."""
         if not self.pipeline:
             return -1
-        return int(self.schedule.unit[self.schedule.op_task_index[0, 0]])
+        return int(self.schedule.unit[self.schedule.task_of(0, 0)])
 
     @property
     def slots(self) -> int:

@@ -391,7 +391,7 @@ def ops_waiting_at(schedule: Schedule, time: float) -> list[OpsWaiting]:
         started = int(np.searchsorted(start_sorted[stage], time, "right"))
         if ready <= started:
             continue
-        u = int(schedule.unit[schedule.op_task_index[0, stage]])
+        u = int(schedule.unit[schedule.task_of(0, stage)])
         unit = index.units[u]
         k = int(np.searchsorted(unit.starts, time, "right"))
         next_op = int(unit.ops[min(k, len(unit.ops) - 1)])

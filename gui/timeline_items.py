@@ -234,7 +234,10 @@ class BarsItem(pg.GraphicsObject):
     def _op_tasks(s: Schedule, r0: int, r1: int) -> np.ndarray:
         """The tasks of ops r0 .. r1 - 1."""
         if s.is_pipeline:
-            return np.asarray(s.op_task_index[r0:r1].ravel(), dtype=np.int64)
+            return np.asarray(
+                s.task_of(np.arange(r0, r1)[:, None], np.arange(len(s.stage_names))).ravel(),
+                dtype=np.int64,
+            )
         return np.flatnonzero((s.op >= r0) & (s.op < r1))
 
     def _paint_idle_rows(self, painter: QPainter, group: RowGroup, span: float) -> None:
