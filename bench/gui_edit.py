@@ -333,9 +333,15 @@ if kind == "random":
     scenario = Scenario(r, c, w, workers=(k, k, k), buffers=3)
 else:
     scenario = Scenario.uniform_ops(n, 1.0, 1.2, 0.8, buffers=3, workers=(k, k, k))
-tracemalloc.start(1)
 window.apply_scenario(scenario)
-window.clock.seek(window.clock.end * 0.37)  # a frame of every view, narration included
+for buffers in (4, 3):  # two edits: what the old runs leave behind counts too
+    window.model.edit("buffers", buffers, wait=True)
+    window.clock.seek(window.clock.end * 0.37)  # a frame of every view, narration included
+    for _ in range(5):
+        app.processEvents()
+tracemalloc.start(1)
+window.model.edit("buffers", 4, wait=True)
+window.clock.seek(window.clock.end * 0.37)
 for _ in range(5):
     app.processEvents()
 gc.collect()
@@ -358,8 +364,9 @@ window.close()
 
 
 def bench_rss(n: int) -> None:
-    """RSS with an ``n``-op run loaded (both policies), in a fresh process, against the
-    Schedules' columns; the book example's RSS is the fixed overhead."""
+    """RSS with an ``n``-op run loaded (both policies) after three edits, in a fresh
+    process, against the Schedules' columns; the book example's RSS is the fixed
+    overhead."""
     mb = 2**20
     for kind, k in (("uniform", 1), ("random", 1), ("random", 2)):
         with tempfile.TemporaryDirectory() as folder:
@@ -372,7 +379,7 @@ def bench_rss(n: int) -> None:
         m = json.loads(out.strip().splitlines()[-1])
         grew = m["after"] - m["book"]
         print(
-            f"RSS with {n:,} {kind} ops, {k} worker(s) per unit, both policies: "
+            f"RSS with {n:,} {kind} ops, {k} worker(s) per unit, both policies, 3 edits: "
             f"{m['after'] / mb:.0f} MB = book example {m['book'] / mb:.0f} MB (fixed overhead) "
             f"+ {grew / mb:.0f} MB\n"
             f"  Schedule columns {m['logical'] / mb:.0f} MB ({m['physical'] / mb:.0f} MB held: "

@@ -3,6 +3,7 @@ once, lazily, and kept on the Schedule; interval stabbing and vectorized cutting
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TypeVar
@@ -355,7 +356,9 @@ class WaitIndex:
     """Everything the reasons need, built once per Schedule (lazily, part by part)."""
 
     def __init__(self, schedule: Schedule) -> None:
-        self.schedule = schedule
+        # Kept on the Schedule (`wait_index`): a strong reference back would make a cycle,
+        # and a cycle frees a 10^6-op run only when the cyclic collector comes by.
+        self._schedule = weakref.ref(schedule)
         self.span = schedule.makespan
         self.tol = 1e-9 * max(1.0, self.span)
         self.pipeline = schedule.n_ops > 0 and len(schedule) > 0 and schedule.is_pipeline
@@ -365,6 +368,12 @@ class WaitIndex:
         self.unit_of_row = (np.searchsorted(schedule.worker_offsets, rows, "right") - 1).astype(
             np.int64
         )
+
+    @property
+    def schedule(self) -> Schedule:
+        schedule = self._schedule()
+        assert schedule is not None, "the index outlived its Schedule"
+        return schedule
 
     @cached_property
     def units(self) -> list[UnitTasks]:

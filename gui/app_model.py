@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from engine.errors import PipeLabError
 from engine.scenario import Scenario, load_preset
@@ -32,6 +32,7 @@ from gui.runs import (
     compute_run,
     pinned,
     policies_of,
+    release_freed_memory,
     warm_caches,
 )
 
@@ -263,6 +264,9 @@ class AppModel(QObject):
         self._set_busy(self._pinning)
         self.run_changed.emit(run)
         self.shown_changed.emit(shown)
+        # The views hold the new run now: once this event is over (and the frame drawn),
+        # the old run's memory goes back to the system.
+        QTimer.singleShot(0, release_freed_memory)
 
     def _on_failed(self, token: int, message: str) -> None:
         if token != self._token:

@@ -4,7 +4,9 @@ stops its threads."""
 
 from __future__ import annotations
 
+import gc
 import threading
+import weakref
 from collections.abc import Generator
 from typing import Any
 
@@ -99,3 +101,29 @@ def test_the_gui_thread_builds_no_index(qtbot: Any) -> None:
         # Narrations are kept per event time as they are asked for (a dict, not an index).
         assert new <= {"_timeline_narrations"}, new
     window.close()
+
+
+def test_a_run_and_its_indexes_go_with_their_last_reference() -> None:
+    """Freed as soon as the last reference goes: no reference cycle waits for the cyclic
+    collector (which may come by much later, while a 10^6-op run holds hundreds of MB)."""
+    from engine.timeline import narrate, state_at
+    from engine.waits import idle_now, idle_spans, op_waits
+
+    scenario = Scenario.uniform_ops(500, 1.0, 2.0, 1.5, buffers=2, workers=(2, 1, 2))
+    run = _finish(compute_run(scenario, ("sequential", "pipelined")))
+    refs = []
+    for s in run.schedules:
+        narrate(s, float(s.event_times[len(s.event_times) // 2]))
+        state_at(s, 3.0)
+        idle_now(s, [0, 1], 2.0)
+        idle_spans(s).describe(0)
+        op_waits(s).describe(0)
+        refs.append(weakref.ref(s))
+    del s
+    gc.collect()  # (what was garbage before)
+    gc.disable()
+    try:
+        del run
+        assert all(ref() is None for ref in refs)
+    finally:
+        gc.enable()
