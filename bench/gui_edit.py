@@ -197,7 +197,13 @@ def bench_edits(sizes: list[int], workers: list[int]) -> None:
         for n in sizes:
             window.apply_scenario(scenario_of(n, k))  # the starting point, not timed
             app.processEvents()
-            samples = 5 if n <= 10_000 else 3 if n <= 100_000 else 1
+            samples = (
+                5
+                if n <= 10_000
+                else 3
+                if n <= 100_000
+                else int(os.environ.get("BENCH_BIG_SAMPLES", "1"))
+            )
             runs = [edit_once(window, 4 if i % 2 == 0 else 3, app) for i in range(samples)]
             refs = [bare.redraw(window.schedules) for _ in range(max(1, samples))]
             bare.clear()
@@ -344,6 +350,12 @@ window.model.edit("buffers", 4, wait=True)
 window.clock.seek(window.clock.end * 0.37)
 for _ in range(5):
     app.processEvents()
+landed = rss()
+from PySide6.QtCore import QEventLoop, QTimer
+from gui.app_model import RELEASE_AFTER_MS
+loop = QEventLoop()
+QTimer.singleShot(RELEASE_AFTER_MS + 500, loop.quit)  # the app at rest: freed memory back
+loop.exec()
 gc.collect()
 after = rss()
 logical, seen, physical = 0, set(), 0
@@ -357,8 +369,8 @@ for s in window.schedules:
             physical += owner.nbytes
 top = [(str(stat.traceback[0]).replace(sys.argv[2] + "/", ""), stat.size)
        for stat in tracemalloc.take_snapshot().statistics("lineno")[:8]]
-print(json.dumps({"book": book, "after": after, "logical": logical, "physical": physical,
-                  "top": top}))
+print(json.dumps({"book": book, "after": after, "landed": landed, "logical": logical,
+                  "physical": physical, "top": top}))
 window.close()
 """
 
@@ -381,7 +393,8 @@ def bench_rss(n: int) -> None:
         print(
             f"RSS with {n:,} {kind} ops, {k} worker(s) per unit, both policies, 3 edits: "
             f"{m['after'] / mb:.0f} MB = book example {m['book'] / mb:.0f} MB (fixed overhead) "
-            f"+ {grew / mb:.0f} MB\n"
+            f"+ {grew / mb:.0f} MB at rest ({m['landed'] / mb:.0f} MB right after the run "
+            "landed, before the app hands freed memory back)\n"
             f"  Schedule columns {m['logical'] / mb:.0f} MB ({m['physical'] / mb:.0f} MB held: "
             f"shared layouts) → the run costs {grew / m['logical']:.2f}× its columns "
             f"(target ≤ 1.5× + fixed)\n"
