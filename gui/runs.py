@@ -445,6 +445,10 @@ def merged_events(arrays: list[FloatArray]) -> FloatArray:
     linear time, where np.unique would sort from scratch)."""
     if len(arrays) == 1:
         return arrays[0]
-    merged: FloatArray = np.sort(np.concatenate(arrays), kind="stable")
-    unique: FloatArray = merged[np.concatenate([[True], np.diff(merged) > 0])]
+    merged: FloatArray = np.concatenate(arrays)
+    merged.sort(kind="stable")  # in place: at 10^6 ops these are 48 MB arrays
+    keep = np.empty(len(merged), dtype=bool)
+    keep[:1] = True
+    np.greater(merged[1:], merged[:-1], out=keep[1:])
+    unique: FloatArray = merged[keep]
     return unique
