@@ -8,8 +8,6 @@ gpu/'s measurements, the GUI's drawings and every exporter use this type and no 
 from __future__ import annotations
 
 import functools
-import threading
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -18,6 +16,18 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from engine.columns import (
+    TimeOrder,
+    adopt,
+    frozen,
+    is_layout,
+    pipeline_layout,
+    shared_layout,
+    sorted_within,
+    time_order,
+    transposed,
+)
+from engine.columns import op_numbers as op_numbers
 from engine.errors import PipeLabError
 
 #: The pipeline's stages, in order, and the unit that runs each (same index).
@@ -34,98 +44,6 @@ STARTS_AT_ENDS = "_starts_at_ends"
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-
-
-def _frozen(values: Any, dtype: type) -> npt.NDArray[Any]:
-    """A read-only 1-D copy of ``values``; an array that nobody may write already (another
-    Schedule's column, or arrays handed over by `Schedule.from_stage_matrices` with
-    ``owned``) is shared, not copied."""
-    if (
-        isinstance(values, np.ndarray)
-        and values.dtype == dtype
-        and values.ndim == 1
-        and values.flags.c_contiguous
-        and _unwritable(values)
-    ):
-        return values
-    array: npt.NDArray[Any] = np.ravel(np.asarray(values, dtype=dtype)).copy()
-    array.flags.writeable = False
-    return array
-
-
-def _unwritable(array: npt.NDArray[Any]) -> bool:
-    """Whether no one can write ``array``: it is read-only and so is the array that owns
-    its memory (a read-only view of a writable array can change under us)."""
-    if array.flags.writeable:
-        return False
-    if array.flags.owndata:
-        return True
-    base = array.base
-    return isinstance(base, np.ndarray) and base.flags.owndata and not base.flags.writeable
-
-
-def _adopt(values: npt.ArrayLike, dtype: type) -> npt.NDArray[Any]:
-    """``values`` (a fresh array its maker hands over) as a read-only 1-D column, without a
-    copy when it is a C-contiguous array of ``dtype``: it is frozen in place."""
-    array = np.asarray(values)
-    if array.dtype != dtype or not array.flags.c_contiguous:
-        return _frozen(array, dtype)
-    owner = array if array.flags.owndata or not isinstance(array.base, np.ndarray) else array.base
-    if not owner.flags.owndata:
-        return _frozen(array, dtype)
-    owner.flags.writeable = False
-    column = array.reshape(-1)
-    column.flags.writeable = False
-    return column
-
-
-_LAYOUT_LOCK = threading.Lock()
-_LAYOUTS: weakref.WeakValueDictionary[tuple[str, int, int], npt.NDArray[np.int64]] = (
-    weakref.WeakValueDictionary()
-)
-
-
-def pipeline_layout(n_ops: int, n_stages: int = 3) -> tuple[IntArray, IntArray, IntArray]:
-    """The op, stage and zero-worker columns of an op-major pipeline (task ``op * n_stages
-    + stage``), read-only and shared by every Schedule of that size while one lives: the
-    sequential and pipelined runs of a scenario, and their relabelled copies, hold them
-    once. (A simulated pipeline's unit column is its stage column.)"""
-    with _LAYOUT_LOCK:
-        columns = []
-        for name in ("op", "stage", "zero"):
-            key = (name, n_ops, n_stages)
-            array = _LAYOUTS.get(key)
-            if array is None:
-                if name == "op":
-                    array = np.repeat(np.arange(n_ops, dtype=np.int64), n_stages)
-                elif name == "stage":
-                    array = np.tile(np.arange(n_stages, dtype=np.int64), n_ops).copy()
-                else:
-                    array = np.zeros(n_ops * n_stages, dtype=np.int64)
-                array.flags.writeable = False
-                _LAYOUTS[key] = array
-            columns.append(array)
-    return columns[0], columns[1], columns[2]
-
-
-def op_numbers(n_ops: int) -> IntArray:
-    """0 .. n_ops - 1, read-only and shared (like `pipeline_layout`)."""
-    return _shared(("ops", n_ops, 1), lambda: np.arange(n_ops, dtype=np.int64))
-
-
-def _shared(key: tuple[str, int, int], make: Callable[[], IntArray]) -> IntArray:
-    """A read-only index array of the layouts, made once while any Schedule holds it."""
-    with _LAYOUT_LOCK:
-        array = _LAYOUTS.get(key)
-        if array is None:
-            array = make()
-            array.flags.writeable = False
-            _LAYOUTS[key] = array
-    return array
-
-
-def _is_layout(array: npt.NDArray[Any], name: str, n_ops: int, n_stages: int) -> bool:
-    return _LAYOUTS.get((name, n_ops, n_stages)) is array
 
 
 @dataclass(frozen=True, eq=False)
@@ -173,11 +91,11 @@ class Schedule:
     def __post_init__(self) -> None:
         set_ = object.__setattr__
         for name in ("op", "stage", "unit", "worker"):
-            set_(self, name, _frozen(getattr(self, name), np.int64))
+            set_(self, name, frozen(getattr(self, name), np.int64))
         for name in ("start", "end"):
-            set_(self, name, _frozen(getattr(self, name), np.float64))
+            set_(self, name, frozen(getattr(self, name), np.float64))
         if self.grant is not None:
-            set_(self, "grant", _frozen(self.grant, np.float64))
+            set_(self, "grant", frozen(self.grant, np.float64))
         set_(self, "workers", tuple(int(k) for k in self.workers))
         n = len(self.op)
         if any(len(getattr(self, c)) != n for c in ("stage", "unit", "worker", "start", "end")):
@@ -204,8 +122,8 @@ class Schedule:
         stages = len(self.stage_names)
         layout = (
             n == self.n_ops * stages
-            and _is_layout(self.op, "op", self.n_ops, stages)
-            and _is_layout(self.stage, "stage", self.n_ops, stages)
+            and is_layout(self.op, "op", self.n_ops, stages)
+            and is_layout(self.stage, "stage", self.n_ops, stages)
         )
         units_are_stages = layout and self.unit is self.stage and len(self.workers) == stages
         if not units_are_stages and (
@@ -215,9 +133,7 @@ class Schedule:
         if not layout and (self.stage.min() < 0 or self.stage.max() >= stages):
             raise PipeLabError("a task names a stage the schedule does not have")
         if not (
-            min(self.workers) >= 1
-            and layout
-            and _is_layout(self.worker, "zero", self.n_ops, stages)
+            min(self.workers) >= 1 and layout and is_layout(self.worker, "zero", self.n_ops, stages)
         ):
             if units_are_stages:
                 per_stage = self.worker.reshape(self.n_ops, stages)
@@ -252,9 +168,9 @@ class Schedule:
         start_matrix = np.asarray(starts, dtype=np.float64)
         n = start_matrix.shape[0]
         op, stage, zeros = pipeline_layout(n, 3)
-        take = _adopt if owned else _frozen
+        take = adopt if owned else frozen
         if owned and meta.get("grant") is not None:
-            meta["grant"] = _adopt(meta["grant"], np.float64)
+            meta["grant"] = adopt(meta["grant"], np.float64)
         if worker is None:
             workers: npt.NDArray[np.int64] = zeros
         else:
@@ -343,7 +259,7 @@ class Schedule:
         n_stages = len(self.stage_names)
         if len(self) != self.n_ops * n_stages:
             return False
-        if _is_layout(self.op, "op", self.n_ops, n_stages) and _is_layout(
+        if is_layout(self.op, "op", self.n_ops, n_stages) and is_layout(
             self.stage, "stage", self.n_ops, n_stages
         ):
             return True
@@ -401,7 +317,7 @@ class Schedule:
         """Shape (n_ops, n_stages): index of the task for each op and stage."""
         order = self._op_matrix_order
         if order is None:  # op-major: 0 .. n - 1, shared by the runs of that size
-            order = _shared(
+            order = shared_layout(
                 ("tasks", self.n_ops, len(self.stage_names)),
                 lambda: np.arange(len(self), dtype=np.int64),
             )
@@ -427,13 +343,13 @@ class Schedule:
             # One worker per unit, op-major: each row's tasks are one stage in op order.
             stages = len(self.stage_names)
             grouped = TimeOrder(
-                _shared(  # the same for every such run of this size: shared
+                shared_layout(  # the same for every such run of this size: shared
                     ("rows", self.n_ops, stages),
-                    lambda: _transposed(np.arange(len(self), dtype=np.int64), self.n_ops),
+                    lambda: transposed(np.arange(len(self), dtype=np.int64), self.n_ops),
                 ),
                 np.arange(0, len(self) + 1, self.n_ops, dtype=np.int64),
-                _transposed(self.start, self.n_ops),
-                _transposed(self.end, self.n_ops),
+                transposed(self.start, self.n_ops),
+                transposed(self.end, self.n_ops),
             )
             order, bounds, starts, ends, resorted = grouped.sorted_rows()
         else:
@@ -505,78 +421,6 @@ class Schedule:
         times = times[keep]
         times.flags.writeable = False
         return times
-
-
-def _transposed(column: npt.NDArray[Any], n_ops: int) -> npt.NDArray[Any]:
-    """An op-major column regrouped stage by stage (all of stage 0 in op order, then 1…)."""
-    return np.ascontiguousarray(column.reshape(n_ops, -1).T).reshape(-1)
-
-
-def _descents(first: FloatArray, second: FloatArray | None, bounds: IntArray) -> IntArray:
-    """Positions k where ``first`` (then ``second`` on ties) decreases from k to k + 1
-    within one segment ``bounds[r]:bounds[r + 1]``: one vectorized pass."""
-    if len(first) < 2:
-        return np.zeros(0, dtype=np.int64)
-    rises = first[1:] > first[:-1]
-    if second is None:
-        fine = rises | (first[1:] == first[:-1])
-    else:
-        fine = rises | ((first[1:] == first[:-1]) & (second[1:] >= second[:-1]))
-    # A segment's first element may be anything: it follows another segment.
-    inner = bounds[1:-1]
-    inner = inner[(inner > 0) & (inner < len(first))]
-    fine[inner - 1] = True
-    return np.flatnonzero(~fine)
-
-
-def sorted_within(first: FloatArray, second: FloatArray | None, bounds: IntArray) -> bool:
-    """Whether ``first`` (then ``second`` on ties) never decreases within each segment."""
-    return not len(_descents(first, second, bounds))
-
-
-@dataclass(frozen=True, eq=False)
-class TimeOrder:
-    """Spans grouped by row, each row's in index order: the indices, row offsets, starts
-    and ends in that order. `sorted_rows` puts each row in time order."""
-
-    order: IntArray
-    bounds: IntArray
-    starts: FloatArray
-    ends: FloatArray
-
-    def sorted_rows(self) -> tuple[IntArray, IntArray, FloatArray, FloatArray, frozenset[int]]:
-        """(order, bounds, starts, ends, rows sorted again): rows by (start, end, index),
-        as ``np.lexsort((end, start, row))`` sorts. A run has most rows in time order
-        already (one pass checks); a row that is not is sorted alone, in place."""
-        order, bounds, starts, ends = self.order, self.bounds, self.starts, self.ends
-        descents = _descents(starts, ends, bounds)
-        resorted = np.unique(np.searchsorted(bounds, descents, side="right") - 1).tolist()
-        if resorted and not order.flags.writeable:
-            order = order.copy()  # a shared layout: sort a copy
-        for row in resorted:
-            lo, hi = int(bounds[row]), int(bounds[row + 1])
-            segment = np.lexsort((ends[lo:hi], starts[lo:hi]))  # stable: ties by index
-            order[lo:hi] = order[lo:hi][segment]
-            starts[lo:hi] = starts[lo:hi][segment]
-            ends[lo:hi] = ends[lo:hi][segment]
-        return order, bounds, starts, ends, frozenset(resorted)
-
-
-def time_order(
-    start: FloatArray, end: FloatArray, row: IntArray, n_rows: int
-) -> tuple[IntArray, IntArray, FloatArray, FloatArray, frozenset[int]]:
-    """Spans sorted by (row, start, end; then index) in O(n) where rows are in time order
-    already: (order, row bounds, starts and ends in that order, rows that were not)."""
-    if len(row) < 2 or bool((row[1:] >= row[:-1]).all()):
-        order = np.arange(len(row), dtype=np.int64)  # grouped by row already
-        starts, ends = np.array(start, dtype=np.float64), np.array(end, dtype=np.float64)
-        bounds = np.searchsorted(row, np.arange(n_rows + 1)).astype(np.int64)
-    else:
-        small = row.astype(np.int16) if n_rows <= np.iinfo(np.int16).max else row
-        order = np.argsort(small, kind="stable").astype(np.int64)  # a radix sort: O(n)
-        bounds = np.searchsorted(row[order], np.arange(n_rows + 1)).astype(np.int64)
-        starts, ends = start[order], end[order]
-    return TimeOrder(order, bounds, starts, ends).sorted_rows()
 
 
 T = TypeVar("T")

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from engine.idle_cuts import idle_columns
 from engine.schedule import Schedule, cached_on
 from engine.text import join_words, op_list, time_text
 from engine.wait_index import (
@@ -42,7 +43,6 @@ from engine.wait_index import (
     cut_at_points,
     cut_at_starts,
     cut_count,
-    idle_columns,
     wait_index,
 )
 

@@ -15,10 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import metrics
+from engine.columns import pipeline_layout
 from engine.density import SpanIndex
 from engine.errors import PipeLabError
 from engine.scenario import Scenario
-from engine.schedule import Schedule, pipeline_layout
+from engine.schedule import Schedule
 from engine.scheduler import simulate, simulate_reference
 from engine.validation import MIN_DURATION
 from engine.view_model import idle_intervals, typical_duration
