@@ -10,14 +10,7 @@ made on the worker thread with the rest.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import functools
-import sys
-import threading
-import time
 from collections.abc import Callable, Generator, Mapping
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
@@ -37,7 +30,10 @@ from engine.view_model import (
     typical_duration,
 )
 from engine.wait_index import wait_index
+from gui import run_steps
 from gui.figure import rows as figure_rows
+from gui.run_steps import Plan
+from gui.run_steps import release_freed_memory as release_freed_memory
 from gui.scenario_edits import slots_words, stage_words, summary
 
 FloatArray = npt.NDArray[np.float64]
@@ -137,114 +133,32 @@ def compute_run(
     ``reuse``: a Run of the same scenario whose Schedules for these policies are taken as
     they are (switching the view from both to pipelined simulates nothing).
 
-    Big runs (`PARALLEL_TASKS`) work on their Schedules side by side, one thread each
+    Big runs (`gui.run_steps.PARALLEL_TASKS`) work on their Schedules side by side, one thread each
     (the compiled scheduler and numpy release the GIL), and yield every few ms while they
     wait; a dropped job stops them after the step in progress."""
-    plans: list[_Plan] = []
+    plans: list[Plan] = []
     if scenario is not None and not given:
         for policy in policies:
             known = _reusable(reuse, scenario, policy)
             if known is not None and reuse is not None:
-                plans.append(_Plan(policy, reuse.schedules[known], _derived_of(reuse, known)))
+                plans.append(Plan(policy, reuse.schedules[known], _derived_of(reuse, known)))
             else:
-                plans.append(_Plan(policy, None, {}))
+                plans.append(Plan(policy, None, {}))
     else:
-        plans = [_Plan(s.policy, s, {}) for s in given]
+        plans = [Plan(s.policy, s, {}) for s in given]
     tasks = sum(
         len(plan.schedule) if plan.schedule is not None else 3 * scenario.n_ops  # type: ignore[union-attr]
         for plan in plans
     )
-    if len(plans) > 1 and tasks >= PARALLEL_TASKS:
-        results = yield from _side_by_side(plans, scenario)
+    if len(plans) > 1 and tasks >= run_steps.PARALLEL_TASKS:
+        results = yield from run_steps.side_by_side(plans, scenario, (simulate, DERIVATIONS))
     else:
-        results = yield from _in_turn(plans, scenario)
+        results = yield from run_steps.in_turn(plans, scenario, (simulate, DERIVATIONS))
     schedules = tuple(schedule for schedule, _, _ in results)
     derived = {name: tuple(values[name] for _, values, _ in results) for name, _ in DERIVATIONS}
     title = title or (scenario.name if scenario is not None else "")
     timings = tuple(MappingProxyType(times) for _, _, times in results)
     return Run(scenario, preset, title, schedules, MappingProxyType(derived), timings)
-
-
-#: Runs with at least this many tasks (all Schedules together) derive their Schedules on
-#: one thread each; below, threads cost more than they save.
-PARALLEL_TASKS = 300_000
-#: While Schedules are derived on other threads, `compute_run` yields this often (s).
-POLL_SECONDS = 0.005
-
-
-@dataclass
-class _Plan:
-    """One Schedule of a run: its policy, the Schedule when it is known already (given,
-    or reused with what was derived from it), and those derived values."""
-
-    policy: str
-    schedule: Schedule | None
-    known: dict[str, object]
-
-
-class _Stopped(Exception):
-    """The job was dropped: a Schedule's worker stops at its next step."""
-
-
-Result = tuple[Schedule, dict[str, object], dict[str, float]]
-
-
-def _derive(
-    plan: _Plan, scenario: Scenario | None, stop: Callable[[], bool]
-) -> Generator[str, None, Result]:
-    """One Schedule: simulate it (unless known), then each of `DERIVATIONS` (unless
-    known), timing each step; yields the step's name after it."""
-    times: dict[str, float] = {}
-    schedule = plan.schedule
-    if schedule is None:
-        assert scenario is not None
-        begin = time.perf_counter()
-        schedule = simulate(scenario, plan.policy)
-        times["simulate"] = time.perf_counter() - begin
-        yield f"simulated {plan.policy}"
-    values: dict[str, object] = {}
-    for name, derive in DERIVATIONS:
-        if stop():
-            raise _Stopped
-        if name in plan.known:
-            values[name] = plan.known[name]
-            continue
-        begin = time.perf_counter()
-        values[name] = derive(schedule, scenario)
-        times[name] = time.perf_counter() - begin
-        yield name
-    return schedule, values, times
-
-
-def _in_turn(plans: list[_Plan], scenario: Scenario | None) -> Generator[str, None, list[Result]]:
-    results = []
-    for plan in plans:
-        results.append((yield from _derive(plan, scenario, lambda: False)))
-    return results
-
-
-def _side_by_side(
-    plans: list[_Plan], scenario: Scenario | None
-) -> Generator[str, None, list[Result]]:
-    stop = threading.Event()
-
-    def work(plan: _Plan) -> Result:
-        steps = _derive(plan, scenario, stop.is_set)
-        try:
-            while True:
-                next(steps)
-        except StopIteration as done:
-            return done.value  # type: ignore[no-any-return]
-
-    with ThreadPoolExecutor(len(plans), thread_name_prefix="pipelab-derive") as pool:
-        futures = [pool.submit(work, plan) for plan in plans]
-        try:
-            while not all(future.done() for future in futures):
-                wait(futures, timeout=POLL_SECONDS, return_when=FIRST_EXCEPTION)
-                yield "deriving"
-            return [future.result() for future in futures]
-        finally:
-            stop.set()  # dropped (or failed): the other threads stop after their step
 
 
 def _derived_of(run: Run, index: int) -> dict[str, object]:
@@ -416,28 +330,6 @@ def compose(current: Run, pins: tuple[Run, ...]) -> Shown:
         events,
         end,
     )
-
-
-def release_freed_memory() -> None:
-    """Hand the memory a dropped run freed back to the system. glibc keeps freed blocks
-    in its arenas (one per thread that allocated: the worker, the derive threads), so
-    without this the app's resident size grows to the old and the new run together and
-    stays there; ``malloc_trim`` returns them (a few ms). Elsewhere: nothing to do."""
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
-
-
-@functools.cache
-def _malloc_trim() -> Callable[[int], int] | None:
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        trim: Callable[[int], int] = libc.malloc_trim
-    except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
-        return None
-    return trim
 
 
 def merged_events(arrays: list[FloatArray]) -> FloatArray:

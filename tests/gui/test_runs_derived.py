@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from engine.scenario import Scenario
-from gui import runs
+from gui import run_steps, runs
 from gui.figure import rows as figure_rows
 from gui.runs import Run, compute_run
 
@@ -46,9 +46,9 @@ def _cached(schedule: Any) -> set[str]:
 @pytest.mark.parametrize("k", [1, 2])
 def test_side_by_side_gives_what_in_turn_gives(monkeypatch: pytest.MonkeyPatch, k: int) -> None:
     scenario = _scenario(3000, k)
-    monkeypatch.setattr(runs, "PARALLEL_TASKS", 10**12)
+    monkeypatch.setattr(run_steps, "PARALLEL_TASKS", 10**12)
     alone = _finish(compute_run(scenario, ("sequential", "pipelined")))
-    monkeypatch.setattr(runs, "PARALLEL_TASKS", 1)
+    monkeypatch.setattr(run_steps, "PARALLEL_TASKS", 1)
     together = _finish(compute_run(scenario, ("sequential", "pipelined")))
     assert together.policies == alone.policies
     for a, b in zip(alone.schedules, together.schedules, strict=True):
@@ -61,7 +61,7 @@ def test_side_by_side_gives_what_in_turn_gives(monkeypatch: pytest.MonkeyPatch, 
 
 
 def test_a_dropped_job_stops_its_threads(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(runs, "PARALLEL_TASKS", 1)
+    monkeypatch.setattr(run_steps, "PARALLEL_TASKS", 1)
     started = threading.Event()
     release = threading.Event()
 
