@@ -137,7 +137,7 @@ class TimelineView(pg.PlotWidget):
 
     def _reasons(self) -> set[str]:
         """The wait reasons in the shown runs' rows (computed on the worker thread when the
-        app made the run: `gui.figure.rows.warm_waits`)."""
+        app made the run: `gui.runs.warm_gantt`)."""
         return {r for s in self._schedules if len(s) for r in reasons_present(s, self._rows)}
 
     def _gap_rows(self) -> float | None:

@@ -242,7 +242,10 @@ class BarsItem(pg.GraphicsObject):
     def _op_tasks(s: Schedule, r0: int, r1: int) -> np.ndarray:
         """The tasks of ops r0 .. r1 - 1."""
         if s.is_pipeline:
-            return np.asarray(s.op_task_index[r0:r1].ravel(), dtype=np.int64)
+            return np.asarray(
+                s.task_of(np.arange(r0, r1)[:, None], np.arange(len(s.stage_names))).ravel(),
+                dtype=np.int64,
+            )
         return np.flatnonzero((s.op >= r0) & (s.op < r1))
 
     def _paint_idle_rows(self, painter: QPainter, group: RowGroup, span: float) -> None:
@@ -390,8 +393,9 @@ class RowAxis(pg.AxisItem):
             if last < first:
                 continue
             step = max(1, int(nice_step(LABEL_PIXELS / per_row))) if per_row < LABEL_PIXELS else 1
+            rows: list[int]
             if step <= 2:
-                rows = range(first - first % step, last + 1, step)
+                rows = list(range(first - first % step, last + 1, step))
             else:  # op 1, then round numbers: op 250, op 500, …
                 multiples = range(max(1, (first + 1) // step) * step - 1, last + 1, step)
                 rows = [0, *(r for r in multiples if r >= step // 2)]
