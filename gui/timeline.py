@@ -200,6 +200,7 @@ class TimelineView(pg.PlotWidget):
         if height > 2 * TITLE_ROOM:
             # (title_line - top) rows must cover TITLE_ROOM of `height` px over (bottom - top)
             top = min(top, (title_line * height - TITLE_ROOM * bottom) / (height - TITLE_ROOM))
+        self.marks.set_top(top)
         return top, bottom
 
     def _set_limits(self, limits: tuple[float, ...]) -> None:

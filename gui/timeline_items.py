@@ -422,15 +422,27 @@ class MarksItem(pg.GraphicsObject):
         self._theme = theme
         self._groups: list[RowGroup] = []
         self._bounds = QRectF()
+        self._top = 0.0
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     def set_groups(self, groups: list[RowGroup]) -> None:
-        self.prepareGeometryChange()
         self._groups = groups
-        if groups:
-            right = max(g.schedule.makespan for g in groups) or 1.0
-            bottom = groups[-1].first_row + groups[-1].n_rows
-            self._bounds = QRectF(0.0, 0.0, right * 1.001, bottom)
+        self._fit_bounds()
+
+    def set_top(self, top: float) -> None:
+        """The view's top row: the first title is drawn up to there (its cached picture
+        is clipped to the bounds)."""
+        if top != self._top:
+            self._top = top
+            self._fit_bounds()
+
+    def _fit_bounds(self) -> None:
+        self.prepareGeometryChange()
+        if self._groups:
+            right = max(g.schedule.makespan for g in self._groups) or 1.0
+            bottom = self._groups[-1].first_row + self._groups[-1].n_rows
+            top = min(0.0, self._top)
+            self._bounds = QRectF(0.0, top, right * 1.001, bottom - top)
         else:
             self._bounds = QRectF()
         self.update()
