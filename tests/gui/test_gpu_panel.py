@@ -45,6 +45,12 @@ def test_shows_why_there_is_no_gpu(panel: GpuPanel) -> None:
     assert "CPU threads" in text and "uv sync --extra gpu" in text
 
 
+def test_nothing_measured_shows_no_empty_plot_or_table(panel: GpuPanel) -> None:
+    """Before any run the page says what will appear, with no empty axes or table."""
+    assert panel.timeline.isHidden() and panel.table.isHidden()
+    assert "Run an experiment" in panel.results.summary.text()
+
+
 def test_shows_the_device(qtbot) -> None:
     device = DeviceInfo(0, "NVIDIA H200", (9, 0), 141 * 2**30, 132)
     widget = GpuPanel(Detection("cupy", device))
