@@ -407,3 +407,14 @@ def test_the_status_and_the_install_hint_stay_in_view_in_a_short_page(panel: Gpu
     assert "CuPy is not installed" in panel.device_label.text()
     assert "uv sync --extra gpu" in panel.device_label.text()
     assert panel.status_label.text()  # says it is ready before any run
+
+
+def test_a_run_is_under_way_until_its_result_is_taken(panel: GpuPanel, qtbot, stand_in) -> None:
+    """A quick run's worker may end before the GUI thread looks: the panel still counts the
+    run as under way (buttons as while running) until it has taken the queued result."""
+    panel.run_button.click()
+    panel._thread.wait()  # the worker has ended; its result waits in the event queue
+    assert panel.is_running() and not panel.run_button.isEnabled()
+    with qtbot.waitSignal(panel.run_finished, timeout=120_000):
+        pass
+    assert not panel.is_running() and panel.run_button.isEnabled()
