@@ -1,9 +1,10 @@
 """Helpers for the export tests: the layout an export draws, where its row labels land in
-pixels, ink in a box, the tools readers use (rsvg-convert, pdftotext, pdfinfo), and the
-grey-image comparison of two renderings."""
+pixels, ink in a box, the tools readers use (rsvg-convert, pdftotext, pdfinfo; Inkscape,
+Chromium and Firefox where installed), and the grey-image comparison of two renderings."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -18,12 +19,22 @@ from gui.figure.fonts import cap_height, text_width
 from gui.figure.layout import build_figure
 from gui.figure.model import Figure, Text
 
+#: The Debian package of each tool the tests run (the others are poppler-utils').
+PACKAGES = {
+    "rsvg-convert": "librsvg2-bin",
+    "inkscape": "inkscape",
+    "chromium": "chromium",
+    "firefox-esr": "firefox-esr",
+}
+#: A guard against a hung renderer, never a limit on its work (browsers start in seconds).
+HANG_GUARD_S = 300
+
 
 def tool(name: str) -> str:
     """The path of a command-line tool, or skip the test saying which package has it."""
     path = shutil.which(name)
     if path is None:
-        package = "librsvg2-bin" if name == "rsvg-convert" else "poppler-utils"
+        package = PACKAGES.get(name, "poppler-utils")
         pytest.skip(f"{name} is not installed (Debian package {package})")
     return path
 
@@ -115,3 +126,34 @@ def grey_difference(a: Image.Image, b: Image.Image, factor: int = 8) -> float:
     small_a = np.asarray(grey_a.resize(size, Image.Resampling.BOX), dtype=np.float64) / 255
     small_b = np.asarray(grey_b.resize(size, Image.Resampling.BOX), dtype=np.float64) / 255
     return float(np.abs(small_a - small_b).mean())
+
+
+def render_svg(renderer: str, svg: Path, size: tuple[int, int], out: Path) -> Image.Image:
+    """``svg`` drawn by ``renderer`` (rsvg-convert, inkscape, chromium, firefox-esr) at
+    ``size`` pixels on white, as an RGB image. The browsers draw it as an ``<img>`` of
+    that size in a page of that size (an SVG opened alone keeps its physical size)."""
+    width, height = size
+    command = tool(renderer)
+    env = None
+    if renderer == "rsvg-convert":
+        return rsvg_png(svg, width, out)
+    if renderer == "inkscape":
+        args = [f"--export-filename={out}", f"--export-width={width}", "--export-type=png"]
+        args += ["--export-background=white", "--export-background-opacity=1", str(svg)]
+    else:
+        page = out.with_suffix(".html")
+        page.write_text(
+            '<html><body style="margin:0;background:white">'
+            f'<img src="{svg.resolve().as_uri()}" style="display:block;width:{width}px;'
+            f'height:{height}px"></body></html>',
+            encoding="utf-8",
+        )
+        if renderer == "chromium":
+            args = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
+            args += ["--force-device-scale-factor=1", f"--screenshot={out}"]
+        else:  # firefox: its own profile folder, not the user's
+            env = {**os.environ, "HOME": str(out.parent), "MOZ_HEADLESS": "1"}
+            args = ["--headless", "--screenshot", str(out)]
+        args += [f"--window-size={width},{height}", page.resolve().as_uri()]
+    subprocess.run([command, *args], check=True, capture_output=True, env=env, timeout=HANG_GUARD_S)
+    return Image.open(out).convert("RGB").crop((0, 0, width, height))
