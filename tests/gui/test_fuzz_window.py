@@ -205,6 +205,7 @@ def test_random_actions_on_the_window(
     with watched(problems):
         window, runners = make_window(qtbot, manual_runner, threads, inline_ops)
         fuzzer = WindowFuzzer(window, qtbot, rng, tmp_path, runners, patched)
+        fuzzer.dialogs = problems.dialogs
         monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (fuzzer.open_path, ""))
         monkeypatch.setattr(
             QFileDialog,

@@ -23,7 +23,8 @@ from PySide6.QtCore import QItemSelection, QItemSelectionModel, QPoint, Qt
 from PySide6.QtGui import QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QAbstractButton, QAbstractSpinBox, QApplication, QMenu, QWidget
 
-from engine.scenario import preset_names
+from engine.scenario import Scenario, preset_names
+from engine.schedule import STAGES
 from gui.duration_box import parse_duration
 
 Key = Qt.Key
@@ -94,6 +95,7 @@ SCENARIO_FILES = {
     "empty.toml": "",
 }
 OPEN_NAMES = [*SCENARIO_FILES, "missing.toml", ".", "folder"]
+GOOD_FILES = {"good.toml", "tiny.toml", "huge.toml", "big.toml", "ops.toml", "workers.toml"}
 
 
 class WindowFuzzer:
@@ -122,6 +124,7 @@ class WindowFuzzer:
         for name, text in SCENARIO_FILES.items():
             (self.files / name).write_text(text, encoding="utf-8", errors="surrogateescape")
         self.wrong: list[str] = []  # what an action found wrong (the test reports it)
+        self.dialogs: list[str] = []  # the messages shown (the test's patched QMessageBox)
         self.open_path = ""  # what the patched file dialogs answer
         self.save_path = ""
         weights: dict[Callable[[], str], int] = {
@@ -383,7 +386,13 @@ class WindowFuzzer:
             options["fps"] = self.pick([1, 2])
             options["caption"] = self.rng.random() < 0.5
         assembly = self.pick([None, True, False])
-        self.window.export_to(path, width=width, with_assembly=assembly, **options)
+        shown = len(self.dialogs)
+        written = self.window.export_to(path, width=width, with_assembly=assembly, **options)
+        said = len(self.dialogs) - shown
+        if written and not (said == 0 and Path(path).is_file() and Path(path).stat().st_size):
+            self.wrong.append(f"export to {path!r} said it wrote the file: {said} messages")
+        if not written and said != 1:
+            self.wrong.append(f"export to {path!r} refused with {said} messages")
         return f"export {path!r} width {width} assembly {assembly} {options}"
 
     def export_dialog(self) -> str:
@@ -410,14 +419,36 @@ class WindowFuzzer:
     def open_file(self) -> str:
         name = self.pick(OPEN_NAMES)
         self.open_path = str(self.files / name) if name != "." else ""
+        model, shown = self.window.model, len(self.dialogs)
+        before = model.scenario
         self.window._open_dialog()
+        said = len(self.dialogs) - shown
+        if name in GOOD_FILES and (said or model.scenario is before):
+            self.wrong.append(f"opening {name} showed {said} messages")
+        elif name not in GOOD_FILES and name != "." and (said != 1 or model.scenario is not before):
+            self.wrong.append(
+                f"opening {name}: {said} messages, scenario kept: {model.scenario is before}"
+            )
         return f"open {name!r}"
 
     def save_file(self) -> str:
         self.save_path = self.pick(
             [str(self.folder / "saved.toml"), str(self.folder / "no" / "x.toml"), "", "/"]
         )
+        shown = len(self.dialogs)
         self.window._save_dialog()
+        said = len(self.dialogs) - shown
+        if self.save_path.endswith("saved.toml"):
+            saved, scenario = Scenario.load(self.save_path), self.window.model.scenario
+            same = (saved.buffers, saved.workers, saved.policy) == (
+                scenario.buffers,
+                scenario.workers,
+                scenario.policy,
+            ) and all(np.array_equal(getattr(saved, s), getattr(scenario, s)) for s in STAGES)
+            if said or not same:
+                self.wrong.append(f"the saved scenario reads back differently ({said} messages)")
+        elif self.save_path and said != 1:
+            self.wrong.append(f"saving to {self.save_path!r}: {said} messages")
         return f"save {self.save_path!r}"
 
     # -- the GPU page --------------------------------------------------------------------------
