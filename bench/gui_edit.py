@@ -42,6 +42,8 @@ from engine.scenario import Scenario
 from engine.schedule import Schedule
 
 ROOT = Path(__file__).resolve().parent.parent
+#: The worker's steps per Schedule, as gui.runs.Run.timings names them.
+WORKER_STEPS = ("simulate", "stats", "narration", "gantt", "assembly")
 
 
 def scenario_of(n: int, k: int) -> Scenario:
@@ -76,11 +78,22 @@ class BarePlot:
 
     def redraw(self, schedules: list[Schedule]) -> float:
         x, y, w = rectangles(schedules)
+        if not self.widget.isVisible():
+            self.widget.show()
+            for _ in range(3):
+                QApplication.processEvents()  # exposed: the repaint below paints
         start = time.perf_counter()
         self.bars.setOpts(x0=x, y0=y, width=w, height=0.72)
         self.widget.getPlotItem().getViewBox().autoRange(padding=0.0)
         self.widget.viewport().repaint()
         return time.perf_counter() - start
+
+    def clear(self) -> None:
+        """Drop the rectangles and hide: the app's own runs must not pay for repainting
+        millions of reference bars on the GUI thread (nor share the GIL with it)."""
+        self.bars.setOpts(x0=[0], y0=[0], width=[1], height=0.72)
+        self.widget.hide()
+        QApplication.processEvents()
 
     def tick(self, value: float) -> float:
         start = time.perf_counter()
@@ -114,6 +127,7 @@ def timed_steps(record: list[tuple[str, float]]):  # type: ignore[no-untyped-def
     def compute_run(*args, **kwargs):  # type: ignore[no-untyped-def]
         steps = original(*args, **kwargs)
         last = time.perf_counter()
+        record.append(("@start", last))
         try:
             while True:
                 word = next(steps)
@@ -122,6 +136,7 @@ def timed_steps(record: list[tuple[str, float]]):  # type: ignore[no-untyped-def
                 last = now
                 yield word
         except StopIteration as stop:
+            record.append(("@end", time.perf_counter()))
             return stop.value
 
     return compute_run
@@ -150,10 +165,14 @@ def edit_once(window: object, buffers: int, app: QApplication) -> dict[str, floa
         "landing": landed - marks["landing"],
         "paint": painted - landed,
     }
-    for word, seconds in steps:
-        key = "simulate" if word.startswith("simulated") else word
-        out[key] = out.get(key, 0.0) + seconds
+    marks_at = dict((word, at) for word, at in steps if word.startswith("@"))
+    for times in model.run.timings:  # per Schedule (they may run side by side)
+        for key, seconds in times.items():
+            out[key] = out.get(key, 0.0) + seconds
+    out["worker"] = marks_at["@end"] - marks_at["@start"]
     out["worker+queue"] = marks["landing"] - start
+    out["to worker"] = marks_at["@start"] - start  # the thread hop (and a busy repaint)
+    out["to GUI"] = marks["landing"] - marks_at["@end"]  # composing + the queued signal
     return out
 
 
@@ -165,28 +184,37 @@ def bench_edits(sizes: list[int], workers: list[int]) -> None:
     window.resize(1600, 1000)
     window.show()
     bare = BarePlot()
+    bare.clear()
     for _ in range(5):
         app.processEvents()
     print("edit → redrawn (view: both policies; buffers 3 ↔ 4), median of the samples")
     print(
         f"{'ops':>9} {'k':>2} {'tasks':>10} | {'edit→drawn':>10} {'bare bars':>10} {'ratio':>6} |"
-        " worker: simulate / stats / caches / compose | GUI: landing / paint (ms)"
+        " worker: wall [simulate / stats / narration / gantt / assembly, summed over the"
+        " Schedules] | GUI: landing / paint (ms)"
     )
     for k in workers:
         for n in sizes:
             window.apply_scenario(scenario_of(n, k))  # the starting point, not timed
             app.processEvents()
-            samples = 5 if n <= 10_000 else 3 if n <= 100_000 else 1
+            samples = (
+                5
+                if n <= 10_000
+                else 3
+                if n <= 100_000
+                else int(os.environ.get("BENCH_BIG_SAMPLES", "1"))
+            )
             runs = [edit_once(window, 4 if i % 2 == 0 else 3, app) for i in range(samples)]
             refs = [bare.redraw(window.schedules) for _ in range(max(1, samples))]
+            bare.clear()
             ms = {key: 1000 * statistics.median(r.get(key, 0.0) for r in runs) for key in runs[0]}
             ref = 1000 * statistics.median(refs)
             tasks = sum(len(s) for s in window.schedules)
             print(
                 f"{n:>9,} {k:>2} {tasks:>10,} | {ms['total']:>8.1f}ms {ref:>8.1f}ms "
-                f"{ms['total'] / ref:>5.2f}× | {ms.get('simulate', 0):.1f} / "
-                f"{ms.get('stats', 0):.1f} / {ms.get('caches', 0):.1f} / "
-                f"{ms.get('composed', 0):.1f} (queue+worker {ms['worker+queue']:.1f}) | "
+                f"{ms['total'] / ref:>5.2f}× | {ms['worker']:.1f} ["
+                + " / ".join(f"{ms.get(step, 0):.1f}" for step in WORKER_STEPS)
+                + f"] (hop {ms['to worker']:.1f}, compose+back {ms['to GUI']:.1f}) | "
                 f"{ms['landing']:.1f} / {ms['paint']:.1f}",
                 flush=True,
             )
@@ -227,10 +255,10 @@ def bench_ticks(sizes: list[int]) -> None:
             gui_side = 1000 * statistics.median(ours(i) for i in range(40))
         print(
             f"{n:>9,} ops: tick {mine:6.2f} ms, bare cursor over BarGraphItem {ref:8.2f} ms "
-            f"({mine / ref:.2f}×)\n"
-            f"{'':>14}engine parts others are reworking: narrate {narrate:.2f} ms per Schedule "
-            f"per event, Schedule.makespan {makespan:.2f} ms a call; the tick without them "
-            f"(makespan cached, narration stubbed): {gui_side:.2f} ms ({gui_side / ref:.3f}×)",
+            f"({mine / ref:.3f}×)\n"
+            f"{'':>14}engine parts: narrate {narrate:.2f} ms per Schedule per event (a new "
+            f"event; each is kept), Schedule.makespan {makespan:.4f} ms a call; the tick "
+            f"with narration stubbed: {gui_side:.2f} ms ({gui_side / ref:.3f}×)",
             flush=True,
         )
     window.close()
@@ -282,7 +310,7 @@ def makespan_ms(schedules: list[Schedule]) -> float:
 # -- memory, in a fresh process -------------------------------------------------------------
 
 RSS_PROBE = """
-import json, os, sys, gc
+import gc, json, os, sys, tracemalloc
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, sys.argv[2])
 from PySide6.QtCore import QSettings
@@ -296,58 +324,84 @@ def rss():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
+n, kind, k = int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
 app = QApplication([])
-window = MainWindow()
+window = MainWindow()  # the book example
 window.resize(1600, 1000)
 window.show()
 for _ in range(5):
     app.processEvents()
 gc.collect()
-before = rss()
-n = int(sys.argv[3])
-window.apply_scenario(Scenario.uniform_ops(n, 1.0, 1.2, 0.8, buffers=3))
+book = rss()
+if kind == "random":
+    rng = np.random.default_rng(0)
+    r, c, w = (rng.uniform(0.5, 1.5, n) for _ in range(3))
+    scenario = Scenario(r, c, w, workers=(k, k, k), buffers=3)
+else:
+    scenario = Scenario.uniform_ops(n, 1.0, 1.2, 0.8, buffers=3, workers=(k, k, k))
+window.apply_scenario(scenario)
+for buffers in (4, 3):  # two edits: what the old runs leave behind counts too
+    window.model.edit("buffers", buffers, wait=True)
+    window.clock.seek(window.clock.end * 0.37)  # a frame of every view, narration included
+    for _ in range(5):
+        app.processEvents()
+tracemalloc.start(1)
+window.model.edit("buffers", 4, wait=True)
+window.clock.seek(window.clock.end * 0.37)
 for _ in range(5):
     app.processEvents()
+landed = rss()
+from PySide6.QtCore import QEventLoop, QTimer
+from gui.app_model import RELEASE_AFTER_MS
+loop = QEventLoop()
+QTimer.singleShot(RELEASE_AFTER_MS + 500, loop.quit)  # the app at rest: freed memory back
+loop.exec()
 gc.collect()
 after = rss()
-columns = cached = 0
+logical, seen, physical = 0, set(), 0
 for s in window.schedules:
-    columns += sum(getattr(s, c).nbytes for c in ("op", "stage", "unit", "worker", "start", "end"))
-    columns += s.grant.nbytes if s.grant is not None else 0
-    for value in vars(s).values():
-        arrays = value if isinstance(value, tuple) else (value,)
-        cached += sum(a.nbytes for a in arrays if isinstance(a, np.ndarray) and a.base is None)
-bars = window.view.timeline.bars
-drawn = sum(getattr(bars, name).nbytes for name in ("_starts", "_ends", "_ys", "_ops"))
-drawn += sum(len(rects) * 32 for _, rects in bars._by_colour)
-scenario = window.scenario.durations.nbytes
-print(json.dumps({"before": before, "after": after, "columns": columns, "cached": cached,
-                  "timeline": drawn, "scenario": scenario}))
+    for name in ("op", "stage", "unit", "worker", "start", "end", "grant"):
+        array = getattr(s, name)
+        logical += array.nbytes
+        owner = array if array.base is None else array.base
+        if id(owner) not in seen:
+            seen.add(id(owner))
+            physical += owner.nbytes
+top = [(str(stat.traceback[0]).replace(sys.argv[2] + "/", ""), stat.size)
+       for stat in tracemalloc.take_snapshot().statistics("lineno")[:8]]
+print(json.dumps({"book": book, "after": after, "landed": landed, "logical": logical,
+                  "physical": physical, "top": top}))
 window.close()
 """
 
 
 def bench_rss(n: int) -> None:
-    with tempfile.TemporaryDirectory() as folder:
-        out = subprocess.run(
-            [sys.executable, "-c", RSS_PROBE, folder, str(ROOT), str(n)],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-    m = json.loads(out.strip().splitlines()[-1])
+    """RSS with an ``n``-op run loaded (both policies) after three edits, in a fresh
+    process, against the Schedules' columns; the book example's RSS is the fixed
+    overhead."""
     mb = 2**20
-    grew = m["after"] - m["before"]
-    print(
-        f"RSS with {n:,} ops (both policies, 1 worker): {m['after'] / mb:.0f} MB; "
-        f"{grew / mb:.0f} MB over the book example\n"
-        f"  Schedule columns {m['columns'] / mb:.0f} MB → the run costs "
-        f"{grew / m['columns']:.2f}× its columns (target ≤ 1.5× + fixed)\n"
-        f"  of which: Schedule caches (cached properties) {m['cached'] / mb:.0f} MB, "
-        f"timeline copies {m['timeline'] / mb:.0f} MB, scenario {m['scenario'] / mb:.0f} MB, "
-        f"rest (view_model lru caches, allocator) "
-        f"{(grew - m['columns'] - m['cached'] - m['timeline'] - m['scenario']) / mb:.0f} MB"
-    )
+    for kind, k in (("uniform", 1), ("random", 1), ("random", 2)):
+        with tempfile.TemporaryDirectory() as folder:
+            out = subprocess.run(
+                [sys.executable, "-c", RSS_PROBE, folder, str(ROOT), str(n), kind, str(k)],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        m = json.loads(out.strip().splitlines()[-1])
+        grew = m["after"] - m["book"]
+        print(
+            f"RSS with {n:,} {kind} ops, {k} worker(s) per unit, both policies, 3 edits: "
+            f"{m['after'] / mb:.0f} MB = book example {m['book'] / mb:.0f} MB (fixed overhead) "
+            f"+ {grew / mb:.0f} MB at rest ({m['landed'] / mb:.0f} MB right after the run "
+            "landed, before the app hands freed memory back)\n"
+            f"  Schedule columns {m['logical'] / mb:.0f} MB ({m['physical'] / mb:.0f} MB held: "
+            f"shared layouts) → the run costs {grew / m['logical']:.2f}× its columns "
+            f"(target ≤ 1.5× + fixed)\n"
+            "  largest allocations (tracemalloc): "
+            + "; ".join(f"{where} {size / mb:.0f} MB" for where, size in m["top"]),
+            flush=True,
+        )
 
 
 def main() -> None:

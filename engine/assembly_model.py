@@ -30,7 +30,7 @@ from engine.assembly_slots import (
     sorted_and_order,
     touching_tolerance,
 )
-from engine.schedule import Schedule, cached_per_schedule
+from engine.schedule import Schedule, cached_per_schedule, op_column
 from engine.timeline import WorkersNow, workers_at
 
 FloatArray = npt.NDArray[np.float64]
@@ -78,10 +78,15 @@ class AssemblyIndex:
 def build_index(schedule: Schedule) -> AssemblyIndex:
     """The index of ``schedule`` (a pipeline: one task per op and stage)."""
     starts, ends = schedule.op_starts, schedule.op_ends
-    ordered = bool((starts[:, 1:] >= ends[:, :-1]).all()) if len(starts) else True
-    # Stages of a simulated op run in order: the read starts first and the write ends last.
-    earliest = starts[:, 0] if ordered else np.minimum(starts.min(axis=1), ends.min(axis=1))
-    latest = ends[:, -1] if ordered else np.maximum(starts.max(axis=1), ends.max(axis=1))
+    # (stage by stage: a comparison along an axis of length 2 is slow at 10^6 ops)
+    ordered = all(bool((starts[:, i + 1] >= ends[:, i]).all()) for i in range(starts.shape[1] - 1))
+    # Stages of a simulated op run in order: the read starts first and the write ends last
+    # (then these are the stage columns the other indexes share).
+    if ordered:
+        earliest, latest = op_column(schedule, "start", 0), op_column(schedule, "end", -1)
+    else:
+        earliest = np.minimum(starts.min(axis=1), ends.min(axis=1))
+        latest = np.maximum(starts.max(axis=1), ends.max(axis=1))
     earliest_sorted, by_earliest = sorted_and_order(np.ascontiguousarray(earliest))
     latest_sorted, by_latest = sorted_and_order(np.ascontiguousarray(latest))
     first, last = slot_holds(schedule)
@@ -432,7 +437,7 @@ def _spots(
     where[finished] = _ranks(ops[finished], last_done)
     if working.any():
         stage = places[working] // 2
-        where[working] = schedule.row[schedule.op_task_index[ops[working], stage]]
+        where[working] = schedule.row[schedule.task_of(ops[working], stage)]
     where[resting] = index.plan.slot_of(ops[resting])
     return spot, where
 

@@ -17,7 +17,7 @@ from enum import IntEnum
 import numpy as np
 import numpy.typing as npt
 
-from engine.schedule import Schedule
+from engine.schedule import Schedule, op_column
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -51,12 +51,10 @@ def slot_holds(schedule: Schedule) -> tuple[FloatArray, FloatArray]:
     slot, so the hold shown is the time the op's data is in shared memory: from the start
     of its read to the end of its write.
     """
-    first = schedule.op_starts[:, 0]
+    first = op_column(schedule, "start", 0)
     if schedule.buffers > 0 and schedule.grant is not None:
         first = schedule.grant
-    return np.ascontiguousarray(first, dtype=np.float64), np.ascontiguousarray(
-        schedule.op_ends[:, -1], dtype=np.float64
-    )
+    return first, op_column(schedule, "end", -1)
 
 
 @dataclass(frozen=True, eq=False)

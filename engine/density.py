@@ -14,10 +14,10 @@ clipped to 1.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import numpy.typing as npt
+
+from engine.span_index import SpanIndex as SpanIndex
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -131,135 +131,3 @@ def quantize(fraction: npt.ArrayLike, levels: int) -> IntArray:
     steps = np.clip(np.rint(share * levels), 1, levels).astype(np.int64)
     steps[share <= 0] = 0
     return steps
-
-
-@dataclass(frozen=True, eq=False)
-class SpanIndex:
-    """Spans (tasks or idle gaps) with rows, indexed once so that a view of them costs what
-    its pixels need, not what the run holds.
-
-    ``order`` sorts the spans by (row, start); row r's spans are
-    ``order[bounds[r]:bounds[r + 1]]``, with their ``starts`` and ``reach`` (running
-    maximum of the ends: overlapping spans allowed). ``merged_*``: each row's busy time as
-    disjoint intervals and the busy time before each (prefix sums), so the busy time up to
-    any instant is one binary search. ``by_length`` sorts the spans by length.
-    """
-
-    n_rows: int
-    order: IntArray
-    bounds: IntArray
-    starts: FloatArray
-    reach: FloatArray
-    merged_start: FloatArray
-    merged_end: FloatArray
-    merged_before: FloatArray
-    merged_bounds: IntArray
-    by_length: IntArray
-    lengths: FloatArray
-
-    @classmethod
-    def build(
-        cls, start: npt.ArrayLike, end: npt.ArrayLike, row: npt.ArrayLike, n_rows: int
-    ) -> SpanIndex:
-        """Index spans: O(n log n) once."""
-        starts = np.asarray(start, dtype=np.float64)
-        ends = np.asarray(end, dtype=np.float64)
-        rows = np.asarray(row, dtype=np.int64)
-        order = np.lexsort((starts, rows)).astype(np.int64)
-        bounds = np.searchsorted(rows[order], np.arange(n_rows + 1)).astype(np.int64)
-        s, e = starts[order], ends[order]
-        reach = np.empty_like(e)
-        merged_start: list[FloatArray] = []
-        merged_end: list[FloatArray] = []
-        for r in range(n_rows):
-            lo, hi = int(bounds[r]), int(bounds[r + 1])
-            if lo == hi:
-                continue
-            reach[lo:hi] = np.maximum.accumulate(e[lo:hi])
-            # A new busy interval starts where a span starts after all before it ended.
-            fresh = np.concatenate([[True], s[lo + 1 : hi] > reach[lo : hi - 1]])
-            firsts = np.flatnonzero(fresh)
-            merged_start.append(s[lo:hi][firsts])
-            lasts = np.concatenate([firsts[1:] - 1, [hi - lo - 1]])
-            merged_end.append(reach[lo:hi][lasts])
-        counts = [0] * n_rows
-        k = 0
-        for r in range(n_rows):
-            if bounds[r + 1] > bounds[r]:
-                counts[r] = len(merged_start[k])
-                k += 1
-        m_bounds = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        m_start = np.concatenate(merged_start) if merged_start else np.zeros(0)
-        m_end = np.concatenate(merged_end) if merged_end else np.zeros(0)
-        lengths = m_end - m_start
-        before = np.zeros(len(m_start))
-        for r in range(n_rows):
-            lo, hi = int(m_bounds[r]), int(m_bounds[r + 1])
-            if hi > lo + 1:
-                before[lo + 1 : hi] = np.cumsum(lengths[lo : hi - 1])
-        duration = ends - starts
-        by_length = np.argsort(duration, kind="stable").astype(np.int64)
-        return cls(
-            n_rows, order, bounds, s, reach, m_start, m_end, before, m_bounds, by_length,
-            duration[by_length],
-        )  # fmt: skip
-
-    def __len__(self) -> int:
-        return len(self.order)
-
-    def at_least(self, length: float) -> IntArray:
-        """The spans at least ``length`` long (O(log n + how many))."""
-        first = int(np.searchsorted(self.lengths, length, side="left"))
-        return self.by_length[first:]
-
-    def count_at_least(self, length: float) -> int:
-        return len(self.lengths) - int(np.searchsorted(self.lengths, length, side="left"))
-
-    def visible(self, t0: float, t1: float) -> IntArray:
-        """The spans overlapping [t0, t1] (O(rows · log n + how many))."""
-        parts = []
-        for r in range(self.n_rows):
-            lo, hi = self._window(r, t0, t1)
-            parts.append(self.order[lo:hi])
-        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-
-    def count_visible(self, t0: float, t1: float) -> int:
-        """How many spans `visible` would give, without gathering them (O(rows · log n))."""
-        total = 0
-        for r in range(self.n_rows):
-            lo, hi = self._window(r, t0, t1)
-            total += hi - lo
-        return total
-
-    def _window(self, r: int, t0: float, t1: float) -> tuple[int, int]:
-        lo, hi = int(self.bounds[r]), int(self.bounds[r + 1])
-        # From the first span whose reach passes t0 (a superset when spans overlap) to the
-        # last that starts by t1.
-        first = lo + int(np.searchsorted(self.reach[lo:hi], t0, side="left"))
-        last = lo + int(np.searchsorted(self.starts[lo:hi], t1, side="right"))
-        return first, max(first, last)
-
-    def busy_until(self, r: int, times: FloatArray) -> FloatArray:
-        """Row ``r``'s busy time before each of ``times`` (overlaps count once)."""
-        lo, hi = int(self.merged_bounds[r]), int(self.merged_bounds[r + 1])
-        if lo == hi:
-            return np.zeros(len(times))
-        starts = self.merged_start[lo:hi]
-        k = np.searchsorted(starts, times, side="right") - 1
-        inside = k >= 0
-        k = np.maximum(k, 0)
-        length = self.merged_end[lo:hi][k] - starts[k]
-        partial = np.clip(times - starts[k], 0.0, length)
-        return np.where(inside, self.merged_before[lo:hi][k] + partial, 0.0)
-
-    def busy_fraction(self, t0: float, t1: float, columns: int) -> FloatArray:
-        """`busy_fraction` of every row over [t0, t1] in ``columns`` columns, from the
-        index: O(rows · columns · log n), whatever the number of spans."""
-        if columns < 1 or not t1 > t0:
-            return np.zeros((self.n_rows, max(columns, 0)))
-        edges = np.linspace(t0, t1, columns + 1)
-        step = (t1 - t0) / columns
-        out = np.empty((self.n_rows, columns))
-        for r in range(self.n_rows):
-            out[r] = np.diff(self.busy_until(r, edges)) / step
-        return np.clip(out, 0.0, 1.0)

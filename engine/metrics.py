@@ -8,10 +8,11 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.scenario import Scenario
-from engine.schedule import STAGES, UNITS, Schedule
+from engine.schedule import STAGES, UNITS, Schedule, cached_on, row_ends
 from engine.text import time_text
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
 
 
 def busy_by_worker(schedule: Schedule) -> FloatArray:
@@ -19,20 +20,30 @@ def busy_by_worker(schedule: Schedule) -> FloatArray:
 
     Simulated workers never overlap themselves; measured rows may (several streams' kernels
     on the SMs), so the union of intervals is measured rather than the sum of durations.
+    Computed once per Schedule (the stats ask twice).
     """
-    order, bounds = schedule.by_row
-    starts, ends = schedule.start[order], schedule.end[order]
+    busy: FloatArray = cached_on(schedule, "_metrics_busy", lambda: _busy(schedule))
+    return busy.copy()
+
+
+def _busy(schedule: Schedule) -> FloatArray:
+    _, bounds = schedule.by_row
+    starts, (reach, _) = schedule.row_starts, schedule.row_reach
+    ends = row_ends(schedule)
     # Running maximum of ends within each row turns overlaps into a union: a task adds only
-    # what reaches past everything before it.
+    # what reaches past everything before it (a row's first task: all of it).
+    previous = np.empty(len(starts))
+    previous[1:] = reach[:-1]
+    firsts = bounds[:-1][np.diff(bounds) > 0]
+    previous[firsts] = starts[firsts]
+    np.maximum(starts, previous, out=previous)
+    np.subtract(ends, previous, out=previous)
+    np.clip(previous, 0, None, out=previous)
     busy = np.zeros(schedule.n_workers)
     for row in range(schedule.n_workers):
         lo, hi = bounds[row], bounds[row + 1]
-        if lo == hi:
-            continue
-        s, e = starts[lo:hi], ends[lo:hi]
-        reach = np.maximum.accumulate(e)
-        previous = np.concatenate([[s[0]], reach[:-1]])
-        busy[row] = float(np.clip(e - np.maximum(s, previous), 0, None).sum())
+        if lo < hi:
+            busy[row] = float(previous[lo:hi].sum())
     return busy
 
 
@@ -106,13 +117,23 @@ class Bottleneck:
 
 
 def bottleneck(schedule: Schedule) -> Bottleneck:
-    per_unit = np.zeros(schedule.n_units)
-    np.add.at(per_unit, schedule.unit, schedule.duration)
+    work = _op_work(schedule) if schedule.unit is schedule.stage and schedule.op_major else None
+    if work is not None:  # each unit is a stage: its running sum in op order, kept
+        per_unit: FloatArray = work.per_stage.copy()
+    else:  # (bincount adds each unit's durations in task order, as np.add.at did)
+        per_unit = np.bincount(
+            schedule.unit, weights=schedule.duration, minlength=schedule.n_units
+        ).astype(np.float64)
     load = per_unit / np.asarray(schedule.workers, dtype=float)
     unit = int(np.argmax(load))
     span = schedule.makespan
+    units_are_stages = (
+        len(schedule) > 0 and schedule.unit is schedule.stage and schedule.is_pipeline
+    )
 
     def main_stage(u: int) -> str:
+        if units_are_stages:  # every task of unit u is stage u
+            return schedule.stage_names[u]
         tasks = schedule.stage[schedule.unit == u]
         return schedule.stage_names[int(np.bincount(tasks).argmax()) if len(tasks) else 0]
 
@@ -193,6 +214,105 @@ def _identical(durations: FloatArray) -> bool:
     return bool((np.ptp(durations, axis=0) <= 1e-9 * scale).all())
 
 
+@dataclass(frozen=True, eq=False)
+class _OpWork:
+    """What the steady state and the closed form read from a pipeline's (n_ops, 3) stage
+    durations, taken in one go and kept per Schedule (the durations themselves are not
+    kept: 24 MB at 10^6 ops). Each number is the very expression the two used to compute
+    on the durations, so the results do not change by a bit."""
+
+    n: int
+    per_stage: FloatArray  # durations.sum(axis=0)
+    column_sums: tuple[float, ...]  # float(durations[:, i].sum())
+    total: float  # float(durations.sum())
+    identical: bool
+    first: FloatArray  # durations[0]
+    hold_mean: float  # durations.sum(axis=1).mean()
+    longest_op: float  # durations.sum(axis=1).max()
+    longest_demand: IntArray | None  # per resource: ops whose largest demand it is
+    median_positive: float  # the median positive task duration (1 when none)
+
+
+def _op_work(schedule: Schedule) -> _OpWork | None:
+    """`_OpWork` of a three-stage pipeline on three units (None for other Schedules)."""
+    if not len(schedule) or schedule.n_units != 3 or not schedule.is_pipeline:
+        return None
+    return cached_on(schedule, "_metrics_op_work", lambda: _measure_work(schedule))
+
+
+def _measure_work(schedule: Schedule) -> _OpWork:
+    durations = _op_durations(schedule)
+    assert durations is not None
+    n = len(durations)
+    # Column by column (numpy's reductions along an axis of length 3 are slow), with the
+    # same arithmetic: a sum along axis 0 adds each column in order (a running sum), one
+    # along axis 1 adds a row's three values left to right, ptp is max − min.
+    columns = [durations[:, i] for i in range(durations.shape[1])]
+    holds = np.add(columns[0], columns[1]) if len(columns) > 1 else columns[0].copy()
+    for column in columns[2:]:
+        holds += column
+    scale = max(1.0, float(durations.max(initial=0.0)))
+    identical = all(float(c.max() - c.min()) <= 1e-9 * scale for c in columns)
+    longest: IntArray | None = None
+    scratch = np.empty(n)
+    if not identical:
+        workers = [float(k) for k in schedule.workers]
+        longest = _longest_demands(columns, workers, holds, schedule.buffers, scratch)
+    per_stage = []
+    for column in columns:
+        np.cumsum(column, out=scratch)
+        per_stage.append(float(scratch[-1]))
+    work = _OpWork(
+        n=n,
+        per_stage=np.array(per_stage),
+        column_sums=tuple(float(c.sum()) for c in columns),
+        total=float(durations.sum()),
+        identical=identical,
+        first=durations[0].copy(),
+        hold_mean=float(holds.mean()),
+        longest_op=float(holds.max()),
+        longest_demand=longest,
+        median_positive=_median_positive(durations.reshape(-1)),  # (last: it reorders them)
+    )
+    return work
+
+
+def _median_positive(durations: FloatArray) -> float:
+    """The median of the positive ``durations`` (1 when none), partitioning them in place
+    (the caller's own array): as ``np.median(durations[durations > 0])``."""
+    positive = durations if bool((durations > 0).all()) else durations[durations > 0]
+    return float(np.median(positive, overwrite_input=True)) if len(positive) else 1.0
+
+
+def typical_task_duration(schedule: Schedule) -> float | None:
+    """The median positive task duration of a three-stage pipeline (kept with its other
+    stage statistics), or None for other Schedules."""
+    work = _op_work(schedule)
+    return None if work is None else work.median_positive
+
+
+def _longest_demands(
+    columns: list[FloatArray], workers: list[float], holds: FloatArray, slots: int,
+    best: FloatArray,
+) -> IntArray:  # fmt: skip
+    """Per resource, how many ops demand it most: stage durations per worker, and with
+    slots the hold per slot (the first on ties), as ``np.column_stack(...).argmax(axis=1)``
+    counts them, with one scratch column instead of the stacked matrix."""
+    demand = np.empty_like(best)
+    np.divide(columns[0], workers[0], out=best)
+    which = np.zeros(len(best), dtype=np.int64)
+    sources = [(c, k) for c, k in zip(columns[1:], workers[1:], strict=True)]
+    if slots > 0:
+        sources.append((holds, float(slots)))
+    for index, (column, k) in enumerate(sources, start=1):
+        np.divide(column, k, out=demand)
+        higher = demand > best
+        which[higher] = index
+        np.maximum(best, demand, out=best)
+    counts: IntArray = np.bincount(which, minlength=1 + len(sources))
+    return counts
+
+
 def steady_state(schedule: Schedule) -> SteadyState:
     """The binding resource of a pipeline Schedule (simulated or measured), from its own
     stage times, worker counts and slots. Other Schedules: the unit with most work per
@@ -202,27 +322,27 @@ def steady_state(schedule: Schedule) -> SteadyState:
     def sec(value: float) -> str:
         return time_text(value, t)
 
-    durations = _op_durations(schedule)
-    if durations is None:
+    work = _op_work(schedule)
+    if work is None:
         neck = bottleneck(schedule) if len(schedule) else None
         if neck is None or neck.work_per_worker <= 0:
             return SteadyState("none", 0.0, "no work: nothing binds")
         period = neck.work_per_worker / max(schedule.n_ops, 1)
         why = f"the {neck.unit_title}: the most work per worker, {sec(neck.work_per_worker)}"
         return SteadyState(neck.unit, period, why, identical=False)
-    n = len(durations)
+    n = work.n
     workers = np.asarray(schedule.workers, dtype=float)
     slots = schedule.buffers
-    totals = list(durations.sum(axis=0) / workers)
+    totals = list(work.per_stage / workers)
     names = list(RESOURCES[:3])
     if slots > 0:
-        totals.append(float(durations.sum()) / slots)
+        totals.append(work.total / slots)
         names.append("slots")
     periods = np.asarray(totals) / n
     top = float(periods.max())
     tolerance = 1e-9 * max(1.0, top)
     tied = tuple(name for name, p in zip(names, periods, strict=True) if p >= top - tolerance)
-    identical = _identical(durations)
+    identical = work.identical
     listed = tuple((name, float(p)) for name, p in zip(names, periods, strict=True))
     if top <= 0:
         return SteadyState("none", 0.0, "no op takes any time: nothing binds", listed, tied)
@@ -239,7 +359,7 @@ def steady_state(schedule: Schedule) -> SteadyState:
     if resource == "slots":
         bind = "" if identical else " bind most of the time"
         each = "each op holds" if identical else "an op holds"
-        hold = sec(float(durations.sum(axis=1).mean())) + ("" if identical else " on average")
+        hold = sec(work.hold_mean) + ("" if identical else " on average")
         rate = "one op every " + sec(top)  # (the hold says "on average" already)
         if slots == 1:
             why = f"buffer slots{bind}: {each} the only slot for {hold}: {rate}"
@@ -250,16 +370,14 @@ def steady_state(schedule: Schedule) -> SteadyState:
         title = schedule.unit_title(index)
         k = schedule.workers[index]
         if identical:
-            why = f"the {title}: each {stage} takes {sec(float(durations[0, index]))}"
+            why = f"the {title}: each {stage} takes {sec(float(work.first[index]))}"
         else:
-            work = sec(float(durations[:, index].sum()))
-            why = f"the {title}{binds}: {work} of {stage} in all"
+            total = sec(work.column_sums[index])
+            why = f"the {title}{binds}: {total} of {stage} in all"
         why += f" on {k} workers: {every}" if k > 1 else f": {every}"
     if not identical:
-        demands = durations / workers
-        if slots > 0:
-            demands = np.column_stack([demands, durations.sum(axis=1) / slots])
-        longest = int((demands.argmax(axis=1) == index).sum())
+        assert work.longest_demand is not None
+        longest = int(work.longest_demand[index])
         share = "every op" if longest == n else f"{longest} of the {n} ops"
         why += f" (the longest demand of {share})"
     return SteadyState(resource, top, why, listed, tied, identical)
@@ -288,18 +406,18 @@ def makespan_formula(schedule: Schedule) -> MakespanFormula | None:
     Anything else has no closed form; the text then gives the
     lower bound no schedule can beat.
     """
-    durations = _op_durations(schedule)
-    if durations is None:
+    work = _op_work(schedule)
+    if work is None:
         return None
     t = schedule.time_unit
 
     def sec(value: float) -> str:
         return time_text(value, t)
 
-    n, b = len(durations), schedule.buffers
+    n, b = work.n, schedule.buffers
     if b == 1:  # one op at a time, whatever the workers: the sum of every op's time
-        value = float(durations.sum())
-        if _identical(durations):
+        value = work.total
+        if work.identical:
             text = f"{sec(value)} = {n:,} × {sec(value / n)}"
         else:
             text = f"{sec(value)} = the sum of every op's read + compute + write"
@@ -307,9 +425,9 @@ def makespan_formula(schedule: Schedule) -> MakespanFormula | None:
     several = [
         f"{k} {name} workers" for name, k in zip(RESOURCES, schedule.workers, strict=False) if k > 1
     ]
-    if several or not _identical(durations):
+    if several or not work.identical:
         why = ", ".join(several) if several else "uneven ops"
-        bound = _lower_bound(schedule, durations)
+        bound = _work_bound(schedule, work)
         return MakespanFormula(
             f"no closed form ({why}): at least {sec(bound)}",
             None,
@@ -317,7 +435,7 @@ def makespan_formula(schedule: Schedule) -> MakespanFormula | None:
             f"can finish before {sec(bound)}: the busiest resource's work (per worker, or "
             "per slot) or the longest op, whichever is larger.",
         )
-    r, c, w = (float(v) for v in durations[0])
+    r, c, w = (float(v) for v in work.first)
     total, longest = r + c + w, max(r, c, w)
     if b == 0 or b * longest >= total - 1e-9 * max(1.0, total):
         value = total + (n - 1) * longest
@@ -348,4 +466,13 @@ def _lower_bound(schedule: Schedule, durations: FloatArray) -> float:
     bound = max(float(per_unit.max()), float(durations.sum(axis=1).max()))
     if schedule.buffers > 0:
         bound = max(bound, float(durations.sum()) / schedule.buffers)
+    return bound
+
+
+def _work_bound(schedule: Schedule, work: _OpWork) -> float:
+    """`_lower_bound` from the kept `_OpWork`."""
+    per_unit = work.per_stage / np.asarray(schedule.workers, dtype=float)
+    bound = max(float(per_unit.max()), work.longest_op)
+    if schedule.buffers > 0:
+        bound = max(bound, work.total / schedule.buffers)
     return bound

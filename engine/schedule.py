@@ -16,6 +16,18 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from engine.columns import (
+    TimeOrder,
+    adopt,
+    frozen,
+    is_layout,
+    pipeline_layout,
+    shared_layout,
+    sorted_within,
+    time_order,
+    transposed,
+)
+from engine.columns import op_numbers as op_numbers
 from engine.errors import PipeLabError
 
 #: The pipeline's stages, in order, and the unit that runs each (same index).
@@ -24,24 +36,14 @@ UNITS: tuple[str, ...] = ("load", "compute", "store")
 
 SOURCES = ("simulated", "measured")
 
+#: Set in a Schedule's ``__dict__`` by the one who made it (engine.scheduler) when every
+#: task starts at 0 or at some task's end, bit for bit: `Schedule.event_times` then needs
+#: only the ends. Copies (`Schedule.with_meta`) do not carry it and read the starts too,
+#: which gives the same times.
+STARTS_AT_ENDS = "_starts_at_ends"
+
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-
-
-def _frozen(values: Any, dtype: type) -> npt.NDArray[Any]:
-    """A read-only 1-D copy of ``values``; an array that is one already (it owns its data
-    and nobody may write it: another Schedule's column) is shared, not copied."""
-    if (
-        isinstance(values, np.ndarray)
-        and values.dtype == dtype
-        and values.ndim == 1
-        and values.flags.owndata
-        and not values.flags.writeable
-    ):
-        return values
-    array: npt.NDArray[Any] = np.ravel(np.asarray(values, dtype=dtype)).copy()
-    array.flags.writeable = False
-    return array
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,11 +91,11 @@ class Schedule:
     def __post_init__(self) -> None:
         set_ = object.__setattr__
         for name in ("op", "stage", "unit", "worker"):
-            set_(self, name, _frozen(getattr(self, name), np.int64))
+            set_(self, name, frozen(getattr(self, name), np.int64))
         for name in ("start", "end"):
-            set_(self, name, _frozen(getattr(self, name), np.float64))
+            set_(self, name, frozen(getattr(self, name), np.float64))
         if self.grant is not None:
-            set_(self, "grant", _frozen(self.grant, np.float64))
+            set_(self, "grant", frozen(self.grant, np.float64))
         set_(self, "workers", tuple(int(k) for k in self.workers))
         n = len(self.op)
         if any(len(getattr(self, c)) != n for c in ("stage", "unit", "worker", "start", "end")):
@@ -103,23 +105,49 @@ class Schedule:
         if self.source not in SOURCES:
             raise PipeLabError(f"schedule source must be one of {', '.join(SOURCES)}")
         if n:
-            if not (np.isfinite(self.start).all() and np.isfinite(self.end).all()):
-                raise PipeLabError("schedule times must be finite")
-            if (self.end < self.start).any():
-                raise PipeLabError("a task ends before it starts")
-            if self.unit.min() < 0 or self.unit.max() >= len(self.unit_names):
-                raise PipeLabError("a task names a unit the schedule does not have")
-            if self.stage.min() < 0 or self.stage.max() >= len(self.stage_names):
-                raise PipeLabError("a task names a stage the schedule does not have")
-            limits = np.asarray(self.workers)[self.unit]
-            if (self.worker < 0).any() or (self.worker >= limits).any():
-                raise PipeLabError("a task names a worker its unit does not have")
-            if self.op.min() < 0 or self.op.max() >= max(self.n_ops, 1):
-                raise PipeLabError("a task names an op outside 0 .. n_ops - 1")
+            self._check_rows(n)
         if self.unit_titles is not None and len(self.unit_titles) != len(self.unit_names):
             raise PipeLabError("schedule unit titles need one entry per unit")
         if self.grant is not None and len(self.grant) != self.n_ops:
             raise PipeLabError("schedule grant times need one entry per op")
+
+    def _check_rows(self, n: int) -> None:
+        """Refuse tasks with times that are not finite or run backwards, or that name a
+        unit, stage, worker or op the Schedule does not have (one pass per column; the
+        shared pipeline layout of `pipeline_layout` is known good)."""
+        if not (np.isfinite(self.start).all() and np.isfinite(self.end).all()):
+            raise PipeLabError("schedule times must be finite")
+        if (self.end < self.start).any():
+            raise PipeLabError("a task ends before it starts")
+        stages = len(self.stage_names)
+        layout = (
+            n == self.n_ops * stages
+            and is_layout(self.op, "op", self.n_ops, stages)
+            and is_layout(self.stage, "stage", self.n_ops, stages)
+        )
+        units_are_stages = layout and self.unit is self.stage and len(self.workers) == stages
+        if not units_are_stages and (
+            self.unit.min() < 0 or self.unit.max() >= len(self.unit_names)
+        ):
+            raise PipeLabError("a task names a unit the schedule does not have")
+        if not layout and (self.stage.min() < 0 or self.stage.max() >= stages):
+            raise PipeLabError("a task names a stage the schedule does not have")
+        if not (
+            min(self.workers) >= 1 and layout and is_layout(self.worker, "zero", self.n_ops, stages)
+        ):
+            if units_are_stages:
+                per_stage = self.worker.reshape(self.n_ops, stages)
+                bad = bool(
+                    (per_stage.min(axis=0) < 0).any()
+                    or (per_stage.max(axis=0) >= np.asarray(self.workers)).any()
+                )
+            else:
+                limits = np.asarray(self.workers)[self.unit]
+                bad = bool((self.worker < 0).any() or (self.worker >= limits).any())
+            if bad:
+                raise PipeLabError("a task names a worker its unit does not have")
+        if not layout and (self.op.min() < 0 or self.op.max() >= max(self.n_ops, 1)):
+            raise PipeLabError("a task names an op outside 0 .. n_ops - 1")
 
     @classmethod
     def from_stage_matrices(
@@ -127,21 +155,35 @@ class Schedule:
         starts: npt.ArrayLike,
         ends: npt.ArrayLike,
         worker: npt.ArrayLike | None = None,
+        *,
+        owned: bool = False,
         **meta: Any,
     ) -> Schedule:
         """A pipeline Schedule from (n_ops, 3) matrices of stage starts and ends (and the
-        worker of each stage; 0 by default): tasks op-major, stage i on unit i."""
+        worker of each stage; 0 by default): tasks op-major, stage i on unit i.
+
+        ``owned``: the caller hands these fresh arrays over (the scheduler does): they are
+        frozen in place and become the columns, without a copy. The op, stage and unit
+        columns are the shared `pipeline_layout`."""
         start_matrix = np.asarray(starts, dtype=np.float64)
         n = start_matrix.shape[0]
-        stage = np.tile(np.arange(3, dtype=np.int64), n)
-        workers = np.zeros(3 * n, dtype=np.int64) if worker is None else worker
+        op, stage, zeros = pipeline_layout(n, 3)
+        take = adopt if owned else frozen
+        if owned and meta.get("grant") is not None:
+            meta["grant"] = adopt(meta["grant"], np.float64)
+        if worker is None:
+            workers: npt.NDArray[np.int64] = zeros
+        else:
+            workers = take(worker, np.int64) if owned else np.asarray(worker, dtype=np.int64)
+            if all(k == 1 for k in meta.get("workers", (1, 1, 1))) and not workers.any():
+                workers = zeros  # one worker per unit: every worker index is 0
         return cls(
-            op=np.repeat(np.arange(n, dtype=np.int64), 3),
+            op=op,
             stage=stage,
             unit=stage,
-            worker=np.asarray(workers, dtype=np.int64).reshape(-1),
-            start=start_matrix.reshape(-1),
-            end=np.asarray(ends, dtype=np.float64).reshape(-1),
+            worker=workers if workers.ndim == 1 else workers.reshape(-1),
+            start=take(start_matrix, np.float64) if owned else start_matrix.reshape(-1),
+            end=take(ends, np.float64) if owned else np.asarray(ends, np.float64).reshape(-1),
             n_ops=n,
             **meta,
         )
@@ -170,6 +212,9 @@ class Schedule:
     @cached_property
     def row(self) -> IntArray:
         """Each task's row (global worker index: unit-major, worker-minor)."""
+        if all(k == 1 for k in self.workers):
+            # One worker per unit: every worker index is 0 and rows are units (no copy).
+            return self.unit
         rows = self.worker_offsets[self.unit] + self.worker
         rows.flags.writeable = False
         return rows
@@ -208,58 +253,127 @@ class Schedule:
     # -- per-op view (pipelines where each op has one task per stage) -------------------
 
     @cached_property
+    def op_major(self) -> bool:
+        """True when task ``i`` is stage ``i % stages`` of op ``i // stages`` (the layout
+        of `from_stage_matrices`): per-op matrices are then views of the columns."""
+        n_stages = len(self.stage_names)
+        if len(self) != self.n_ops * n_stages:
+            return False
+        if is_layout(self.op, "op", self.n_ops, n_stages) and is_layout(
+            self.stage, "stage", self.n_ops, n_stages
+        ):
+            return True
+        op, stage = pipeline_layout(self.n_ops, n_stages)[:2]
+        return bool(np.array_equal(self.op, op) and np.array_equal(self.stage, stage))
+
+    @cached_property
     def is_pipeline(self) -> bool:
         """True when every op has exactly one task for every stage."""
         n_stages = len(self.stage_names)
         if len(self) != self.n_ops * n_stages:
             return False
+        if self.op_major:
+            return True
         key = self.op * n_stages + self.stage
         return bool(np.array_equal(np.sort(key), np.arange(len(self))))
 
     @cached_property
-    def _op_matrix_order(self) -> IntArray:
+    def _op_matrix_order(self) -> IntArray | None:
+        """Tasks in (op, stage) order; None when they are in that order already."""
         if not self.is_pipeline:
             raise PipeLabError("this schedule does not have one task per op and stage")
+        if self.op_major:
+            return None
         order = np.argsort(self.op * len(self.stage_names) + self.stage, kind="stable")
         return order.astype(np.int64)
+
+    def _per_op(self, column: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        order = self._op_matrix_order
+        shape = (self.n_ops, len(self.stage_names))
+        matrix = column.reshape(shape) if order is None else column[order].reshape(shape)
+        matrix.flags.writeable = False
+        return matrix
 
     @cached_property
     def op_starts(self) -> FloatArray:
         """Shape (n_ops, n_stages): when each stage of each op starts."""
-        matrix = self.start[self._op_matrix_order].reshape(self.n_ops, len(self.stage_names))
-        matrix.flags.writeable = False
-        return matrix
+        return self._per_op(self.start)
 
     @cached_property
     def op_ends(self) -> FloatArray:
         """Shape (n_ops, n_stages): when each stage of each op ends."""
-        matrix = self.end[self._op_matrix_order].reshape(self.n_ops, len(self.stage_names))
-        matrix.flags.writeable = False
-        return matrix
+        return self._per_op(self.end)
+
+    def task_of(self, op: Any, stage: Any) -> Any:
+        """The task (index) of stage ``stage`` of op ``op`` (ints or arrays), as
+        ``op_task_index[op, stage]``; arithmetic for op-major Schedules, so that views
+        asking for a few tasks need not build the whole index."""
+        if self.op_major:
+            return np.asarray(op, dtype=np.int64) * len(self.stage_names) + stage
+        return self.op_task_index[op, stage]
 
     @cached_property
     def op_task_index(self) -> IntArray:
         """Shape (n_ops, n_stages): index of the task for each op and stage."""
-        return self._op_matrix_order.reshape(self.n_ops, len(self.stage_names))
+        order = self._op_matrix_order
+        if order is None:  # op-major: 0 .. n - 1, shared by the runs of that size
+            order = shared_layout(
+                ("tasks", self.n_ops, len(self.stage_names)),
+                lambda: np.arange(len(self), dtype=np.int64),
+            )
+        order.flags.writeable = False
+        return order.reshape(self.n_ops, len(self.stage_names))
 
     # -- per-worker view ----------------------------------------------------------------
 
     @cached_property
     def by_row(self) -> tuple[IntArray, IntArray]:
-        """Task indices sorted by (row, start), and the offset of each row in that order.
+        """Task indices sorted by (row, start, end; then index), and the offset of each row
+        in that order.
 
         ``order[bounds[r]:bounds[r + 1]]`` are row r's tasks in time order.
         """
-        order = np.lexsort((self.end, self.start, self.row)).astype(np.int64)
-        bounds = np.searchsorted(self.row[order], np.arange(self.n_workers + 1)).astype(np.int64)
+        if (
+            len(self)
+            and self.op_major
+            and self.unit is self.stage
+            and self.row is self.unit
+            and len(self.stage_names) == self.n_units
+        ):
+            # One worker per unit, op-major: each row's tasks are one stage in op order.
+            stages = len(self.stage_names)
+            grouped = TimeOrder(
+                shared_layout(  # the same for every such run of this size: shared
+                    ("rows", self.n_ops, stages),
+                    lambda: transposed(np.arange(len(self), dtype=np.int64), self.n_ops),
+                ),
+                np.arange(0, len(self) + 1, self.n_ops, dtype=np.int64),
+                transposed(self.start, self.n_ops),
+                transposed(self.end, self.n_ops),
+            )
+            order, bounds, starts, ends, resorted = grouped.sorted_rows()
+        else:
+            order, bounds, starts, ends, resorted = time_order(
+                self.start, self.end, self.row, self.n_workers
+            )
+        order.flags.writeable = False
+        starts.flags.writeable = False
+        ends.flags.writeable = False
+        # Built together: the starts and ends in this order are what row_starts and
+        # row_reach hand out.
+        self.__dict__["row_starts"] = starts
+        self.__dict__["_row_ends"] = ends
+        # For indexes built on this one (engine.wait_index): in a pipeline laid out op by
+        # op whose units are its stages, a row not sorted again holds its tasks in op order.
+        self.__dict__["_rows_in_op_order"] = self.op_major and self.unit is self.stage
+        self.__dict__["_rows_resorted"] = resorted
         return order, bounds
 
     @cached_property
     def row_starts(self) -> FloatArray:
         """Task starts in `by_row` order (sorted within each row)."""
-        order, _ = self.by_row
-        starts = self.start[order]
-        starts.flags.writeable = False
+        self.by_row  # noqa: B018 (builds them together)
+        starts: FloatArray = self.__dict__["row_starts"]
         return starts
 
     @cached_property
@@ -269,7 +383,9 @@ class Schedule:
         ``reach[k] > t`` for the last task k started by t means the row is busy at t.
         """
         order, bounds = self.by_row
-        ends = self.end[order]
+        ends: FloatArray = self.__dict__["_row_ends"]
+        if sorted_within(ends, None, bounds):
+            return ends, order  # no task ends before the one before it: its own end
         reach = np.empty(len(order))
         task = np.empty(len(order), dtype=np.int64)
         for row in range(self.n_workers):
@@ -282,16 +398,27 @@ class Schedule:
             is_high = segment >= reach[lo:hi]
             positions = np.where(is_high, np.arange(hi - lo), 0)
             task[lo:hi] = order[lo + np.maximum.accumulate(positions)]
+        reach.flags.writeable = False
+        task.flags.writeable = False
         return reach, task
 
     @cached_property
     def event_times(self) -> FloatArray:
         """Every start and end, sorted and unique (times within rounding merged), from 0."""
-        times = np.unique(np.concatenate([[0.0], self.start, self.end]))
-        if len(times) > 1:
-            tolerance = 1e-9 * max(1.0, float(times[-1]))
-            keep = np.concatenate([[True], np.diff(times) > tolerance])
-            times = times[keep]
+        # A simulated run starts every task at 0 or when another ends (the event loop
+        # only stands at those instants): its ends hold every start already.
+        starts_at_ends = self.__dict__.get(STARTS_AT_ENDS, False)
+        times = np.concatenate(
+            [[0.0], self.end] if starts_at_ends else [[0.0], self.start, self.end]
+        )
+        times.sort()
+        # Unique, then merged within the tolerance: a time is kept when it lies more than
+        # the tolerance above the one before it (equal times differ by 0).
+        tolerance = 1e-9 * max(1.0, float(times[-1]))
+        keep = np.empty(len(times), dtype=bool)
+        keep[0] = True
+        np.greater(times[1:] - times[:-1], tolerance, out=keep[1:])
+        times = times[keep]
         times.flags.writeable = False
         return times
 
@@ -320,3 +447,48 @@ def cached_per_schedule(function: Callable[[Schedule], T]) -> Callable[[Schedule
         return cached_on(schedule, key, lambda: function(schedule))
 
     return cached
+
+
+def op_column(schedule: Schedule, kind: str, stage: int) -> FloatArray:
+    """One stage's column of `Schedule.op_starts` (``kind`` "start") or `Schedule.op_ends`
+    ("end") as a contiguous read-only array, made once per Schedule. Where that stage's
+    unit has one worker whose `Schedule.by_row` row holds its tasks in op order (every
+    one-worker simulation), it is that row's part of ``row_starts`` / the row's ends: no
+    copy at all."""
+    stages = len(schedule.stage_names)
+    stage %= stages
+
+    def build() -> FloatArray:
+        shared = _row_part(schedule, kind, stage)
+        if shared is not None:
+            return shared
+        matrix = schedule.op_starts if kind == "start" else schedule.op_ends
+        column: FloatArray = np.ascontiguousarray(matrix[:, stage])
+        column.flags.writeable = False
+        return column
+
+    return cached_on(schedule, f"_op_column_{kind}_{stage}", build)
+
+
+def _row_part(schedule: Schedule, kind: str, stage: int) -> FloatArray | None:
+    if not (
+        schedule.is_pipeline
+        and schedule.op_major
+        and schedule.unit is schedule.stage
+        and schedule.workers[stage] == 1
+    ):
+        return None
+    _, bounds = schedule.by_row
+    row = int(schedule.worker_offsets[stage])
+    if row in schedule.__dict__["_rows_resorted"]:
+        return None
+    values = schedule.row_starts if kind == "start" else schedule.__dict__["_row_ends"]
+    part: FloatArray = values[int(bounds[row]) : int(bounds[row + 1])]
+    return part
+
+
+def row_ends(schedule: Schedule) -> FloatArray:
+    """Task ends in `Schedule.by_row` order (built with it)."""
+    schedule.by_row  # noqa: B018 (builds them)
+    ends: FloatArray = schedule.__dict__["_row_ends"]
+    return ends

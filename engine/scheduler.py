@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from engine.fast_scheduler import schedule_tasks
 from engine.scenario import Scenario
-from engine.schedule import Schedule
+from engine.schedule import STARTS_AT_ENDS, Schedule
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -41,7 +41,13 @@ def simulate(scenario: Scenario, policy: str | None = None) -> Schedule:
     buffers = effective_buffers(scenario, policy)
     durations = scenario.durations
     starts, workers, grant = schedule_tasks(durations, scenario.workers, buffers)
-    return _to_schedule(scenario, policy, buffers, starts, starts + durations, workers, grant)
+    ends = starts + durations
+    del durations
+    schedule = _to_schedule(scenario, policy, buffers, starts, ends, workers, grant, owned=True)
+    # The event loop only stands at 0 and at task ends, and `ends` adds each duration to
+    # its start as the loop did: every start is 0 or one of the ends, bit for bit.
+    schedule.__dict__[STARTS_AT_ENDS] = True
+    return schedule
 
 
 def _to_schedule(
@@ -52,11 +58,15 @@ def _to_schedule(
     ends: FloatArray,
     workers: npt.NDArray[np.int64],
     grant: FloatArray,
+    owned: bool = False,
 ) -> Schedule:
+    """The Schedule of these (n_ops, 3) matrices; ``owned``: they are fresh and handed
+    over (frozen in place, not copied)."""
     return Schedule.from_stage_matrices(
         starts,
         ends,
         workers,
+        owned=owned,
         workers=scenario.workers,
         policy=policy,
         source="simulated",

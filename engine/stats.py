@@ -111,13 +111,18 @@ def schedule_stats(
             )
             for anomaly in resource_anomalies(scenario)
         ]
+    # Each row's idle words once (the idle line and the row's bar both show them).
+    idle_texts = [
+        row_idle_text(spans, row, time_text) if spans is not None else ""
+        for row in range(schedule.n_workers)
+    ]
     if spans is not None:
-        lines.append(_idle_line(schedule, spans, time_text))
+        lines.append(_idle_line(schedule, spans, time_text, idle_texts))
     busy = busy_by_worker(schedule)
     use = utilization_by_worker(schedule)
     workers = []
     for row in range(schedule.n_workers):
-        idle = row_idle_text(spans, row, time_text) if spans is not None else ""
+        idle = idle_texts[row]
         how = (
             f"Busy {time_text(float(busy[row]), unit)} of the "
             f"{time_text(span, unit)} makespan (overlapping tasks count once)."
@@ -166,7 +171,9 @@ def _bottleneck_line(schedule: Schedule, time_text: TimeText) -> StatLine:
     return StatLine("bottleneck", state.why, how.strip())
 
 
-def _idle_line(schedule: Schedule, spans: IdleSpans, time_text: TimeText) -> StatLine:
+def _idle_line(
+    schedule: Schedule, spans: IdleSpans, time_text: TimeText, idle_texts: list[str]
+) -> StatLine:
     """All workers' idle time by reason ("1 s for a slot · 5 s for input · 5 s done")."""
     unit = schedule.time_unit
     totals = spans.totals.sum(axis=0)
@@ -176,8 +183,7 @@ def _idle_line(schedule: Schedule, spans: IdleSpans, time_text: TimeText) -> Sta
         if totals[r] > 0
     ]
     per_row = "; ".join(
-        f"{schedule.row_label(row)}: {row_idle_text(spans, row, time_text)}"
-        for row in range(schedule.n_workers)
+        f"{schedule.row_label(row)}: {idle_texts[row]}" for row in range(schedule.n_workers)
     )
     return StatLine(
         "idle",

@@ -304,7 +304,7 @@ def _waiting_phrase(schedule: Schedule, waiting: OpsWaiting) -> str:
     if waiting.reason == "slot":
         what = "a slot"
     else:
-        unit = int(schedule.unit[schedule.op_task_index[0, waiting.stage]])
+        unit = int(schedule.unit[schedule.task_of(0, waiting.stage)])
         title = schedule.unit_title(unit)
         what = f"the {title}" if schedule.workers[unit] == 1 else f"the {title}s"
     text = f"{who} {verb} for {what}"

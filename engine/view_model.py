@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.assembly_slots import assign_slots
+from engine.metrics import typical_task_duration
 from engine.schedule import Schedule, cached_per_schedule
 from engine.stats import ScheduleStats as ScheduleStats
 from engine.stats import StatLine as StatLine
@@ -21,6 +22,7 @@ from engine.stats import WorkerUse as WorkerUse
 from engine.stats import comparison as comparison
 from engine.stats import schedule_stats as schedule_stats
 from engine.text import format_time as format_time
+from engine.wait_index import wait_index
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -29,39 +31,15 @@ IntArray = npt.NDArray[np.int64]
 
 
 def idle_intervals(schedule: Schedule) -> tuple[IntArray, FloatArray, FloatArray]:
-    """Every idle interval in [0, makespan] of every row: (row, start, end) arrays.
+    """Every idle interval in [0, makespan] of every row: (row, start, end) arrays, sorted
+    by (row, start); overlapping tasks count once (`engine.metrics.idle_gaps` per row).
 
-    Vectorized twin of `engine.metrics.idle_gaps` (overlapping tasks count once).
-    """
-    order, bounds = schedule.by_row
-    reach, _ = schedule.row_reach
-    rows_out: list[IntArray] = []
-    starts_out: list[FloatArray] = []
-    ends_out: list[FloatArray] = []
-    span = schedule.makespan
-    starts = schedule.start[order]
-    for row in range(schedule.n_workers):
-        lo, hi = int(bounds[row]), int(bounds[row + 1])
-        if lo == hi:
-            if span > 0:
-                rows_out.append(np.array([row]))
-                starts_out.append(np.array([0.0]))
-                ends_out.append(np.array([span]))
-            continue
-        before = np.concatenate([[0.0], reach[lo : hi - 1]])
-        after = np.concatenate([starts[lo:hi], [span]])
-        before = np.concatenate([before, [reach[hi - 1]]])
-        gap = after > before
-        rows_out.append(np.full(int(gap.sum()), row, dtype=np.int64))
-        starts_out.append(before[gap])
-        ends_out.append(after[gap])
-    if not rows_out:
-        return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)
-    return (
-        np.concatenate(rows_out).astype(np.int64),
-        np.concatenate(starts_out),
-        np.concatenate(ends_out),
-    )
+    The wait reasons' own gaps (`engine.wait_index.WaitIndex.gaps`): one set of arrays
+    per Schedule, read-only."""
+    rows, starts, ends = wait_index(schedule).gaps
+    for column in (rows, starts, ends):
+        column.flags.writeable = False
+    return rows, starts, ends
 
 
 def task_at(schedule: Schedule, row: int, time: float) -> int:
@@ -164,9 +142,13 @@ def _motion_of_rows(times: FloatArray, time: float, travel: float) -> Motion:
 @cached_per_schedule
 def typical_duration(schedule: Schedule) -> float:
     """Median positive task duration (1 for an empty schedule): sets the glide length."""
+    known = typical_task_duration(schedule)  # a pipeline's: measured with its stage stats
+    if known is not None:
+        return known
     durations = schedule.duration
-    positive = durations[durations > 0]
-    return float(np.median(positive)) if len(positive) else 1.0
+    positive = durations if bool((durations > 0).all()) else durations[durations > 0]
+    # (np.median partitions a copy; this array is ours: partition it in place)
+    return float(np.median(positive, overwrite_input=True)) if len(positive) else 1.0
 
 
 @cached_per_schedule

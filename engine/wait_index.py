@@ -3,6 +3,7 @@ once, lazily, and kept on the Schedule; interval stabbing and vectorized cutting
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TypeVar
@@ -10,14 +11,17 @@ from typing import TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from engine.schedule import Schedule, cached_on
+from engine.columns import op_numbers
+from engine.schedule import Schedule, cached_on, op_column
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
+ReasonArray = npt.NDArray[np.int8]
 
 _BLOCK = 64
 
 T = TypeVar("T")
+T_co = TypeVar("T_co", bound=np.generic)
 
 
 # -- building blocks ---------------------------------------------------------------------
@@ -25,23 +29,48 @@ T = TypeVar("T")
 
 class Intervals:
     """Half-open intervals [lo, hi) with lo ≤ hi: how many and which contain a time, in
-    O(log n + answer) when they nest little (slot holds), O(n / 64) at worst."""
+    O(log n + answer) when they nest little (slot holds), O(n / 64) at worst.
+
+    Intervals given in order of lo (slot holds granted in op order) are indexed without a
+    sort or a copy: ``order`` is then None (position = interval)."""
 
     def __init__(self, lo: FloatArray, hi: FloatArray) -> None:
-        self.order = np.argsort(lo, kind="stable").astype(np.int64)
-        self.lo, self.hi = lo[self.order], hi[self.order]
-        self.hi_sorted = np.sort(hi)
-        self.reach = np.maximum.accumulate(self.hi) if len(lo) else np.zeros(0)
+        in_order = _nondecreasing(lo)
+        self.order: IntArray | None = (
+            None if in_order else np.argsort(lo, kind="stable").astype(np.int64)
+        )
+        if self.order is None:
+            self.lo, self.hi = lo, hi
+        else:
+            self.lo, self.hi = lo[self.order], hi[self.order]
+        hi_in_order = _nondecreasing(self.hi)
+        self.hi_sorted = self.hi if hi_in_order else np.sort(hi)
+        if hi_in_order or not len(lo):
+            self.reach = self.hi
+        else:
+            self.reach = np.maximum.accumulate(self.hi)
         blocks = -(-len(lo) // _BLOCK)
         padded = np.full(blocks * _BLOCK, -np.inf)
         padded[: len(lo)] = self.hi
         self.block_max = padded.reshape(blocks, _BLOCK).max(axis=1)
 
-    def count(self, times: FloatArray) -> IntArray:
-        inside = np.searchsorted(self.lo, times, "right") - np.searchsorted(
-            self.hi_sorted, times, "right"
-        )
-        return inside.astype(np.int64)
+    def _intervals(self, positions: IntArray) -> IntArray:
+        """The intervals at these positions of the sorted order."""
+        return positions if self.order is None else self.order[positions]
+
+    def count(self, times: FloatArray, near: IntArray | None = None) -> IntArray:
+        """How many intervals contain each of ``times``. ``near``: for each time, about
+        how many intervals started by then (and about as many, less those still open,
+        ended): the ranks are then found by stepping from there, not by a full binary
+        search each (the same answer)."""
+        if near is None:
+            started = np.searchsorted(self.lo, times, "right")
+            ended = np.searchsorted(self.hi_sorted, times, "right")
+        else:
+            started = rank_near(self.lo, times, near)
+            ended = rank_near(self.hi_sorted, times, near)
+        started -= ended
+        return started.astype(np.int64, copy=False)
 
     def at(self, time: float) -> IntArray:
         """Indices (ascending) of the intervals containing ``time``."""
@@ -55,7 +84,7 @@ class Intervals:
             candidates = (blocks[:, None] * _BLOCK + np.arange(_BLOCK)).reshape(-1)
             candidates = candidates[(candidates >= first) & (candidates < k)]
             positions = candidates[self.hi[candidates] > time]
-        return np.sort(self.order[positions])
+        return np.sort(self._intervals(positions))
 
     def pairs(self, times: FloatArray) -> tuple[IntArray, IntArray]:
         """Every (query, interval) with the query time inside the interval, sorted by
@@ -72,9 +101,42 @@ class Intervals:
         interval = np.repeat(np.arange(first, k), counts)
         step = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
         query = q_order[np.repeat(a, counts) + step]
-        ops = self.order[interval]
+        ops = self._intervals(interval)
         key = np.lexsort((ops, query))
         return query[key].astype(np.int64), ops[key].astype(np.int64)
+
+
+def rank_near(values: FloatArray, times: FloatArray, guess: IntArray, steps: int = 8) -> IntArray:
+    """``searchsorted(values, times, "right")`` (values sorted) found by stepping from
+    ``guess``: one look on each side settles most, a few more steps the rest, and a binary
+    search whatever is still farther off. Cheaper than a full search for each time when
+    the guesses are close (the ops around an idle gap)."""
+    n = len(values)
+    rank = np.clip(guess, 0, n).astype(np.int64)
+    if not n or not len(times):
+        return np.searchsorted(values, times, "right") if n else np.zeros(len(times), np.int64)
+    padded = np.empty(n + 2)
+    padded[0], padded[-1] = -np.inf, np.inf
+    padded[1:-1] = values
+    # values[rank - 1] <= time < values[rank] settles it (padded: values[-1] = -inf, …).
+    below = padded[rank] > times  # values[rank - 1] > time: go down
+    above = padded[rank + 1] <= times  # values[rank] <= time: go up
+    for moving, step in ((below, -1), (above, 1)):
+        which = np.flatnonzero(moving)
+        for _ in range(steps):
+            if not len(which):
+                break
+            rank[which] += step
+            r = rank[which]
+            still = padded[r] > times[which] if step < 0 else padded[r + 1] <= times[which]
+            which = which[still]
+        if len(which):
+            rank[which] = np.searchsorted(values, times[which], "right")
+    return rank
+
+
+def _nondecreasing(values: FloatArray) -> bool:
+    return len(values) < 2 or bool((values[1:] >= values[:-1]).all())
 
 
 def cut_at_points(
@@ -102,6 +164,38 @@ def cut_count(lo: FloatArray, hi: FloatArray, points: FloatArray) -> int:
     return int(np.maximum(np.searchsorted(points, hi, "left") - a, 0).sum())
 
 
+def cut_at_starts(
+    lo: FloatArray, hi: FloatArray, unit: UnitTasks, budget: int
+) -> tuple[IntArray, FloatArray, FloatArray, IntArray] | None:
+    """`cut_at_points` at the unit's distinct starts, and for each piece the rank of the
+    first of the unit's tasks starting after the piece's start (as
+    ``searchsorted(unit.starts, piece start, "right")`` gives it: no search per piece).
+    None when that would make more than ``budget`` cuts."""
+    points = unit.points
+    a = np.searchsorted(points, lo, "right")
+    counts = np.maximum(np.searchsorted(points, hi, "left") - a, 0)
+    if int(counts.sum()) > budget:
+        return None
+    pieces = counts + 1
+    parent = np.repeat(np.arange(len(lo)), pieces)
+    step = np.arange(len(parent)) - np.repeat(np.cumsum(pieces) - pieces, pieces)
+    index = np.repeat(a, pieces) + step
+    inner = np.clip(index, 1, max(len(points), 1)) - 1
+    points_or_zero = points if len(points) else np.zeros(1)
+    starts = np.where(step == 0, lo[parent], points_or_zero[inner])
+    last = step == counts[parent]
+    ends = np.where(last, hi[parent], points_or_zero[np.minimum(index, max(len(points) - 1, 0))])
+    # A piece starts at lo (after the first `a` distinct starts) or at distinct start
+    # `index - 1`: either way the tasks starting by then are those of the first `index`
+    # distinct starts.
+    if points is unit.starts:
+        ranks = index
+    else:
+        first = np.flatnonzero(np.concatenate([[True], unit.starts[1:] > unit.starts[:-1]]))
+        ranks = np.append(first, len(unit.starts))[index]
+    return parent, starts, ends, ranks.astype(np.int64, copy=False)
+
+
 @dataclass(frozen=True, eq=False)
 class UnitTasks:
     """One unit's tasks sorted by (start, op)."""
@@ -116,11 +210,27 @@ class UnitTasks:
         return float(self.starts[-1]) if len(self.starts) else -np.inf
 
 
+def _unit(tasks: IntArray, starts: FloatArray, ops: IntArray) -> UnitTasks:
+    """A unit's tasks with their starts and ops; ``points``: the distinct starts (the
+    starts themselves when no two are equal)."""
+    if _increasing(starts):
+        return UnitTasks(tasks, starts, ops, starts)
+    keep = np.ones(len(starts), dtype=bool)
+    keep[1:] = np.diff(starts) > 0
+    return UnitTasks(tasks, starts, ops, starts[keep])
+
+
+def _increasing(values: FloatArray) -> bool:
+    return len(values) < 2 or bool((values[1:] > values[:-1]).all())
+
+
 class WaitIndex:
     """Everything the reasons need, built once per Schedule (lazily, part by part)."""
 
     def __init__(self, schedule: Schedule) -> None:
-        self.schedule = schedule
+        # Kept on the Schedule (`wait_index`): a strong reference back would make a cycle,
+        # and a cycle frees a 10^6-op run only when the cyclic collector comes by.
+        self._schedule = weakref.ref(schedule)
         self.span = schedule.makespan
         self.tol = 1e-9 * max(1.0, self.span)
         self.pipeline = schedule.n_ops > 0 and len(schedule) > 0 and schedule.is_pipeline
@@ -131,32 +241,56 @@ class WaitIndex:
             np.int64
         )
 
+    @property
+    def schedule(self) -> Schedule:
+        schedule = self._schedule()
+        assert schedule is not None, "the index outlived its Schedule"
+        return schedule
+
     @cached_property
     def units(self) -> list[UnitTasks]:
         s = self.schedule
-        counts = np.bincount(s.unit, minlength=s.n_units)
-        result = []
-        for u in range(s.n_units):
-            tasks = self._stage_column(u, int(counts[u]))
-            if tasks is None:
-                tasks = np.flatnonzero(s.unit == u)
-                tasks = tasks[np.lexsort((s.op[tasks], s.start[tasks]))].astype(np.int64)
-            starts = s.start[tasks]
-            keep = np.ones(len(starts), dtype=bool)
-            keep[1:] = np.diff(starts) > 0
-            result.append(UnitTasks(tasks, starts, s.op[tasks], starts[keep]))
-        return result
+        return [self._unit_tasks(u) for u in range(s.n_units)]
 
-    def _stage_column(self, unit: int, count: int) -> IntArray | None:
-        """A pipeline's tasks of stage ``unit`` in op order, when they are all of the unit's
-        tasks and already sorted by start (every one-worker simulation): no sort needed."""
+    def _unit_tasks(self, unit: int) -> UnitTasks:
+        """One unit's tasks sorted by (start, op). A pipeline's unit that runs one stage in
+        op order (every one-worker simulation, and every load unit) needs no sort, and
+        with one worker it shares the row's arrays (`Schedule.by_row`)."""
         s = self.schedule
-        if not self.pipeline or unit >= s.op_task_index.shape[1] or count != s.n_ops:
+        stages = len(s.stage_names)
+        if self.pipeline and s.op_major and s.unit is s.stage and unit < stages:
+            starts = self._row_segment(unit, s.row_starts)
+            if starts is not None:
+                order, _ = s.by_row
+                tasks = self._row_segment(unit, order)
+                assert tasks is not None
+                return _unit(tasks, starts, self._op_numbers)
+            column = s.start[unit::stages]
+            if _nondecreasing(column):
+                tasks = np.arange(unit, len(s), stages, dtype=np.int64)
+                return _unit(tasks, np.ascontiguousarray(column), self._op_numbers)
+            by_start = np.argsort(column, kind="stable").astype(np.int64)  # ties: op order
+            return _unit(unit + stages * by_start, column[by_start], by_start)
+        tasks = np.flatnonzero(s.unit == unit)
+        tasks = tasks[np.lexsort((s.op[tasks], s.start[tasks]))].astype(np.int64)
+        return _unit(tasks, s.start[tasks], s.op[tasks])
+
+    def _row_segment(self, unit: int, column: npt.NDArray[T_co]) -> npt.NDArray[T_co] | None:
+        """The part of a `by_row`-ordered column that is the tasks of ``unit`` in op order,
+        when the unit has one worker whose row is in op order (None otherwise)."""
+        s = self.schedule
+        if s.workers[unit] != 1:
             return None
-        column = np.ascontiguousarray(s.op_task_index[:, unit])
-        if not (s.unit[column] == unit).all() or (np.diff(s.start[column]) < 0).any():
+        _, bounds = s.by_row  # (sets the two flags read here)
+        row = int(s.worker_offsets[unit])
+        if not s.__dict__["_rows_in_op_order"] or row in s.__dict__["_rows_resorted"]:
             return None
-        return column
+        return column[int(bounds[row]) : int(bounds[row + 1])]
+
+    @cached_property
+    def _op_numbers(self) -> IntArray:
+        """0 .. n_ops - 1: the op of each task of a stage in op order (shared by units)."""
+        return op_numbers(self.schedule.n_ops)
 
     def prepare_narration(self) -> None:
         """Build, once, every sorted view narration searches (so no later call pays)."""
@@ -175,7 +309,7 @@ class WaitIndex:
         """The unit of the read stage (its reads wait for slots), -1 off pipelines."""
         if not self.pipeline:
             return -1
-        return int(self.schedule.unit[self.schedule.op_task_index[0, 0]])
+        return int(self.schedule.unit[self.schedule.task_of(0, 0)])
 
     @property
     def slots(self) -> int:
@@ -212,61 +346,103 @@ class WaitIndex:
     def holds(self) -> Intervals:
         """Slot holds: [grant (measured: read start), write end) per op."""
         s = self.schedule
-        first = s.grant if s.grant is not None else s.op_starts[:, 0]
-        return Intervals(np.minimum(first, s.op_ends[:, -1]), s.op_ends[:, -1])
+        first = s.grant if s.grant is not None else op_column(s, "start", 0)
+        last = op_column(s, "end", -1)
+        return Intervals(first if bool((first <= last).all()) else np.minimum(first, last), last)
+
+    def ready_of(self, op: int, stage: int) -> float:
+        """When stage ``stage`` of op ``op`` could start (one entry of `ready`)."""
+        if stage == 0:
+            return float(self.grant[op])
+        return float(self.schedule.op_ends[op, stage - 1])
 
     @cached_property
     def gaps(self) -> tuple[IntArray, FloatArray, FloatArray]:
         """Every row's idle intervals in [0, makespan] (overlapping tasks count once),
-        sorted by (row, start)."""
-        parts = [self._unit_gaps(u) for u in range(self.schedule.n_units)]
-        rows, lo, hi = (np.concatenate(column) for column in zip(*parts, strict=True))
-        return rows.astype(np.int64), lo, hi
-
-    def _unit_gaps(self, unit: int) -> tuple[IntArray, FloatArray, FloatArray]:
-        """The idle intervals of one unit's rows. A one-worker unit reads its tasks from
-        `units` (sorted already); several workers use the Schedule's per-row order."""
+        sorted by (row, start). One pass over the rows' tasks (`Schedule.by_row`)."""
         s = self.schedule
-        first_row, k = int(s.worker_offsets[unit]), s.workers[unit]
-        if k == 1:
-            tasks = self.units[unit]
-            starts, ends = tasks.starts, s.end[tasks.tasks]
-            bounds = np.array([0, len(starts)])
-            reach = np.maximum.accumulate(ends) if len(ends) else ends
-        else:
-            _, all_bounds = s.by_row
-            lo, hi = int(all_bounds[first_row]), int(all_bounds[first_row + k])
-            starts, reach = s.row_starts[lo:hi], s.row_reach[0][lo:hi]
-            bounds = all_bounds[first_row : first_row + k + 1] - lo
-        sizes = np.diff(bounds)
-        row_of = np.repeat(np.arange(first_row, first_row + k), sizes)
-        previous = np.empty(len(starts))
-        previous[1:] = reach[:-1]
-        nonempty = sizes > 0
-        previous[bounds[:-1][nonempty]] = 0.0
-        inner = starts > previous
-        tail_from = np.zeros(k)
-        tail_from[nonempty] = reach[bounds[1:][nonempty] - 1]
-        tail = self.span > tail_from
-        rows = np.concatenate([row_of[inner], first_row + np.flatnonzero(tail)])
-        gap_lo = np.concatenate([previous[inner], tail_from[tail]])
-        gap_hi = np.concatenate([starts[inner], np.full(int(tail.sum()), self.span)])
-        if k == 1:
-            return rows, gap_lo, gap_hi
-        key = np.argsort(rows, kind="stable")  # each row's inner gaps, then its tail
-        return rows[key], gap_lo[key], gap_hi[key]
+        _, bounds = s.by_row
+        starts, (reach, _) = s.row_starts, s.row_reach
+        n_rows, span = s.n_workers, self.span
+        # A task opens a gap when it starts after everything before it on its row ended
+        # (the row's first task: after 0).
+        opens = np.empty(len(starts), dtype=bool)
+        np.greater(starts[1:], reach[:-1], out=opens[1:])
+        for r in range(n_rows):
+            first = int(bounds[r])
+            if first < int(bounds[r + 1]):
+                opens[first] = starts[first] > 0.0
+        position = np.flatnonzero(opens)
+        del opens
+        cuts = np.searchsorted(position, bounds)
+        inner = np.diff(cuts)
+        tail_from = np.array(
+            [
+                reach[int(bounds[r + 1]) - 1] if bounds[r + 1] > bounds[r] else 0.0
+                for r in range(n_rows)
+            ]
+        )
+        tail = span > tail_from
+        counts = inner + tail
+        total = int(counts.sum())
+        rows = np.repeat(np.arange(n_rows, dtype=np.int64), counts)
+        lo, hi = np.empty(total), np.empty(total)
+        # Row by row (each row's gaps in time order: its inner gaps, then its tail),
+        # written in place.
+        out = 0
+        for r in range(n_rows):
+            mine = position[int(cuts[r]) : int(cuts[r + 1])]
+            m = len(mine)
+            if m:
+                np.take(starts, mine, out=hi[out : out + m])
+                previous = mine - 1
+                row_first = int(mine[0]) == int(bounds[r])
+                if row_first:
+                    previous[0] = mine[0]
+                np.take(reach, previous, out=lo[out : out + m])
+                if row_first:
+                    lo[out] = 0.0
+                out += m
+            if tail[r]:
+                lo[out], hi[out] = tail_from[r], span
+                out += 1
+        for column in (rows, lo, hi):
+            column.flags.writeable = False
+        return rows, lo, hi
+
+    def lone_ranks(self, unit: int, a: int, b: int) -> IntArray:
+        """For gaps ``a:b`` (those of one-worker unit ``unit``): the rank, in start order,
+        of the first of the unit's tasks that starts after each gap's start, as
+        ``searchsorted(starts, start, "right")`` gives it. That is the task that ends the
+        gap (everything before it ended by the gap's start, everything after starts no
+        sooner): found again with the pass that found the gaps, without a search."""
+        s = self.schedule
+        _, bounds = s.by_row
+        row = int(s.worker_offsets[unit])
+        lo, hi = int(bounds[row]), int(bounds[row + 1])
+        starts, reach = s.row_starts[lo:hi], s.row_reach[0][lo:hi]
+        opens = np.empty(hi - lo, dtype=bool)
+        if hi > lo:
+            np.greater(starts[1:], reach[:-1], out=opens[1:])
+            opens[0] = starts[0] > 0.0
+        ranks = np.flatnonzero(opens)
+        if len(ranks) < b - a:  # the row's tail gap: no task after it
+            ranks = np.append(ranks, hi - lo)
+        return ranks
 
     @cached_property
     def columns(self) -> tuple[list[FloatArray], list[FloatArray], list[bool]]:
         """Per stage: ready times sorted, starts sorted, and whether both already run in op
         order (then the ops waiting at any time are one contiguous range)."""
+        s = self.schedule
         ready_sorted, start_sorted, in_order = [], [], []
-        for stage in range(self.ready.shape[1]):
-            ready = self.ready[:, stage]
-            start = self.schedule.op_starts[:, stage]
-            in_order.append(bool((np.diff(ready) >= 0).all() and (np.diff(start) >= 0).all()))
-            ready_sorted.append(np.sort(ready))
-            start_sorted.append(np.sort(start))
+        for stage in range(len(s.stage_names)):
+            ready = self.grant if stage == 0 else op_column(s, "end", stage - 1)
+            start = op_column(s, "start", stage)
+            ready_in_order, start_in_order = _nondecreasing(ready), _nondecreasing(start)
+            in_order.append(ready_in_order and start_in_order)
+            ready_sorted.append(ready if ready_in_order else np.sort(ready))
+            start_sorted.append(start if start_in_order else np.sort(start))
         return ready_sorted, start_sorted, in_order
 
 

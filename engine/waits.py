@@ -30,13 +30,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from engine.idle_cuts import idle_columns
 from engine.schedule import Schedule, cached_on
 from engine.text import join_words, op_list, time_text
-from engine.wait_index import WaitIndex, cut_at_points, cut_count, wait_index
+from engine.wait_index import (
+    WaitIndex,
+    cut_at_points,
+    cut_at_starts,
+    cut_count,
+    wait_index,
+)
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -169,30 +177,50 @@ def _ready_of(index: WaitIndex, task: int) -> float:
     s = index.schedule
     if not index.pipeline:
         return float(s.start[task])
-    return float(index.ready[int(s.op[task]), int(s.stage[task])])
+    return index.ready_of(int(s.op[task]), int(s.stage[task]))
 
 
 def _build_idle(index: WaitIndex) -> IdleSpans:
     s = index.schedule
+    if index.measured or (index.pipeline and index.slots > 0 and s.grant is None):
+        return _build_idle_measured(index)
+    columns = idle_columns(index, _CUTS_PER_TASK * len(s) + 100_000, (INPUT, SLOT, DONE))
+    return IdleSpans(*columns, index)
+
+
+def _build_idle_measured(index: WaitIndex) -> IdleSpans:
+    """`_build_idle` where holders or readiness change inside gaps (measured runs)."""
+    s = index.schedule
     rows, lo, hi = index.gaps
-    gap_unit = index.unit_of_row[rows]
+    # Gaps are sorted by row and rows are unit-major: each unit's gaps are one slice.
+    unit_bounds = np.searchsorted(rows, np.append(s.worker_offsets, s.n_workers))
     parts: list[tuple[IntArray, FloatArray, FloatArray, ReasonArray, IntArray]] = []
     budget = _CUTS_PER_TASK * len(s) + 100_000
     for u, unit in enumerate(index.units):
-        mine = gap_unit == u
-        r, x, y = rows[mine], lo[mine], hi[mine]
+        a, b = int(unit_bounds[u]), int(unit_bounds[u + 1])
+        r, x, y = rows[a:b], lo[a:b], hi[a:b]
         # A lone worker's gap holds no start of its unit: only several workers need cuts.
         points = unit.points if s.workers[u] > 1 else np.zeros(0)
         measured_load = u == index.load_unit and index.slots > 0 and s.grant is None
+        pieces = None
         if measured_load:  # holders change inside a span only where no grant times exist
             holds = index.holds
             points = np.union1d(points, np.concatenate([holds.lo, holds.hi]))
-        if len(points) and cut_count(x, y, points) > budget:
-            points = np.asarray([unit.last_start]) if len(unit.starts) else np.zeros(0)
-        if len(points):
+        elif len(points):  # cut at the unit's starts: the ranks come with the pieces
+            pieces = cut_at_starts(x, y, unit, budget)
+            if pieces is None:
+                points = np.asarray([unit.last_start]) if len(unit.starts) else np.zeros(0)
+        if pieces is not None:
+            parent, x, y, k = pieces
+            r = r[parent]
+        elif len(points):
+            if cut_count(x, y, points) > budget:
+                points = np.asarray([unit.last_start]) if len(unit.starts) else np.zeros(0)
             parent, x, y = cut_at_points(x, y, points)
             r = r[parent]
-        k = np.searchsorted(unit.starts, x, "right")
+            k = np.searchsorted(unit.starts, x, "right")
+        else:
+            k = index.lone_ranks(u, a, b)
         done = k >= len(unit.starts)
         if len(unit.tasks):
             task = np.where(done, -1, unit.tasks[np.minimum(k, len(unit.tasks) - 1)])
@@ -223,11 +251,16 @@ def _build_idle(index: WaitIndex) -> IdleSpans:
         return IdleSpans(
             np.zeros(0, np.int64), empty, empty, np.zeros(0, np.int8), np.zeros(0, np.int64), index
         )
-    columns = [np.concatenate(c) for c in zip(*parts, strict=True)]
+    columns = [_joined(c) for c in zip(*parts, strict=True)]
     return IdleSpans(
-        columns[0].astype(np.int64), columns[1], columns[2], columns[3].astype(np.int8),
-        columns[4].astype(np.int64), index,
+        columns[0].astype(np.int64, copy=False), columns[1], columns[2],
+        columns[3].astype(np.int8, copy=False), columns[4].astype(np.int64, copy=False), index,
     )  # fmt: skip
+
+
+def _joined(arrays: tuple[npt.NDArray[Any], ...]) -> npt.NDArray[Any]:
+    """The arrays end to end (the one array itself when there is only one)."""
+    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
 
 
 def _split_at(
@@ -358,7 +391,7 @@ def ops_waiting_at(schedule: Schedule, time: float) -> list[OpsWaiting]:
         started = int(np.searchsorted(start_sorted[stage], time, "right"))
         if ready <= started:
             continue
-        u = int(schedule.unit[schedule.op_task_index[0, stage]])
+        u = int(schedule.unit[schedule.task_of(0, stage)])
         unit = index.units[u]
         k = int(np.searchsorted(unit.starts, time, "right"))
         next_op = int(unit.ops[min(k, len(unit.ops) - 1)])

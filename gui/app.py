@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
@@ -18,6 +19,9 @@ from engine.resources import version
 from engine.scenario import Scenario, load_preset
 from gui.errors import install_excepthook
 from gui.settings import APPLICATION, ORGANIZATION, settings
+
+if TYPE_CHECKING:
+    from gui.main_window import MainWindow
 
 
 def make_app(argv: list[str] | None = None) -> QApplication:
@@ -52,7 +56,7 @@ def initial_scenario(scenario_path: str | None, preset: str | None) -> tuple[Sce
     return load_preset("book"), "book"
 
 
-def make_window(scenario_path: str | None = None, preset: str | None = None):
+def make_window(scenario_path: str | None = None, preset: str | None = None) -> MainWindow:
     """Create the app (if needed) and the main window on the chosen scenario."""
     make_app()
     scenario, name = initial_scenario(scenario_path, preset)

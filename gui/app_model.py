@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from engine.errors import PipeLabError
 from engine.scenario import Scenario, load_preset
@@ -32,6 +32,7 @@ from gui.runs import (
     compute_run,
     pinned,
     policies_of,
+    release_freed_memory,
     warm_caches,
 )
 
@@ -39,6 +40,9 @@ log = logging.getLogger(__name__)
 
 #: The app refuses scenarios beyond this many ops (the command line takes any size).
 GUI_MAX_OPS = 1_000_000
+#: After a run lands and no other follows for this long, freed memory goes back to the
+#: system (`gui.runs.release_freed_memory`).
+RELEASE_AFTER_MS = 1500
 #: Runs of up to this many ops are computed on the spot (a few ms: a thread hop and a busy
 #: indication would only add flicker); bigger ones go to the worker.
 INLINE_OPS = 2_000
@@ -95,6 +99,7 @@ class AppModel(QObject):
         self._pin_sources: tuple[Run, ...] = ()  # the run each pin was made from
         self._editing = False  # a run is computing on the worker
         self._pinning = False  # a pin is being made on the worker
+        self._landings = 0  # runs landed so far (the latest one releases memory when idle)
         self._runner = runner if runner is not None else ThreadRunner(self)
         self._runner.landed.connect(self._on_landed)
         self._runner.failed.connect(self._on_failed)
@@ -263,6 +268,21 @@ class AppModel(QObject):
         self._set_busy(self._pinning)
         self.run_changed.emit(run)
         self.shown_changed.emit(shown)
+        self._release_when_idle()
+
+    def _release_when_idle(self) -> None:
+        """The views hold the new run: once no run has landed for `RELEASE_AFTER_MS`, the
+        memory the old runs freed goes back to the system. Not at once: while edits
+        follow one another the next run reuses that memory, and memory the system gets
+        back costs page faults to take again (seconds, at 10^6 ops, on some machines)."""
+        self._landings += 1
+        landing = self._landings
+
+        def release() -> None:
+            if landing == self._landings and not self._editing:
+                release_freed_memory()
+
+        QTimer.singleShot(RELEASE_AFTER_MS, self, release)
 
     def _on_failed(self, token: int, message: str) -> None:
         if token != self._token:

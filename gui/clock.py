@@ -74,8 +74,8 @@ class Clock(QObject):
         if unit is not None:
             self._unit = unit
         times = np.asarray(events, dtype=np.float64).reshape(-1)
-        times = times[np.isfinite(times)]
-        if not (len(times) and times[0] == 0.0 and (np.diff(times) > 0).all()):
+        times = times if np.isfinite(times).all() else times[np.isfinite(times)]
+        if not (len(times) and times[0] == 0.0 and bool((times[1:] > times[:-1]).all())):
             times = np.unique(np.concatenate([[0.0], times]))  # else: already as needed
         self._events = times
         last = float(times[-1])

@@ -65,7 +65,7 @@ class DurationBox(QDoubleSpinBox):
         value = parse_duration(self._strip(text))
         return self.value() if value is None else value
 
-    def validate(self, text: str, position: int) -> object:
+    def validate(self, text: str, position: int) -> tuple[QValidator.State, str, int]:
         body = self._strip(text)
         value = parse_duration(body)
         if value is not None and self.minimum() <= value <= self.maximum():

@@ -347,7 +347,8 @@ def _png_bytes(image: QImage, plan: ExportPlan) -> bytes:
         image = image.convertToFormat(QImage.Format.Format_RGB32)
     # zlib level 1 (Qt maps quality 80 to it): a few times faster than the default
     # level and, on flat-coloured charts, barely bigger.
-    return _qt_bytes(lambda buffer: image.save(buffer, "PNG", PNG_QUALITY))
+    # PySide6's stubs type the format as bytes; at run time it takes only str.
+    return _qt_bytes(lambda buffer: image.save(buffer, "PNG", PNG_QUALITY))  # type: ignore[call-overload]
 
 
 def _pdf_bytes(figure: Figure, assembly: _AssemblyPainter) -> bytes:

@@ -66,10 +66,10 @@ class ExportDialog(QDialog):
         self.format = QComboBox()
         for suffix, words in FORMATS:
             self.format.addItem(words, suffix)
-        self.size = QComboBox()
+        self.size_box = QComboBox()
         for key, words in SIZES:
-            self.size.addItem(words, key)
-        self.size.setCurrentIndex(3)  # PNG first: the width in pixels, as the CLI
+            self.size_box.addItem(words, key)
+        self.size_box.setCurrentIndex(3)  # PNG first: the width in pixels, as the CLI
         self.width_px = QSpinBox()
         self.width_px.setRange(MIN_WIDTH, MAX_WIDTH)
         self.width_px.setValue(DEFAULT_WIDTH)
@@ -80,7 +80,7 @@ class ExportDialog(QDialog):
         self.rows.addItem("One row per op (staircase)", "ops")
         self.rows.setCurrentIndex(1 if rows == "ops" else 0)
         unit = schedules[0].time_unit if schedules else "s"
-        self.cursor = QCheckBox(f"Cursor at t = {format_time(time, unit)}")
+        self.cursor_box = QCheckBox(f"Cursor at t = {format_time(time, unit)}")
         self.caption = QCheckBox("Headline caption (two runs)")
         self.caption.setChecked(True)
         self.assembly = QCheckBox("Assembly line above the Gantt")
@@ -98,13 +98,13 @@ class ExportDialog(QDialog):
         form = QFormLayout()
         form.addRow("Format", self.format)
         size_row = QHBoxLayout()
-        size_row.addWidget(self.size, 1)
+        size_row.addWidget(self.size_box, 1)
         size_row.addWidget(self.width_px)
         size_row.addWidget(self.retina)
         form.addRow("Size", size_row)
         form.addRow("Rows", self.rows)
         form.addRow("Theme", self.theme)
-        for box in (self.cursor, self.caption, self.assembly, self.transparent):
+        for box in (self.cursor_box, self.caption, self.assembly, self.transparent):
             form.addRow("", box)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
@@ -117,9 +117,9 @@ class ExportDialog(QDialog):
         layout.addWidget(self.preview_image, 1)
         layout.addWidget(self.summary)
         layout.addWidget(buttons)
-        for combo in (self.format, self.size, self.rows, self.theme):
+        for combo in (self.format, self.size_box, self.rows, self.theme):
             combo.currentIndexChanged.connect(self._changed)
-        for check in (self.retina, self.cursor, self.caption, self.assembly, self.transparent):
+        for check in (self.retina, self.cursor_box, self.caption, self.assembly, self.transparent):
             check.toggled.connect(self._changed)
         self.width_px.valueChanged.connect(self._changed)
         self._sync()
@@ -134,13 +134,13 @@ class ExportDialog(QDialog):
     def options(self) -> dict[str, object]:
         """The keyword arguments of `gui.export.export` the dialog's controls say."""
         suffix = self.suffix
-        size = str(self.size.currentData())
+        size = str(self.size_box.currentData())
         options: dict[str, object] = {
             "rows": self.rows.currentData(),
             "theme": self.theme.currentData(),
             "caption": self.caption.isChecked(),
             "title": self._title,
-            "time": self._time if self.cursor.isChecked() else None,
+            "time": self._time if self.cursor_box.isChecked() else None,
             "with_assembly": self.assembly.isChecked() and suffix != ".svg",
         }
         if suffix in RASTER:
@@ -159,14 +159,14 @@ class ExportDialog(QDialog):
         """Enable only the controls that mean something for the chosen format."""
         suffix = self.suffix
         raster, figure = suffix in RASTER, suffix != ".json"
-        model = self.size.model()
+        model = self.size_box.model()
         pixels_item = model.item(3)  # type: ignore[attr-defined]
         pixels_item.setEnabled(raster)
-        if not raster and self.size.currentData() == "pixels":
-            self.size.setCurrentIndex(3)  # PNG first: the width in pixels, as the CLI
-        self.width_px.setEnabled(raster and self.size.currentData() == "pixels")
+        if not raster and self.size_box.currentData() == "pixels":
+            self.size_box.setCurrentIndex(3)  # PNG first: the width in pixels, as the CLI
+        self.width_px.setEnabled(raster and self.size_box.currentData() == "pixels")
         self.retina.setEnabled(raster)
-        for control in (self.size, self.rows, self.theme, self.cursor, self.caption):
+        for control in (self.size_box, self.rows, self.theme, self.cursor_box, self.caption):
             control.setEnabled(figure)
         self.assembly.setEnabled(figure and suffix not in ANIMATIONS and suffix != ".svg")
         self.assembly.setToolTip(

@@ -236,7 +236,9 @@ class GpuPanel(QWidget):
     # -- running ---------------------------------------------------------------------------
 
     def is_running(self) -> bool:
-        return self._thread is not None and self._thread.is_running()
+        """A run is under way until the panel has taken its result (or failure): its worker
+        may already have ended, with the outcome still queued for the GUI thread."""
+        return self._thread is not None
 
     def start_run(self) -> None:
         """Start a run with the current parameters (stopping a stale one first)."""

@@ -86,6 +86,8 @@ class GpuResults(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter)
         self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)  # see `home`
+        self.timeline.setVisible(False)  # nothing measured yet: the placeholder says what comes
+        self.table.setVisible(False)
 
     def home(self) -> QWidget:
         """Where the keyboard focus rests on the page: the Gantt, or (none drawn) the page
@@ -138,6 +140,7 @@ class GpuResults(QWidget):
             self.table.setItem(index, 1, item)
         self.table.resizeColumnToContents(0)
         self.table.resizeRowsToContents()
+        self.table.setVisible(bool(rows))  # an empty table says nothing either
 
     def table_rows(self) -> list[tuple[str, str]]:
         return [

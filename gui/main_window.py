@@ -215,7 +215,11 @@ class MainWindow(QMainWindow):
         self.scenario_dock = self._dock("Scenario", form, "scenario")
         self.stats_dock = self._dock("Stats", _scroll(self.stats), "stats")
         self.help_dock = self._dock("What am I looking at?", _scroll(help_label), "help")
-        self.pipeline_docks = (self.scenario_dock, self.stats_dock, self.help_dock)
+        self.pipeline_docks: tuple[QDockWidget, ...] = (
+            self.scenario_dock,
+            self.stats_dock,
+            self.help_dock,
+        )
         for dock in self.pipeline_docks:
             self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
 
@@ -484,7 +488,12 @@ class MainWindow(QMainWindow):
         )
         return dock
 
-    def _action(self, text: str, slot: Any, shortcut: str | QKeySequence | None = None) -> QAction:
+    def _action(
+        self,
+        text: str,
+        slot: Any,
+        shortcut: str | QKeySequence | QKeySequence.StandardKey | None = None,
+    ) -> QAction:
         action = QAction(text, self)
         if shortcut is not None:
             action.setShortcut(QKeySequence(shortcut))

@@ -17,6 +17,7 @@ from types import MappingProxyType
 import numpy as np
 import numpy.typing as npt
 
+from engine.assembly_model import assembly_index
 from engine.scenario import Scenario
 from engine.schedule import STAGES, UNITS, Schedule
 from engine.scheduler import simulate
@@ -25,11 +26,14 @@ from engine.view_model import (
     StatLine,
     comparison,
     format_time,
-    ops_now,
     schedule_stats,
     typical_duration,
 )
-from gui.figure.rows import warm_waits
+from engine.wait_index import wait_index
+from gui import run_steps
+from gui.figure import rows as figure_rows
+from gui.run_steps import Plan
+from gui.run_steps import release_freed_memory as release_freed_memory
 from gui.scenario_edits import slots_words, stage_words, summary
 
 FloatArray = npt.NDArray[np.float64]
@@ -51,22 +55,46 @@ def _stats(schedule: Schedule, scenario: Scenario | None) -> ScheduleStats:
     return schedule_stats(schedule, scenario if schedule.source == "simulated" else None)
 
 
-def warm_caches(schedule: Schedule, scenario: Scenario | None = None) -> None:
-    """Build, here, the per-Schedule indexes the views read on their first frame (event
-    times, rows in time order, op matrices, slots): so the GUI thread never builds them."""
+def warm_narration(schedule: Schedule, scenario: Scenario | None = None) -> None:
+    """The clock's and the narration's indexes: event times, rows in time order, the
+    wait index (each unit's tasks, ready times, slot holds)."""
     schedule.event_times  # noqa: B018 (cached properties: reading them builds them)
-    schedule.row_starts  # noqa: B018
     schedule.row_reach  # noqa: B018
+    wait_index(schedule).prepare_narration()
+
+
+def warm_gantt(schedule: Schedule, scenario: Scenario | None = None) -> None:
+    """The Gantt's indexes: its tasks and idle spans, each with its `SpanIndex`."""
+    figure_rows.task_index(schedule).prepare()
+    # Worker rows' wait reasons (the default rows); one row per op builds its op waits
+    # when first shown.
+    figure_rows.reasons_present(schedule, "workers")
+    figure_rows.idle_index(schedule)
+
+
+def warm_assembly(schedule: Schedule, scenario: Scenario | None = None) -> None:
+    """The assembly line's index (op transitions sorted, slot plan) and glide length."""
     if schedule.is_pipeline and schedule.n_ops:
         typical_duration(schedule)
-        ops_now(schedule, 0.0, 0.0, 1)  # op transitions, slots and their sorted index
+        assembly_index(schedule)
 
 
-#: name → function of (Schedule, its Scenario or None), run for every Schedule of a run.
+def warm_caches(schedule: Schedule, scenario: Scenario | None = None) -> None:
+    """Build, here, every per-Schedule index the views read on their first frame (the
+    clock's events, the narration's and the Gantt's indexes, the assembly line's): so the
+    GUI thread never builds one."""
+    warm_narration(schedule, scenario)
+    warm_gantt(schedule, scenario)
+    warm_assembly(schedule, scenario)
+
+
+#: name → function of (Schedule, its Scenario or None), run for every Schedule of a run
+#: (each step is a point where a stale job is dropped).
 DERIVATIONS: tuple[tuple[str, Derivation], ...] = (
     ("stats", _stats),
-    ("caches", warm_caches),
-    ("waits", warm_waits),
+    ("narration", warm_narration),
+    ("gantt", warm_gantt),
+    ("assembly", warm_assembly),
 )
 
 
@@ -80,6 +108,9 @@ class Run:
     title: str
     schedules: tuple[Schedule, ...]
     derived: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
+    #: Per Schedule: seconds each step took ("simulate", then each of `DERIVATIONS`), for
+    #: benchmarks (steps of different Schedules may have run side by side).
+    timings: tuple[Mapping[str, float], ...] = ()
 
     @property
     def stats(self) -> tuple[ScheduleStats, ...]:
@@ -102,30 +133,36 @@ def compute_run(
     derive everything per Schedule. Yields a word after each step (an abort point).
 
     ``reuse``: a Run of the same scenario whose Schedules for these policies are taken as
-    they are (switching the view from both to pipelined simulates nothing)."""
-    schedules: list[Schedule] = list(given)
-    reused: dict[int, int] = {}
+    they are (switching the view from both to pipelined simulates nothing).
+
+    Big runs (`gui.run_steps.PARALLEL_TASKS`) work on their Schedules side by side, one thread each
+    (the compiled scheduler and numpy release the GIL), and yield every few ms while they
+    wait; a dropped job stops them after the step in progress."""
+    plans: list[Plan] = []
     if scenario is not None and not given:
         for policy in policies:
             known = _reusable(reuse, scenario, policy)
-            if known is not None:
-                reused[len(schedules)] = known
-                schedules.append(reuse.schedules[known])  # type: ignore[union-attr]
+            if known is not None and reuse is not None:
+                plans.append(Plan(policy, reuse.schedules[known], _derived_of(reuse, known)))
             else:
-                schedules.append(simulate(scenario, policy))
-                yield f"simulated {policy}"
-    derived: dict[str, tuple[object, ...]] = {}
-    for name, derive in DERIVATIONS:
-        values = []
-        for index, schedule in enumerate(schedules):
-            if index in reused and reuse is not None and name in reuse.derived:
-                values.append(reuse.derived[name][reused[index]])
-            else:
-                values.append(derive(schedule, scenario))
-        derived[name] = tuple(values)
-        yield name
+                plans.append(Plan(policy, None, {}))
+    else:
+        plans = [Plan(s.policy, s, {}) for s in given]
+    expected = 3 * scenario.n_ops if scenario is not None else 0  # tasks of a run to simulate
+    tasks = sum(len(plan.schedule) if plan.schedule is not None else expected for plan in plans)
+    if len(plans) > 1 and tasks >= run_steps.PARALLEL_TASKS:
+        results = yield from run_steps.side_by_side(plans, scenario, (simulate, DERIVATIONS))
+    else:
+        results = yield from run_steps.in_turn(plans, scenario, (simulate, DERIVATIONS))
+    schedules = tuple(schedule for schedule, _, _ in results)
+    derived = {name: tuple(values[name] for _, values, _ in results) for name, _ in DERIVATIONS}
     title = title or (scenario.name if scenario is not None else "")
-    return Run(scenario, preset, title, tuple(schedules), MappingProxyType(derived))
+    timings = tuple(MappingProxyType(times) for _, _, times in results)
+    return Run(scenario, preset, title, schedules, MappingProxyType(derived), timings)
+
+
+def _derived_of(run: Run, index: int) -> dict[str, object]:
+    return {name: values[index] for name, values in run.derived.items()}
 
 
 def _reusable(run: Run | None, scenario: Scenario, policy: str) -> int | None:
@@ -300,6 +337,10 @@ def merged_events(arrays: list[FloatArray]) -> FloatArray:
     linear time, where np.unique would sort from scratch)."""
     if len(arrays) == 1:
         return arrays[0]
-    merged: FloatArray = np.sort(np.concatenate(arrays), kind="stable")
-    unique: FloatArray = merged[np.concatenate([[True], np.diff(merged) > 0])]
+    merged: FloatArray = np.concatenate(arrays)
+    merged.sort(kind="stable")  # in place: at 10^6 ops these are 48 MB arrays
+    keep = np.empty(len(merged), dtype=bool)
+    keep[:1] = True
+    np.greater(merged[1:], merged[:-1], out=keep[1:])
+    unique: FloatArray = merged[keep]
     return unique

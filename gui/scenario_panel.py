@@ -98,11 +98,11 @@ class ScenarioPanel(QWidget):
         form.addRow("Buffers", self.buffers)
         self.workers: dict[str, QSpinBox] = {}
         for unit in UNITS:
-            box = QSpinBox(self)
-            box.setRange(1, MAX_WORKERS)
-            box.setToolTip(f"Workers of the {unit} unit")
-            form.addRow(f"{unit.capitalize()} workers", box)
-            self.workers[unit] = box
+            workers = QSpinBox(self)
+            workers.setRange(1, MAX_WORKERS)
+            workers.setToolTip(f"Workers of the {unit} unit")
+            form.addRow(f"{unit.capitalize()} workers", workers)
+            self.workers[unit] = workers
         self.view = QComboBox(self)
         for view in VIEWS:
             self.view.addItem(VIEW_WORDS[view], view)
@@ -153,8 +153,8 @@ class ScenarioPanel(QWidget):
 
     def _connect(self) -> None:
         self.ops.editingFinished.connect(lambda: self._emit("ops", self.ops.value()))
-        for stage, box in self.durations.items():
-            box.editingFinished.connect(lambda s=stage, b=box: self._emit(s, b.value()))
+        for stage, duration in self.durations.items():
+            duration.editingFinished.connect(lambda s=stage, b=duration: self._emit(s, b.value()))
         self.buffers.editingFinished.connect(lambda: self._emit("buffers", self.buffers.value()))
         for unit, box in self.workers.items():
             box.editingFinished.connect(lambda u=unit, b=box: self._emit(f"{u}_workers", b.value()))
@@ -262,5 +262,8 @@ def _displayed(box: QDoubleSpinBox, value: float) -> float:
 def _set_value(box: QSpinBox | QDoubleSpinBox, value: float) -> None:
     """Set a spin box unless it shows that value already (keeps the user's text and cursor;
     a typed value that differs, e.g. one the window rejected, is put back)."""
-    if box.value() != value or box.cleanText() != box.textFromValue(value):
-        box.setValue(value)  # type: ignore[arg-type]
+    if isinstance(box, QSpinBox):
+        if box.value() != value or box.cleanText() != box.textFromValue(int(value)):
+            box.setValue(int(value))
+    elif box.value() != value or box.cleanText() != box.textFromValue(value):
+        box.setValue(value)

@@ -14,6 +14,7 @@ its Schedules and gives the clock their timeline back when activated."""
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 from PySide6.QtCore import QByteArray, QEvent, QSize, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QScrollArea, QSizePolicy, QSplitter, QVBoxLayout, QWidget
@@ -33,6 +34,8 @@ ASSEMBLY_SHARE = 0.6
 NARRATION_SHARE = 0.15
 #: The width the narration is measured at before the view is shown (it has none yet).
 NOMINAL_WIDTH = 900
+
+FloatArray = npt.NDArray[np.float64]
 
 
 class ScheduleView(QWidget):
@@ -273,10 +276,11 @@ class _FixedLabelBox(QScrollArea):
             self.setFixedHeight(height)
 
 
-def _sorted_union(arrays: list[np.ndarray]) -> np.ndarray:
+def _sorted_union(arrays: list[FloatArray]) -> FloatArray:
     """The sorted, unique union of sorted arrays (a stable sort merges sorted runs in
     linear time, where np.unique would sort from scratch)."""
     if len(arrays) == 1:
         return arrays[0]
-    merged = np.sort(np.concatenate(arrays), kind="stable")
-    return merged[np.concatenate([[True], np.diff(merged) > 0])]
+    merged: FloatArray = np.sort(np.concatenate(arrays), kind="stable")
+    union: FloatArray = merged[np.concatenate([[True], np.diff(merged) > 0])]
+    return union

@@ -7,6 +7,7 @@ it was obtained. The numbers come from `engine.view_model.schedule_stats` (which
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QPainter, QPaintEvent
@@ -93,13 +94,15 @@ class StatsPanel(QWidget):
         self._show(self._rows(self._headlines, self._stats))
 
     def _show(self, rows: list[tuple[str, str, str, object]]) -> None:
-        shape = [row[:3] for row in rows]
+        shape: list[tuple[str, ...]] = [tuple(map(str, row[:3])) for row in rows]
         if shape != self._shape:
             self._build(rows)
             self._shape = shape
         else:
             self._update(rows)
-        self.lines = [(row[1], row[3]) for row in rows if row[0] in ("headline", "line")]
+        self.lines = [
+            (row[1], cast(StatLine, row[3])) for row in rows if row[0] in ("headline", "line")
+        ]
 
     @staticmethod
     def _rows(

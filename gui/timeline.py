@@ -32,6 +32,9 @@ from gui.timeline_items import (
     layout_groups,
 )
 
+#: Pixels above the first group's top row kept for its title (12 px bold text, 6 px gap).
+TITLE_ROOM = 22.0
+
 
 class TimeAxis(pg.AxisItem):
     """The time axis: tick values in one SI scale for the whole run (the prefix of its
@@ -92,6 +95,7 @@ class TimelineView(pg.PlotWidget):
         view.invertY(True)
         view.setMouseEnabled(x=True, y=False)
         view.setDefaultPadding(0.0)
+        view.sigResized.connect(self._on_view_resized)
         self.bars = BarsItem(theme)
         self.marks = MarksItem(theme)
         self.legend = LegendItem(theme)
@@ -139,7 +143,7 @@ class TimelineView(pg.PlotWidget):
 
     def _reasons(self) -> set[str]:
         """The wait reasons in the shown runs' rows (computed on the worker thread when the
-        app made the run: `gui.figure.rows.warm_waits`)."""
+        app made the run: `gui.runs.warm_gantt`)."""
         return {r for s in self._schedules if len(s) for r in reasons_present(s, self._rows)}
 
     def _gap_rows(self) -> float | None:
@@ -181,22 +185,48 @@ class TimelineView(pg.PlotWidget):
         if not self._groups:
             return
         span = max(g.schedule.makespan for g in self._groups) or 1.0
+        top, bottom = self._y_range()
+        self._set_limits((-0.05 * span, 1.08 * span, span * 1e-6, 1.13 * span, top, bottom))
+        view = self.getPlotItem().getViewBox()
+        view.setRange(xRange=(-0.01 * span, 1.04 * span), yRange=(top, bottom), padding=0.0)
+
+    def _y_range(self) -> tuple[float, float]:
+        """Rows from above the first group's title to below the last row. The title is
+        drawn in pixels above its group: in a short view, where rows are only a few pixels
+        tall, the top reaches up far enough in rows to leave it TITLE_ROOM pixels."""
         last = self._groups[-1]
         bottom = last.first_row + last.n_rows - 0.4
-        view = self.getPlotItem().getViewBox()
-        limits = (-0.05 * span, 1.08 * span, span * 1e-6, 1.13 * span, -0.45, bottom)
-        if limits != self._limits:
-            self._limits = limits
-            view.setLimits(
-                xMin=limits[0],
-                xMax=limits[1],
-                minXRange=limits[2],
-                maxXRange=limits[3],
-                yMin=limits[4],
-                yMax=limits[5],
-                minYRange=3.0,
-            )
-        view.setRange(xRange=(-0.01 * span, 1.04 * span), yRange=(-0.45, bottom), padding=0.0)
+        title_line = self._groups[0].first_row - 0.5  # the title sits above this, in pixels
+        height = float(self.getPlotItem().getViewBox().height())
+        top = -0.45
+        if height > 2 * TITLE_ROOM:
+            # (title_line - top) rows must cover TITLE_ROOM of `height` px over (bottom - top)
+            top = min(top, (title_line * height - TITLE_ROOM * bottom) / (height - TITLE_ROOM))
+        self.marks.set_top(top)
+        return top, bottom
+
+    def _set_limits(self, limits: tuple[float, ...]) -> None:
+        if limits == self._limits:
+            return
+        self._limits = limits
+        self.getPlotItem().getViewBox().setLimits(
+            xMin=limits[0],
+            xMax=limits[1],
+            minXRange=limits[2],
+            maxXRange=limits[3],
+            yMin=limits[4],
+            yMax=limits[5],
+            minYRange=3.0,
+        )
+
+    def _on_view_resized(self) -> None:
+        """The rows keep filling the view's height (only time zooms and pans), with room
+        for the first title at the new height."""
+        if not self._groups or self._limits is None:
+            return
+        top, bottom = self._y_range()
+        self._set_limits((*self._limits[:4], top, bottom))
+        self.getPlotItem().getViewBox().setYRange(top, bottom, padding=0.0)
 
     # -- theme ---------------------------------------------------------------------------
 

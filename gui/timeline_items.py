@@ -242,7 +242,10 @@ class BarsItem(pg.GraphicsObject):
     def _op_tasks(s: Schedule, r0: int, r1: int) -> np.ndarray:
         """The tasks of ops r0 .. r1 - 1."""
         if s.is_pipeline:
-            return np.asarray(s.op_task_index[r0:r1].ravel(), dtype=np.int64)
+            return np.asarray(
+                s.task_of(np.arange(r0, r1)[:, None], np.arange(len(s.stage_names))).ravel(),
+                dtype=np.int64,
+            )
         return np.flatnonzero((s.op >= r0) & (s.op < r1))
 
     def _paint_idle_rows(self, painter: QPainter, group: RowGroup, span: float) -> None:
@@ -390,8 +393,9 @@ class RowAxis(pg.AxisItem):
             if last < first:
                 continue
             step = max(1, int(nice_step(LABEL_PIXELS / per_row))) if per_row < LABEL_PIXELS else 1
+            rows: list[int]
             if step <= 2:
-                rows = range(first - first % step, last + 1, step)
+                rows = list(range(first - first % step, last + 1, step))
             else:  # op 1, then round numbers: op 250, op 500, …
                 multiples = range(max(1, (first + 1) // step) * step - 1, last + 1, step)
                 rows = [0, *(r for r in multiples if r >= step // 2)]
@@ -418,15 +422,27 @@ class MarksItem(pg.GraphicsObject):
         self._theme = theme
         self._groups: list[RowGroup] = []
         self._bounds = QRectF()
+        self._top = 0.0
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     def set_groups(self, groups: list[RowGroup]) -> None:
-        self.prepareGeometryChange()
         self._groups = groups
-        if groups:
-            right = max(g.schedule.makespan for g in groups) or 1.0
-            bottom = groups[-1].first_row + groups[-1].n_rows
-            self._bounds = QRectF(0.0, 0.0, right * 1.001, bottom)
+        self._fit_bounds()
+
+    def set_top(self, top: float) -> None:
+        """The view's top row: the first title is drawn up to there (its cached picture
+        is clipped to the bounds)."""
+        if top != self._top:
+            self._top = top
+            self._fit_bounds()
+
+    def _fit_bounds(self) -> None:
+        self.prepareGeometryChange()
+        if self._groups:
+            right = max(g.schedule.makespan for g in self._groups) or 1.0
+            bottom = self._groups[-1].first_row + self._groups[-1].n_rows
+            top = min(0.0, self._top)
+            self._bounds = QRectF(0.0, top, right * 1.001, bottom - top)
         else:
             self._bounds = QRectF()
         self.update()

@@ -127,11 +127,16 @@ class TransportBar(QWidget):
         change makes the whole bar lay itself out again at every tick."""
         self.readout.ensurePolished()
         metrics = self.readout.fontMetrics()
-        widest = f"0.0001234 {self.time_unit}"  # the longest text format_time gives
+        # format_time gives 3 significant digits below 1,000 of a unit ("88.8 ms") and the
+        # whole number above, so no time of this run is wider than the wider of those two.
+        unit = self.time_unit
+        end = format_time(self._clock.end, unit)
+        samples = (end, format_time(88.8, "ms"), format_time(88.8e-3, "ms"), f"88.8 {unit}")
+        widest = max(metrics.horizontalAdvance(sample) for sample in samples)
         events = f"{len(self._clock.events):,}"
-        text = f"{widest} / {widest}  ·  event {events} of {events}"
+        rest = metrics.horizontalAdvance(f" / {end}  ·  event {events} of {events}")
         margins = self.readout.contentsMargins()
-        width = metrics.horizontalAdvance(text) + margins.left() + margins.right() + 8
+        width = widest + rest + margins.left() + margins.right() + 8
         height = max(self.readout.sizeHint().height(), metrics.height())
         self.readout.setFixedSize(max(190, width), height)
 

@@ -64,6 +64,7 @@ from engine.warps import (
 )
 from gui.clock import Clock
 from gui.colours import LIGHT, OP_COLOURS, Theme
+from gui.timeline import TimeAxis
 
 if TYPE_CHECKING:
     from gpu.occupancy import OccupancySweep
@@ -218,11 +219,13 @@ class LanesPlot(pg.PlotWidget):
     `BarGraphItem` per group; the cursor and the veil over the future are light items."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent=parent, background=None)
+        axis = TimeAxis()  # whole cycles with thousands separators, never "x1e+06"
+        axis.set_span(0.0, "cycles")
+        super().__init__(parent=parent, background=None, axisItems={"bottom": axis})
         plot = self.getPlotItem()
         plot.setMenuEnabled(False)
         plot.hideButtons()
-        plot.setLabel("bottom", "cycle")
+        plot.setLabel("bottom", axis.title)
         view = plot.getViewBox()
         view.invertY(True)
         view.setMouseEnabled(x=True, y=False)
@@ -695,7 +698,7 @@ class WarpsView(QWidget):
             painter.end()
         buffer = QBuffer()
         buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-        if not image.save(buffer, "PNG"):
+        if not image.save(buffer, "PNG"):  # type: ignore[call-overload]  # stubs: bytes; runtime: str
             raise PipeLabError("could not encode the view as PNG")
         return bytes(buffer.data().data())
 

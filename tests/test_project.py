@@ -50,8 +50,8 @@ def test_engine_and_gpu_import_without_qt_or_cupy() -> None:
     assert result.returncode == 0, result.stderr
 
 
-def test_mypy_strict_on_engine_and_gpu() -> None:
-    """engine/ and gpu/ type-check under mypy --strict (configured in pyproject)."""
+def test_mypy_strict() -> None:
+    """engine/, gpu/, gui/ and cli/ type-check under mypy --strict (configured in pyproject)."""
     result = _run(_tool("mypy"))
     assert result.returncode == 0, result.stdout + result.stderr
 

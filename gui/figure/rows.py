@@ -87,9 +87,7 @@ def task_index(schedule: Schedule) -> SpanIndex:
     """The worker rows' tasks indexed for views (cached on the Schedule, freed with it)."""
     indexes = _INDEXES.setdefault(schedule, {})
     if "tasks" not in indexes:
-        indexes["tasks"] = SpanIndex.build(
-            schedule.start, schedule.end, schedule.row, schedule.n_workers
-        )
+        indexes["tasks"] = SpanIndex.of_schedule(schedule)
     return indexes["tasks"]
 
 
@@ -123,17 +121,6 @@ def reasons_present(schedule: Schedule, mode: str = "workers") -> tuple[str, ...
     if mode not in per_mode:
         per_mode[mode] = idle_spans(schedule, mode).present()
     return per_mode[mode]
-
-
-def warm_waits(schedule: Schedule, scenario: object = None) -> None:
-    """Build here what the Gantt reads on its first frame in either row mode (wait reasons
-    with their spans, the idle spans' index, the reasons present): 0.5 to 2 s at 10^6 ops,
-    so the app calls it on its worker thread (`gui.runs.DERIVATIONS`), never on the GUI's."""
-    if not len(schedule):
-        return
-    for mode in ROW_MODES:
-        reasons_present(schedule, mode)
-    idle_index(schedule)
 
 
 def describe_wait(schedule: Schedule, mode: str, index: int) -> str:

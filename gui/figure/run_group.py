@@ -403,5 +403,9 @@ def css(words: str) -> str:
     return "".join(c if c.isalnum() else "-" for c in words.lower()).strip("-") or "run"
 
 
-def _one(x: float, y: float, w: float, h: float) -> tuple[FloatArray, ...]:
-    return tuple(np.array([v], dtype=np.float64) for v in (x, y, w, h))
+def _one(
+    x: float, y: float, w: float, h: float
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """One rectangle as the four one-element columns `Rects` takes."""
+    column = [np.array([v], dtype=np.float64) for v in (x, y, w, h)]
+    return column[0], column[1], column[2], column[3]

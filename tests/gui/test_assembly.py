@@ -413,12 +413,22 @@ def test_the_form_leaves_an_unchanged_field_alone(window: MainWindow) -> None:
     assert window.scenario_panel.ops.value() == 3
 
 
-def test_the_readout_fits_its_longest_text(window: MainWindow) -> None:
-    window.apply_scenario(Scenario.uniform_ops(20_000, 0.001234, 0.001, 0.001))
-    window.clock.seek(window.clock.end * 0.777)
+@pytest.mark.parametrize(
+    "scenario",
+    [
+        Scenario.uniform_ops(20_000, 0.001234, 0.001, 0.001),
+        Scenario.uniform_ops(3, 1e9, 1e9, 1e9),  # the longest times the policy accepts
+        Scenario.uniform_ops(3, 1e-6, 2e-6, 3e-6),  # the shortest
+        Scenario.uniform_ops(1000, 0.7, 0.9, 0.3),
+    ],
+)
+def test_the_readout_fits_its_longest_text(window: MainWindow, scenario: Scenario) -> None:
+    window.apply_scenario(scenario)
     readout = window.transport.readout
-    width = readout.fontMetrics().horizontalAdvance(readout.text())
-    assert width <= readout.width()
+    for fraction in (0.0, 0.0123, 0.1, 0.4567, 0.777, 0.999, 1.0):
+        window.clock.seek(window.clock.end * fraction)
+        width = readout.fontMetrics().horizontalAdvance(readout.text())
+        assert width <= readout.width(), readout.text()
 
 
 # -- exports ----------------------------------------------------------------------------------

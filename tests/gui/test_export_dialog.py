@@ -30,16 +30,16 @@ def choose(combo, data) -> None:
 def test_controls_become_the_export_options(dialog: ExportDialog) -> None:
     assert dialog.options()["rows"] == "ops"  # the Gantt's current rows
     assert dialog.options()["time"] is None  # no cursor unless asked
-    dialog.cursor.setChecked(True)
+    dialog.cursor_box.setChecked(True)
     choose(dialog.format, ".pdf")
-    choose(dialog.size, "slide")
+    choose(dialog.size_box, "slide")
     choose(dialog.theme, "dark")
     dialog.caption.setChecked(False)
     options = dialog.options()
     assert options["time"] == 2.5 and options["size"] == "slide" and options["theme"] == "dark"
     assert options["caption"] is False and "width" not in options
     choose(dialog.format, ".png")
-    choose(dialog.size, "pixels")
+    choose(dialog.size_box, "pixels")
     dialog.width_px.setValue(900)
     dialog.retina.setChecked(True)
     options = dialog.options()
@@ -50,12 +50,12 @@ def test_svg_cannot_take_the_assembly_line(dialog: ExportDialog) -> None:
     dialog.assembly.setChecked(True)
     choose(dialog.format, ".svg")
     assert not dialog.assembly.isEnabled() and dialog.options()["with_assembly"] is False
-    assert not dialog.size.model().item(3).isEnabled()  # no width in pixels for vectors
+    assert not dialog.size_box.model().item(3).isEnabled()  # no width in pixels for vectors
 
 
 def test_preview_is_what_will_be_written(dialog: ExportDialog, tmp_path: Path) -> None:
     choose(dialog.format, ".png")
-    choose(dialog.size, "pixels")
+    choose(dialog.size_box, "pixels")
     dialog.width_px.setValue(800)
     dialog.update_preview()
     pixmap = dialog.preview_image.pixmap()
@@ -66,7 +66,7 @@ def test_preview_is_what_will_be_written(dialog: ExportDialog, tmp_path: Path) -
     image = Image.open(tmp_path / "t.png")
     assert f"{image.width} × {image.height:,} px" in words
     choose(dialog.format, ".pdf")
-    choose(dialog.size, "column")
+    choose(dialog.size_box, "column")
     dialog.update_preview()
     assert dialog.summary.text().startswith("PDF, 3.5 × ")
 

@@ -17,13 +17,13 @@ Key = Qt.Key
 @pytest.fixture
 def active(window: MainWindow, qtbot) -> MainWindow:  # type: ignore[no-untyped-def]
     window.activateWindow()
-    qtbot.waitUntil(window.isActiveWindow, timeout=2000)
+    qtbot.waitUntil(window.isActiveWindow, timeout=120_000)
     return window
 
 
 def focus(widget: QWidget, qtbot) -> None:  # type: ignore[no-untyped-def]
     widget.setFocus(Qt.FocusReason.OtherFocusReason)
-    qtbot.waitUntil(widget.hasFocus, timeout=2000)
+    qtbot.waitUntil(widget.hasFocus, timeout=120_000)
 
 
 def press(widget: QWidget, key: Key, qtbot) -> None:  # type: ignore[no-untyped-def]

@@ -178,7 +178,7 @@ def test_shortcuts_drive_the_clock(window: MainWindow, qtbot) -> None:
     from PySide6.QtCore import Qt
 
     window.activateWindow()
-    qtbot.waitUntil(lambda: window.isActiveWindow(), timeout=2000)
+    qtbot.waitUntil(lambda: window.isActiveWindow(), timeout=120_000)
     qtbot.keyClick(window, Qt.Key.Key_Right)
     assert window.clock.time == 1.0
     qtbot.keyClick(window, Qt.Key.Key_End)

@@ -321,3 +321,39 @@ def test_time_axis_and_cursor_speak_the_one_formatter(qtbot) -> None:
     view.set_schedules([ms])
     assert view.getPlotItem().getAxis("bottom").labelText == "time (µs)"
     assert view.time_axis.tickStrings([0.1, 0.2], 1.0, 0.1) == ["100", "200"]
+
+
+@pytest.mark.parametrize("height", [170, 260, 400, 900])
+def test_the_first_title_keeps_its_room_in_a_short_view(timeline: TimelineView, qtbot, height):
+    """At 1280 × 800 the Gantt gets little height: rows shrink, but the first group's title
+    (drawn in pixels above its rows) stays inside the view."""
+    from gui.timeline import TITLE_ROOM
+
+    timeline.resize(900, height)
+    qtbot.waitUntil(lambda: timeline.height() == height)
+    view = timeline.getPlotItem().getViewBox()
+    first_row = timeline._groups[0].first_row
+    title_line = view.mapViewToScene(QPointF(0.0, first_row - 0.5)).y()
+    assert title_line - TITLE_ROOM >= view.sceneBoundingRect().top() - 0.5
+    timeline.reset_view()  # the same after a reset
+    title_line = view.mapViewToScene(QPointF(0.0, first_row - 0.5)).y()
+    assert title_line - TITLE_ROOM >= view.sceneBoundingRect().top() - 0.5
+
+
+def test_the_first_title_is_drawn_whole_in_a_short_view(timeline: TimelineView, qtbot) -> None:
+    """Its top half was cut off by the marks' cached picture (clipped to their bounds)."""
+    timeline.resize(900, 170)
+    qtbot.waitUntil(lambda: timeline.height() == 170)
+    image = timeline.grab().toImage()
+    view = timeline.getPlotItem().getViewBox()
+    line = timeline.mapFromScene(
+        view.mapViewToScene(QPointF(0.0, timeline._groups[0].first_row - 0.5))
+    ).y()
+    left = timeline.mapFromScene(view.mapViewToScene(QPointF(0.0, 0.0))).x()
+    ink_rows = {
+        y
+        for y in range(max(0, line - 20), line - 6)
+        for x in range(left + 4, left + 150)
+        if QColor(image.pixel(x, y)).lightness() < 110
+    }
+    assert ink_rows and min(ink_rows) <= line - 14, "the title's upper half is missing"

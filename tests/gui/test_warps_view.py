@@ -295,3 +295,14 @@ def test_real_window_shows_the_sm_state_and_lanes(tmp_path):
     for warp in WARP_COLOURS[:5]:
         assert QColor(warp).getRgb()[:3] in lanes
     assert QColor(WARP_COLOURS[5]).getRgb()[:3] not in lanes
+
+
+def test_the_cycle_axis_reads_whole_cycles(view) -> None:
+    """Long runs read "1,500,000", never pyqtgraph's "1.5 (x1e+06)"."""
+    axis = view.lanes.getPlotItem().getAxis("bottom")
+    assert axis.tickStrings([0.0, 500_000.0, 1_500_000.0], 1.0, 500_000.0) == [
+        "0",
+        "500,000",
+        "1,500,000",
+    ]
+    assert axis.labelText == "cycle"

@@ -1,0 +1,136 @@
+"""How `gui.runs.compute_run` works through a run's Schedules: each one simulated (unless
+known) and then derived step by step (`gui.runs.DERIVATIONS`), timed, in turn or, for big
+runs, side by side on one thread each (the compiled scheduler and numpy release the
+GIL); and how the memory a dropped run freed goes back to the system."""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+import sys
+import threading
+import time
+from collections.abc import Callable, Generator
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+
+from engine.scenario import Scenario
+from engine.schedule import Schedule
+
+Derivation = Callable[[Schedule, "Scenario | None"], object]
+Derivations = tuple[tuple[str, Derivation], ...]
+Simulate = Callable[[Scenario, str], Schedule]
+
+
+#: Runs with at least this many tasks (all Schedules together) derive their Schedules on
+#: one thread each; below, threads cost more than they save.
+PARALLEL_TASKS = 300_000
+#: While Schedules are derived on other threads, `compute_run` yields this often (s).
+POLL_SECONDS = 0.005
+
+
+@dataclass
+class Plan:
+    """One Schedule of a run: its policy, the Schedule when it is known already (given,
+    or reused with what was derived from it), and those derived values."""
+
+    policy: str
+    schedule: Schedule | None
+    known: dict[str, object]
+
+
+class _Stopped(Exception):
+    """The job was dropped: a Schedule's worker stops at its next step."""
+
+
+Result = tuple[Schedule, dict[str, object], dict[str, float]]
+
+
+def _derive(
+    plan: Plan,
+    scenario: Scenario | None,
+    steps: tuple[Simulate, Derivations],
+    stop: Callable[[], bool],
+) -> Generator[str, None, Result]:
+    """One Schedule: simulate it (unless known), then each of `DERIVATIONS` (unless
+    known), timing each step; yields the step's name after it."""
+    simulate, derivations = steps
+    times: dict[str, float] = {}
+    schedule = plan.schedule
+    if schedule is None:
+        assert scenario is not None
+        begin = time.perf_counter()
+        schedule = simulate(scenario, plan.policy)
+        times["simulate"] = time.perf_counter() - begin
+        yield f"simulated {plan.policy}"
+    values: dict[str, object] = {}
+    for name, derive in derivations:
+        if stop():
+            raise _Stopped
+        if name in plan.known:
+            values[name] = plan.known[name]
+            continue
+        begin = time.perf_counter()
+        values[name] = derive(schedule, scenario)
+        times[name] = time.perf_counter() - begin
+        yield name
+    return schedule, values, times
+
+
+def in_turn(
+    plans: list[Plan], scenario: Scenario | None, steps: tuple[Simulate, Derivations]
+) -> Generator[str, None, list[Result]]:
+    """Each Schedule after the other, yielding after each step."""
+    results = []
+    for plan in plans:
+        results.append((yield from _derive(plan, scenario, steps, lambda: False)))
+    return results
+
+
+def side_by_side(
+    plans: list[Plan], scenario: Scenario | None, steps: tuple[Simulate, Derivations]
+) -> Generator[str, None, list[Result]]:
+    """One thread per Schedule; yields every `POLL_SECONDS` while they work (a dropped
+    job stops them after the step in progress)."""
+    stop = threading.Event()
+
+    def work(plan: Plan) -> Result:
+        work_steps = _derive(plan, scenario, steps, stop.is_set)
+        try:
+            while True:
+                next(work_steps)
+        except StopIteration as done:
+            return done.value  # type: ignore[no-any-return]
+
+    with ThreadPoolExecutor(len(plans), thread_name_prefix="pipelab-derive") as pool:
+        futures = [pool.submit(work, plan) for plan in plans]
+        try:
+            while not all(future.done() for future in futures):
+                wait(futures, timeout=POLL_SECONDS, return_when=FIRST_EXCEPTION)
+                yield "deriving"
+            return [future.result() for future in futures]
+        finally:
+            stop.set()  # dropped (or failed): the other threads stop after their step
+
+
+def release_freed_memory() -> None:
+    """Hand the memory a dropped run freed back to the system. glibc keeps freed blocks
+    in its arenas (one per thread that allocated: the worker, the derive threads), so
+    without this the app's resident size grows to the old and the new run together and
+    stays there; ``malloc_trim`` returns them (a few ms). Elsewhere: nothing to do."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        trim: Callable[[int], int] = libc.malloc_trim
+    except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
+        return None
+    return trim

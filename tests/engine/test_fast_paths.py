@@ -1,0 +1,246 @@
+"""The per-Schedule indexes' fast paths (no sort where rows are in time order already,
+shared arrays, the scheduler's columns handed over, column-wise reductions) give exactly
+what the plain algorithms gave (tests/engine/legacy_indexes.py), bit for bit, on
+simulated, measured-like, reordered and overlapping Schedules."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import metrics
+from engine.columns import pipeline_layout
+from engine.density import SpanIndex
+from engine.errors import PipeLabError
+from engine.scenario import Scenario
+from engine.schedule import Schedule
+from engine.scheduler import simulate, simulate_reference
+from engine.validation import MIN_DURATION
+from engine.view_model import idle_intervals, typical_duration
+from engine.wait_index import wait_index
+from engine.waits import idle_spans
+from tests.engine import legacy_indexes as legacy
+
+duration = st.one_of(
+    st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, 3.0]),
+    st.floats(min_value=MIN_DURATION, max_value=10.0, allow_nan=False, allow_infinity=False),
+)
+
+
+@st.composite
+def scenarios(draw: st.DrawFn) -> Scenario:
+    n = draw(st.integers(1, 14))
+    rows = draw(st.lists(st.tuples(duration, duration, duration), min_size=n, max_size=n))
+    workers = draw(st.tuples(*(st.integers(1, 3) for _ in range(3))))
+    r, c, w = (np.array(column) for column in zip(*rows, strict=True))
+    return Scenario(r, c, w, workers=workers, buffers=draw(st.integers(0, 5)))
+
+
+@st.composite
+def schedules(draw: st.DrawFn) -> Schedule:
+    """Simulated runs, measured-like ones (jittered: late starts, overlaps, no grants), the
+    same tasks in another order, and free-form tasks on a few rows."""
+    kind = draw(st.sampled_from(["simulated", "measured", "shuffled", "free"]))
+    if kind == "free":
+        n = draw(st.integers(0, 30))
+        workers = draw(st.tuples(st.integers(1, 3), st.integers(1, 3), st.integers(1, 3)))
+        unit = np.array(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)), np.int64)
+        worker = np.array(
+            [draw(st.integers(0, workers[u] - 1)) for u in unit.tolist()], dtype=np.int64
+        )
+        start = np.array(
+            draw(st.lists(st.sampled_from([0.0, 1.0, 2.5, 3.0]), min_size=n, max_size=n))
+        )
+        length = np.array(draw(st.lists(duration, min_size=n, max_size=n)))
+        ops = max(1, n)
+        return Schedule(
+            op=np.arange(n) % ops, stage=unit, unit=unit, worker=worker, start=start,
+            end=start + length, workers=workers, n_ops=ops, source="measured",
+        )  # fmt: skip
+    scenario = draw(scenarios())
+    model = simulate(scenario, draw(st.sampled_from(["sequential", "pipelined"])))
+    if kind == "simulated":
+        return model
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    if kind == "measured":
+        start = model.start + rng.uniform(-0.3, 0.5, len(model)).clip(0, None)
+        return replace(
+            model, source="measured", grant=None, start=start, end=start + model.duration
+        )
+    p = rng.permutation(len(model))
+    return replace(
+        model, op=model.op[p], stage=model.stage[p], unit=model.unit[p],
+        worker=model.worker[p], start=model.start[p], end=model.end[p],
+    )  # fmt: skip
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> None:
+    assert a.dtype == b.dtype or (a.dtype.kind == b.dtype.kind == "i")
+    assert np.array_equal(a, b), (a, b)
+
+
+@settings(max_examples=250, deadline=None)
+@given(schedules())
+def test_rows_events_and_op_matrices_as_before(schedule: Schedule) -> None:
+    order, bounds = schedule.by_row
+    want_order, want_bounds = legacy.by_row(schedule)
+    _same(order, want_order)
+    _same(bounds, want_bounds)
+    _same(schedule.row_starts, schedule.start[want_order])
+    reach, task = schedule.row_reach
+    want_reach, want_task = legacy.row_reach(schedule)
+    _same(reach, want_reach)
+    _same(task, want_task)
+    _same(schedule.event_times, legacy.event_times(schedule))
+    if schedule.is_pipeline:
+        starts, ends, index = legacy.op_matrices(schedule)
+        _same(schedule.op_starts, starts)
+        _same(schedule.op_ends, ends)
+        _same(schedule.op_task_index, index)
+
+
+@settings(max_examples=250, deadline=None)
+@given(schedules())
+def test_gaps_idle_spans_and_busy_time_as_before(schedule: Schedule) -> None:
+    index = wait_index(schedule)
+    for got, want in zip(index.gaps, legacy.gaps(schedule, index.pipeline), strict=True):
+        _same(got, want)
+    for got, want in zip(
+        idle_intervals(schedule), legacy.gaps(schedule, index.pipeline), strict=True
+    ):
+        _same(got, want)
+    for unit, want in zip(index.units, legacy.units(schedule, index.pipeline), strict=True):
+        for name in ("tasks", "starts", "ops", "points"):
+            _same(getattr(unit, name), getattr(want, name))
+    spans = idle_spans(schedule)
+    want_spans = legacy.idle_columns(schedule)
+    for name, want in zip(("row", "start", "end", "reason", "next_task"), want_spans, strict=True):
+        _same(getattr(spans, name), want)
+    _same(metrics.busy_by_worker(schedule), legacy.busy_by_worker(schedule))
+    assert typical_duration(schedule) == legacy.typical_duration(schedule)
+
+
+@settings(max_examples=200, deadline=None)
+@given(schedules())
+def test_stats_numbers_as_before(schedule: Schedule) -> None:
+    if len(schedule):
+        neck = metrics.bottleneck(schedule)
+        per_unit = legacy.work_per_unit(schedule) / np.asarray(schedule.workers, dtype=float)
+        assert neck.work_per_worker == float(per_unit.max())
+    work = metrics._op_work(schedule)
+    durations = metrics._op_durations(schedule)
+    if durations is None:
+        assert work is None
+        return
+    assert work is not None
+    _same(work.per_stage, durations.sum(axis=0))
+    assert work.column_sums == tuple(float(durations[:, i].sum()) for i in range(3))
+    assert work.total == float(durations.sum())
+    assert work.identical == metrics._identical(durations)
+    assert work.hold_mean == float(durations.sum(axis=1).mean())
+    assert work.longest_op == float(durations.sum(axis=1).max())
+    if not work.identical:
+        demands = durations / np.asarray(schedule.workers, dtype=float)
+        if schedule.buffers > 0:
+            demands = np.column_stack([demands, durations.sum(axis=1) / schedule.buffers])
+        want = np.bincount(demands.argmax(axis=1), minlength=demands.shape[1])
+        assert work.longest_demand is not None
+        _same(work.longest_demand, want)
+
+
+@settings(max_examples=200, deadline=None)
+@given(schedules(), st.floats(-1, 40), st.floats(0.5, 60), st.integers(1, 30), st.floats(0, 4))
+def test_span_index_answers_as_before(schedule, t0, span, columns, shortest) -> None:
+    columns_of = (schedule.start, schedule.end, schedule.row, schedule.n_workers)
+    want = legacy.SpanIndex(*columns_of)
+    for index in (SpanIndex.of_schedule(schedule), SpanIndex.build(*columns_of)):
+        for name in ("merged_start", "merged_end", "merged_before", "merged_bounds", "lengths"):
+            _same(getattr(index, name), getattr(want, name))
+        _same(index.by_length, want.by_length)
+        _same(index.at_least(shortest), want.by_length[np.searchsorted(want.lengths, shortest) :])
+        assert index.count_at_least(shortest) == len(want.lengths) - int(
+            np.searchsorted(want.lengths, shortest)
+        )
+        assert float(index.reach.max(initial=0.0)) == float(want.reach.max(initial=0.0))
+        visible = set(np.flatnonzero((schedule.end >= t0) & (schedule.start <= t0 + span)).tolist())
+        assert visible <= set(index.visible(t0, t0 + span).tolist())
+        assert index.count_visible(t0, t0 + span) == len(index.visible(t0, t0 + span))
+        # (disjoint rows add span lengths instead of merged intervals: equal to rounding)
+        got = index.busy_fraction(t0, t0 + span, columns)
+        assert np.allclose(got, want.busy_fraction(t0, t0 + span, columns), rtol=0, atol=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(scenarios(), st.sampled_from(["sequential", "pipelined"]))
+def test_handed_over_columns_equal_the_reference(scenario, policy) -> None:
+    fast, reference = simulate(scenario, policy), simulate_reference(scenario, policy)
+    for column in ("op", "stage", "unit", "worker", "start", "end", "grant"):
+        _same(getattr(fast, column), getattr(reference, column))
+        assert not getattr(fast, column).flags.writeable
+    # Every start is 0 or an end, so the ends alone give the event times.
+    _same(fast.event_times, legacy.event_times(fast))
+    assert set(fast.start.tolist()) <= set(fast.end.tolist()) | {0.0}
+
+
+def test_runs_share_their_layout_and_free_it_with_them() -> None:
+    scenario = Scenario.uniform_ops(1000, 1.0, 2.0, 1.5, buffers=2)
+    first, second = simulate(scenario, "sequential"), simulate(scenario, "pipelined")
+    assert first.op is second.op and first.stage is second.stage is second.unit
+    assert first.worker is second.worker  # one worker per unit: all zeros, shared
+    assert first.row is first.unit  # one worker per unit: rows are units
+    assert np.shares_memory(first.op_starts, first.start)  # op-major: views, not copies
+    layout = weakref.ref(first.op)
+    del first, second
+    gc.collect()
+    assert layout() is None
+
+
+def test_handed_over_arrays_are_frozen_and_borrowed_ones_copied() -> None:
+    starts = np.zeros((2, 3))
+    ends = np.ones((2, 3))
+    borrowed = Schedule.from_stage_matrices(starts, ends)
+    starts[0, 0] = 0.5  # the caller still owns its arrays: the Schedule kept a copy
+    assert borrowed.start[0] == 0.0
+    owned = Schedule.from_stage_matrices(starts, ends, owned=True)
+    assert np.shares_memory(owned.start, starts) and not starts.flags.writeable
+    view = np.arange(4.0)[1:]
+    view.flags.writeable = False  # read-only, but its owner may still change
+    shared = Schedule(
+        op=[0, 0, 0], stage=[0, 1, 2], unit=[0, 1, 2], worker=[0, 0, 0], start=view,
+        end=view + 1, n_ops=1,
+    )  # fmt: skip
+    assert not np.shares_memory(shared.start, view)
+
+
+def test_layout_checks_still_refuse_bad_workers() -> None:
+    op, stage, _ = pipeline_layout(2)
+    with pytest.raises(PipeLabError, match="worker"):
+        Schedule(op=op, stage=stage, unit=stage, worker=[0, 0, 0, 0, 1, 0], start=np.zeros(6),
+                 end=np.ones(6), n_ops=2, workers=(1, 1, 1))  # fmt: skip
+    with pytest.raises(PipeLabError, match="worker"):
+        Schedule.from_stage_matrices(
+            np.zeros((1, 3)), np.ones((1, 3)), [[0, 2, 0]], workers=(1, 2, 1)
+        )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from([0.0, 1.0, 1.5, 2.0, 7.0]), max_size=40),
+    st.lists(st.tuples(st.sampled_from([-1.0, 0.0, 1.0, 1.2, 2.0, 9.0]), st.integers(-5, 50))),
+    st.integers(0, 3),
+)
+def test_rank_near_is_searchsorted(values, queries, steps) -> None:
+    from engine.wait_index import rank_near
+
+    sorted_values = np.sort(np.array(values, dtype=float))
+    times = np.array([t for t, _ in queries], dtype=float)
+    guess = np.array([g for _, g in queries], dtype=np.int64)
+    want = np.searchsorted(sorted_values, times, "right")
+    _same(rank_near(sorted_values, times, guess, steps), want)

@@ -1,0 +1,138 @@
+"""Everything a view reads at landing time is derived on the worker (gui.runs.DERIVATIONS),
+big runs derive their Schedules side by side with the same results, and a dropped job
+stops its threads."""
+
+from __future__ import annotations
+
+import gc
+import threading
+import weakref
+from collections.abc import Generator
+from typing import Any
+
+import numpy as np
+import pytest
+
+from engine.scenario import Scenario
+from gui import run_steps, runs
+from gui.figure import rows as figure_rows
+from gui.runs import Run, compute_run
+
+
+def _scenario(n: int, k: int = 1) -> Scenario:
+    rng = np.random.default_rng(3)
+    r, c, w = (rng.uniform(0.5, 1.5, n) for _ in range(3))
+    return Scenario(r, c, w, workers=(k, k, k), buffers=3, name="random")
+
+
+def _finish(steps: Generator[str, None, Run]) -> Run:
+    try:
+        while True:
+            next(steps)
+    except StopIteration as done:
+        return done.value
+
+
+def _cached(schedule: Any) -> set[str]:
+    """The names of what is cached on a Schedule, and the Gantt's indexes of it."""
+    kept = set(vars(schedule))
+    kept |= {f"gantt:{name}" for name in figure_rows._INDEXES.get(schedule, {})}
+    index = figure_rows._INDEXES.get(schedule, {}).get("tasks")
+    if index is not None:
+        kept |= {f"tasks:{name}" for name in vars(index)}
+    return kept
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_side_by_side_gives_what_in_turn_gives(monkeypatch: pytest.MonkeyPatch, k: int) -> None:
+    scenario = _scenario(3000, k)
+    monkeypatch.setattr(run_steps, "PARALLEL_TASKS", 10**12)
+    alone = _finish(compute_run(scenario, ("sequential", "pipelined")))
+    monkeypatch.setattr(run_steps, "PARALLEL_TASKS", 1)
+    together = _finish(compute_run(scenario, ("sequential", "pipelined")))
+    assert together.policies == alone.policies
+    for a, b in zip(alone.schedules, together.schedules, strict=True):
+        for column in ("op", "stage", "unit", "worker", "start", "end", "grant"):
+            assert np.array_equal(getattr(a, column), getattr(b, column))
+        assert np.array_equal(a.event_times, b.event_times)
+    assert together.stats == alone.stats
+    assert [set(t) for t in together.timings] == [set(t) for t in alone.timings]
+    assert set(together.timings[0]) == {"simulate", *(name for name, _ in runs.DERIVATIONS)}
+
+
+def test_a_dropped_job_stops_its_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(run_steps, "PARALLEL_TASKS", 1)
+    started = threading.Event()
+    release = threading.Event()
+
+    def slow(schedule: Any, scenario: Any) -> None:
+        started.set()
+        release.wait(5.0)
+
+    monkeypatch.setattr(runs, "DERIVATIONS", (("slow", slow), *runs.DERIVATIONS))
+    steps = compute_run(_scenario(200), ("sequential", "pipelined"))
+    while not started.is_set():
+        next(steps)
+    release.set()
+    steps.close()  # what a worker does with a stale job: no step after "slow" runs
+    assert not [t for t in threading.enumerate() if t.name.startswith("pipelab-derive")]
+
+
+def test_the_gui_thread_builds_no_index(qtbot: Any) -> None:
+    """A landed run's views (first frame, a tick, narration, the Gantt's paint) find
+    every index built: nothing new is cached on its Schedules on the GUI thread."""
+    from gui.main_window import MainWindow
+
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1400, 900)
+    window.show()
+    qtbot.waitExposed(window)
+    window.apply_scenario(_scenario(3000, 2))
+    before = {id(s): _cached(s) for s in window.schedules}
+    window.view.timeline.bars.update()
+    qtbot.wait(50)
+    for fraction in (0.0, 0.3, 0.61, 1.0):
+        window.clock.seek(window.clock.end * fraction)
+        qtbot.wait(10)
+    window.view.narration_lines()
+    for s in window.schedules:
+        new = _cached(s) - before[id(s)]
+        # Narrations are kept per event time as they are asked for (a dict, not an index).
+        assert new <= {"_timeline_narrations"}, new
+    window.close()
+
+
+def test_a_run_and_its_indexes_go_with_their_last_reference() -> None:
+    """Freed as soon as the last reference goes: no reference cycle waits for the cyclic
+    collector (which may come by much later, while a 10^6-op run holds hundreds of MB)."""
+    from engine.timeline import narrate, state_at
+    from engine.waits import idle_now, idle_spans, op_waits
+
+    scenario = Scenario.uniform_ops(500, 1.0, 2.0, 1.5, buffers=2, workers=(2, 1, 2))
+    run = _finish(compute_run(scenario, ("sequential", "pipelined")))
+    refs = []
+    for s in run.schedules:
+        narrate(s, float(s.event_times[len(s.event_times) // 2]))
+        state_at(s, 3.0)
+        idle_now(s, [0, 1], 2.0)
+        idle_spans(s).describe(0)
+        op_waits(s).describe(0)
+        refs.append(weakref.ref(s))
+    del s
+    gc.collect()  # (what was garbage before)
+    gc.disable()
+    try:
+        del run
+        assert all(ref() is None for ref in refs)
+    finally:
+        gc.enable()
+
+
+def test_merged_events_are_the_sorted_union() -> None:
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        parts = [
+            np.unique(rng.integers(0, 40, rng.integers(1, 30)).astype(float)) for _ in range(2)
+        ]
+        assert np.array_equal(runs.merged_events(parts), np.unique(np.concatenate(parts)))
