@@ -403,12 +403,12 @@ class WindowFuzzer:
 
     def fill_export_dialog(self, dialog: Any) -> None:
         """What the patched dialog does instead of waiting for a user."""
-        for combo in (dialog.format, dialog.size, dialog.rows, dialog.theme):
+        for combo in (dialog.format, dialog.size_box, dialog.rows, dialog.theme):
             if combo.isEnabled() and self.rng.random() < 0.7:
                 combo.setCurrentIndex(self.rng.randrange(combo.count()))
         if dialog.width_px.isEnabled():
             dialog.width_px.setValue(self.pick([200, 240, 300]))
-        for check in (dialog.retina, dialog.cursor, dialog.caption, dialog.assembly):
+        for check in (dialog.retina, dialog.cursor_box, dialog.caption, dialog.assembly):
             if check.isEnabled() and self.rng.random() < 0.3:
                 check.toggle()
         if dialog.suffix in (".gif", ".webp") and self.rng.random() < 0.7:
