@@ -76,6 +76,15 @@ class DurationBox(QDoubleSpinBox):
             return QValidator.State.Intermediate, text, position  # out of range: fixup says
         return QValidator.State.Invalid, text, position
 
+    def fixup(self, text: str) -> str:
+        """A number beyond the range (typed "2e10") becomes the nearest limit when the field
+        is left. Without this, Qt put back the last value the box held while the number was
+        typed: a prefix of it (2e10 became 20 s, 1e308 became 1000 s)."""
+        value = parse_duration(self._strip(text))
+        if value is None:
+            return text
+        return self.textFromValue(min(max(value, self.minimum()), self.maximum()))
+
     def stepBy(self, steps: int) -> None:
         """Quarter seconds from a quarter second up; below, steps of the value's own
         magnitude (1e-6 → 2e-6), so arrows never jump a microsecond to a quarter second."""

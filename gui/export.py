@@ -57,6 +57,12 @@ SCREEN_DPI = 96.0
 #: Vector formats decide bars versus density at this many dots per point (144 dpi).
 VECTOR_RESOLUTION = 2.0
 PNG_QUALITY = 80
+#: The longest side each image format holds (WebP's encoder stops at 16,383 px, GIF
+#: stores 16-bit sides), and the most bytes of pixels an export may take in memory (a
+#: QImage holds under 2 GiB; an animation keeps every frame until it is encoded).
+MAX_SIDE = {".png": 2**31 - 1, ".gif": 65_535, ".webp": 16_383}
+MAX_IMAGE_BYTES = 2**31 - 1
+RASTER_NAMES = {".png": "PNG", ".gif": "GIF", ".webp": "WebP"}
 #: The assembly line is drawn at this height per lane, in its own pixels.
 LANE_PIXELS = 250
 
@@ -233,7 +239,31 @@ def export(
     if QApplication.instance() is None:
         raise PipeLabError("exporting images needs a QApplication (run through the CLI)")
     figure = build_figure(schedules, plan.options)
+    check_pixels(figure, plan, len(times))
     write_atomic(path, render(schedules, figure, plan, times))
+
+
+def check_pixels(figure: Figure, plan: ExportPlan, frames: int = 0) -> None:
+    """PipeLabError when ``figure`` drawn as the plan says is larger than its image format
+    holds or than memory allows (thousands of worker rows make a tall figure: a WebP of
+    400 compute workers failed inside the encoder, a 4× PNG got a null image)."""
+    if not plan.raster:
+        return
+    width, height = round(figure.width * plan.pixels), round(figure.height * plan.pixels)
+    kind, side = RASTER_NAMES[plan.suffix], MAX_SIDE[plan.suffix]
+    if max(width, height) > side:
+        raise PipeLabError(
+            f"this {kind} would be {width:,} × {height:,} px, and {kind} holds at most "
+            f"{side:,} px a side: use a smaller width, another format or fewer rows"
+        )
+    needed = width * height * (4 + 3 * frames)  # the image, and each frame in RGB
+    if needed > MAX_IMAGE_BYTES:
+        frames_words = f" × {frames} frames" if frames else ""
+        raise PipeLabError(
+            f"this {kind} would take {needed / 2**30:.1f} GiB of memory ({width:,} × "
+            f"{height:,} px{frames_words}), more than the cap of 2 GiB: use a smaller width"
+            f"{' or a lower frame rate' if frames else ''}, or fewer rows"
+        )
 
 
 def preview(

@@ -9,6 +9,8 @@ reason; a legend line for the wait reasons' hatches (the exported figures' own l
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPoint, QPointF
@@ -268,7 +270,10 @@ class TimelineView(pg.PlotWidget):
 
     def describe_at(self, x: float, y: float) -> str:
         """Tooltip text for the point (x = time, y = row coordinate): the task there, or
-        the wait there and its reason in the engine's words, or "" when nothing is."""
+        the wait there and its reason in the engine's words, or "" when nothing is (also
+        off any number: a view squeezed to nothing maps the mouse to NaN or infinity)."""
+        if not (math.isfinite(x) and math.isfinite(y)):
+            return ""
         for group in self._groups:
             s = group.schedule
             row = round(y - group.first_row)
