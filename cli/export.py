@@ -130,6 +130,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         action="store_true",
         help="leave out the headline line (sequential 9 s → pipelined 5 s, 1.8×)",
     )
+    parser.add_argument(
+        "--title",
+        default=None,
+        metavar="TEXT",
+        help="the figure's title (default: the scenario's name; '' for none)",
+    )
     parser.add_argument("--fps", type=int, default=10, help="animation frames per second")
 
 
@@ -201,7 +207,7 @@ def run(args: argparse.Namespace) -> int:
         theme=args.theme,
         time=args.time,
         with_assembly=args.assembly,
-        title=scenario.name,
+        title=scenario.name if args.title is None else args.title,
         caption=not args.no_caption,
         fps=args.fps,
     )

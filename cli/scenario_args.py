@@ -6,6 +6,7 @@ import argparse
 
 from cli.paths import nonempty
 from engine.errors import PipeLabError
+from engine.naming import renamed_if_changed
 from engine.scenario import Scenario, load_preset, preset_names
 from engine.schedule import STAGES, UNITS
 
@@ -56,7 +57,9 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
 
 def scenario_from_args(args: argparse.Namespace) -> Scenario:
     """The scenario the flags describe: preset or file (default: the book example), then
-    the overrides. Raises PipeLabError on any bad value."""
+    the overrides; an override that changes the run names the change ("The book example
+    with 1,000,000 ops"), so no figure or table passes it off as the preset. Raises
+    PipeLabError on any bad value."""
     if args.scenario is not None:
         scenario = Scenario.load(args.scenario)
     else:
@@ -76,6 +79,7 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
         changes["buffers"] = args.buffers
     if args.ops is not None and args.ops < 1:
         raise PipeLabError(f"--ops must be at least 1, not {args.ops}")
-    return scenario.with_changes(
+    changed = scenario.with_changes(
         ops=args.ops, read=args.read, compute=args.compute, write=args.write, **changes
     )
+    return renamed_if_changed(scenario, changed)

@@ -72,7 +72,7 @@ def text_gantt(schedule: Schedule, width: int = 80) -> str:
 def describe(scenario: Scenario) -> str:
     workers = ", ".join(f"{k} {unit}" for unit, k in zip(UNITS, scenario.workers, strict=True))
     slots = "unlimited" if scenario.buffers == 0 else str(scenario.buffers)
-    return f"{scenario.name}: {scenario.n_ops} ops, workers {workers}, buffer slots {slots}"
+    return f"{scenario.name}: {scenario.n_ops:,} ops, workers {workers}, buffer slots {slots}"
 
 
 #: Width of the label column ("utilization  ").

@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.assembly_model import assembly_index
+from engine.naming import slots_words, stage_words, summary
 from engine.scenario import Scenario
 from engine.schedule import STAGES, UNITS, Schedule
 from engine.scheduler import simulate
@@ -34,7 +35,6 @@ from gui import run_steps
 from gui.figure import rows as figure_rows
 from gui.run_steps import Plan
 from gui.run_steps import release_freed_memory as release_freed_memory
-from gui.scenario_edits import slots_words, stage_words, summary
 
 FloatArray = npt.NDArray[np.float64]
 VIEW_MODES = ("both", "sequential", "pipelined")

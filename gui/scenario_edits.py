@@ -1,7 +1,7 @@
 """Edits the app makes to a Scenario, as pure functions (no Qt): one form field, a block of
-per-op durations (a table cell or a pasted spreadsheet range), "make all alike"; and the
-heading and sentence an edited scenario gets. Each returns a new, validated Scenario or
-raises a one-line `PipeLabError`."""
+per-op durations (a table cell or a pasted spreadsheet range), "make all alike". Each
+returns a new, validated Scenario, named for what it now is (`engine.naming.as_custom`),
+or raises a one-line `PipeLabError`."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.errors import PipeLabError
+from engine.naming import as_custom
 from engine.scenario import MAX_OPS, Scenario
 from engine.schedule import STAGES, UNITS
 from engine.validation import duration, whole_number
-from engine.view_model import format_time
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -25,74 +25,10 @@ FloatArray = npt.NDArray[np.float64]
 FIELDS = ("ops", *STAGES, "buffers", *(f"{unit}_workers" for unit in UNITS))
 
 
-def slots_words(buffers: int) -> str:
-    """ "unlimited slots", "1 slot", "3 slots"."""
-    if buffers == 0:
-        return "unlimited slots"
-    return f"{buffers} slot" + ("" if buffers == 1 else "s")
-
-
-def summary(scenario: Scenario, ops: bool = True) -> str:
-    """A few words that tell runs apart: "20 ops, 2 slots" (workers when not one each)."""
-    words = [f"{scenario.n_ops:,} op" + ("" if scenario.n_ops == 1 else "s")] if ops else []
-    words.append(slots_words(scenario.buffers))
-    for unit, k in zip(UNITS, scenario.workers, strict=True):
-        if k != 1:
-            words.append(f"{k} {unit} workers")
-    return ", ".join(words)
-
-
-def stage_words(scenario: Scenario, stage: str) -> str:
-    """One stage's durations: "1 s" when every op has the same, else "0.5–2 s"."""
-    values = getattr(scenario, stage)
-    low, high = float(values.min()), float(values.max())
-    if low == high:
-        return format_time(low)
-    return f"{format_time(low).removesuffix(' s')}–{format_time(high)}"
-
-
-def sentence(scenario: Scenario) -> str:
-    """A generated description: what each op takes, the slots and the workers."""
-    n = scenario.n_ops
-    ops = f"{n:,} op" + ("" if n == 1 else "s")
-    stages = ", ".join(f"{s} {stage_words(scenario, s)}" for s in STAGES)
-    alike = "each" if _all_alike(scenario) else "with their own durations:"
-    if n == 1:
-        alike = "taking"
-    k = scenario.workers
-    workers = "one worker per unit"
-    if k != (1, 1, 1):
-        workers = ", ".join(
-            f"{w} {u} worker" + ("" if w == 1 else "s") for u, w in zip(UNITS, k, strict=True)
-        )
-    memory = (
-        "unlimited shared-memory slots"
-        if scenario.buffers == 0
-        else f"{slots_words(scenario.buffers)} of shared memory"
-    )
-    return f"{ops}, {alike} {stages}; {memory}; {workers}."
-
-
-def heading(scenario: Scenario) -> str:
-    return f"custom: {summary(scenario)}"
-
-
-def as_custom(scenario: Scenario) -> Scenario:
-    """The scenario renamed for what it now is (an edit makes any preset custom)."""
-    uniform = _all_alike(scenario)
-    return replace(
-        scenario, name=heading(scenario), description=sentence(scenario), uniform=uniform
-    )
-
-
 def _with_columns(scenario: Scenario, columns: dict[str, FloatArray]) -> Scenario:
     """``scenario`` with some stages' per-op durations replaced (validated anew)."""
     read, compute, write = (columns.get(s, getattr(scenario, s)) for s in STAGES)
     return replace(scenario, read=read, compute=compute, write=write)
-
-
-def _all_alike(scenario: Scenario) -> bool:
-    return all(bool((getattr(scenario, s) == getattr(scenario, s)[0]).all()) for s in STAGES)
 
 
 def op_count(value: Any, max_ops: int = MAX_OPS) -> int:

@@ -7,6 +7,7 @@ measured unhinted at a large pixel size and scaled, which is what a vector rende
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from PySide6.QtGui import QFont, QFontMetricsF
@@ -50,3 +51,30 @@ def ascent(size: float) -> float:
 def cap_height(size: float) -> float:
     """Height of a capital letter above the baseline, in points (for centring labels)."""
     return _metrics(False).capHeight() * size / _REFERENCE_PIXELS
+
+
+#: Control characters and line breaks (a title typed with a newline, a TOML name with an
+#: escape): a figure's line of text has none, and XML may not hold most of them.
+_BREAKS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\s]+")
+
+
+def one_line(text: str) -> str:
+    """``text`` with control characters and runs of white space as one space."""
+    return _BREAKS.sub(" ", text).strip()
+
+
+def fitted(text: str, size: float, width: float, bold: bool = False) -> str:
+    """``text`` as one line that fits ``width`` points at ``size``: control characters and
+    runs of white space become one space, and a line too long ends in "…" (a title longer
+    than the figure was cut off at its edge)."""
+    line = one_line(text)
+    if text_width(line, size, bold) <= width:
+        return line
+    low, high = 0, len(line)  # the longest prefix that fits with its "…"
+    while low < high:
+        middle = (low + high + 1) // 2
+        if text_width(line[:middle].rstrip() + "…", size, bold) <= width:
+            low = middle
+        else:
+            high = middle - 1
+    return line[:low].rstrip() + "…"

@@ -18,7 +18,7 @@ from engine.metrics import speedup
 from engine.schedule import Schedule
 from engine.text import TimeScale, axis_scale, axis_title, tick_text
 from gui.colours import LIGHT, Theme
-from gui.figure.fonts import cap_height, text_width
+from gui.figure.fonts import cap_height, fitted, one_line, text_width
 from gui.figure.legend import MIN_TEXT, lay_out_legend, legend_entries
 from gui.figure.model import Embed, Figure, Group, Item, Line, Text
 from gui.figure.rows import check_rows
@@ -116,10 +116,9 @@ def build_figure(schedules: Sequence[Schedule], options: FigureOptions) -> Figur
     header: list[Item] = []
     if options.title:
         big = max(MIN_TEXT, 1.3 * f)
+        title = fitted(options.title, big, width - 2 * margin, bold=True)
         header.append(
-            Text(
-                margin, y + cap_height(big), options.title, big, theme.text, bold=True, cls="title"
-            )
+            Text(margin, y + cap_height(big), title, big, theme.text, bold=True, cls="title")
         )
         y += 1.75 * f
     caption = caption_text(schedules) if options.caption else ""
@@ -212,7 +211,7 @@ def build_figure(schedules: Sequence[Schedule], options: FigureOptions) -> Figur
         time_unit=schedules[0].time_unit if schedules else "s",
         cursor_label_y=cursor_line_y or 0.0,
         runs=tuple(spans),
-        meta={"title": options.title or "PipeLab timeline", "caption": caption},
+        meta={"title": one_line(options.title) or "PipeLab timeline", "caption": caption},
     )
 
 

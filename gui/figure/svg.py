@@ -11,6 +11,7 @@ ids and classes (``run``, ``row``, ``unit-load``, ``op-row``, ``task``, ``colour
 
 from __future__ import annotations
 
+import re
 from xml.sax.saxutils import escape, quoteattr
 
 import numpy as np
@@ -18,6 +19,15 @@ import numpy as np
 from engine.errors import PipeLabError
 from gui.figure.fonts import SVG_FAMILIES
 from gui.figure.model import Embed, Figure, Group, Hatch, Item, Line, Rects, Text
+
+#: What XML 1.0 may not hold at all (control characters, lone surrogates, U+FFFE/FFFF).
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _text(text: str) -> str:
+    """``text`` as XML character data: escaped, and what XML cannot hold left out (a
+    title with a control character made a file no renderer would open)."""
+    return escape(_NOT_XML.sub("", text))
 
 
 def _n(value: float) -> str:
@@ -41,9 +51,9 @@ def figure_svg(figure: Figure) -> bytes:
         f'<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="{w}pt" height="{h}pt" '
         f'viewBox="0 0 {w} {h}" font-family={quoteattr(SVG_FAMILIES)}>\n'
     )
-    out.append(f"<title>{escape(figure.meta.get('title', 'PipeLab timeline'))}</title>\n")
+    out.append(f"<title>{_text(figure.meta.get('title', 'PipeLab timeline'))}</title>\n")
     if figure.meta.get("caption"):
-        out.append(f"<desc>{escape(figure.meta['caption'])}</desc>\n")
+        out.append(f"<desc>{_text(figure.meta['caption'])}</desc>\n")
     if writer.patterns:
         out.append("<defs>\n")
         out.extend(writer.pattern_defs())
@@ -181,7 +191,7 @@ class _Writer:
         attrs += f' fill="{item.colour}"'
         if item.cls:
             attrs += f' class="{item.cls}"'
-        self.out.append(f"<text{attrs}>{escape(item.text)}</text>\n")
+        self.out.append(f"<text{attrs}>{_text(item.text)}</text>\n")
 
 
 def _pattern_key(item: Hatch) -> tuple[str, tuple[int, ...], float, str, float]:

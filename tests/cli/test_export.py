@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PIL import Image
 
@@ -103,3 +104,48 @@ def test_pdf_words_are_text(tmp_path: Path) -> None:
     assert run("--preset", "two-load-units", "--out", str(pdf), "--size", "column").returncode == 0
     words = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True).stdout
     assert "load unit 2" in words and "sequential 32 s → pipelined 11 s, 2.91×" in words
+
+
+def svg_title(path: Path) -> list[str]:
+    """The texts of the SVG's title element and of its drawn title (parsed as XML)."""
+    from xml.etree import ElementTree
+
+    root = ElementTree.parse(path).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    drawn = [t.text or "" for t in root.iter(f"{ns}text") if t.get("class") == "title"]
+    return [root.findtext(f"{ns}title") or "", *drawn]
+
+
+def test_the_title_names_what_the_flags_changed(tmp_path: Path) -> None:
+    """`--ops 1000000` drew "The book example" over a million ops: a changed preset's
+    title now says how it differs, and `--title` replaces it ('' for none)."""
+    svg = tmp_path / "t.svg"
+    assert run("--preset", "book", "--out", str(svg)).returncode == 0
+    assert svg_title(svg) == ["The book example", "The book example"]
+    assert run("--preset", "book", "--buffers", "2", "--out", str(svg)).returncode == 0
+    assert svg_title(svg) == ["The book example with 2 slots"] * 2
+    assert run("--title", "Figure 3", "--ops", "7", "--out", str(svg)).returncode == 0
+    assert svg_title(svg) == ["Figure 3", "Figure 3"]
+    assert run("--title", "", "--out", str(svg)).returncode == 0
+    assert svg_title(svg) == ["PipeLab timeline"]  # the file's title; nothing drawn
+
+
+def test_a_title_with_control_characters_or_too_long_still_makes_a_figure(
+    tmp_path: Path,
+) -> None:
+    """A control character made an SVG that no XML reader opens, and a long title ran off
+    the figure's edge: the title is one line of XML text, cut with "…" where it ends."""
+    svg = tmp_path / "t.svg"
+    assert run("--title", "A\x01 <b>&\nB", "--out", str(svg)).returncode == 0
+    assert svg_title(svg) == ["A <b>& B", "A <b>& B"]
+    long = "W" * 400
+    assert run("--title", long, "--size", "column", "--out", str(svg)).returncode == 0
+    title, drawn = svg_title(svg)
+    assert title == long and drawn.endswith("…") and drawn[:-1] == "W" * (len(drawn) - 1)
+    rsvg = shutil.which("rsvg-convert")
+    if rsvg:  # librsvg draws it: nothing beyond the right margin but white
+        png = tmp_path / "t.png"
+        subprocess.run([rsvg, "-w", "504", "-b", "white", str(svg), "-o", str(png)], check=True)
+        grey = Image.open(png).convert("L")
+        margin = grey.crop((grey.width - 8, 0, grey.width, 40))
+        assert np.asarray(margin).min() > 200

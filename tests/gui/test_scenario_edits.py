@@ -10,15 +10,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.errors import PipeLabError
+from engine.naming import heading, sentence
 from engine.scenario import Scenario, load_preset
 from engine.validation import MIN_DURATION
 from gui.runs import compare_line, compose, compute_run, difference_names, pinned
 from gui.scenario_edits import (
     edit_field,
-    heading,
     make_alike,
     parse_block,
-    sentence,
     set_durations,
 )
 
