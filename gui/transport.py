@@ -171,7 +171,7 @@ class TransportBar(QWidget):
         unit = self.time_unit
         self.readout.setText(
             f"{format_time(time, unit)} / {format_time(end, unit)}"
-            f"  ·  event {self._clock.event_index() + 1} of {events}"
+            f"  ·  event {self._clock.event_index() + 1:,} of {events:,}"
         )
 
     def _on_slider(self, value: int) -> None:

@@ -431,6 +431,14 @@ def test_the_readout_fits_its_longest_text(window: MainWindow, scenario: Scenari
         assert width <= readout.width(), readout.text()
 
 
+def test_the_readout_counts_events_with_separators(window: MainWindow) -> None:
+    """ "event 1 of 1199965" was hard to read: counts have thousands separators."""
+    window.apply_scenario(Scenario.uniform_ops(20_000, 1.0, 1.2, 0.8, buffers=3))
+    window.clock.seek(window.clock.end)
+    count = window.clock.event_index() + 1
+    assert count > 1000 and window.transport.readout.text().endswith(f"of {count:,}")
+
+
 # -- exports ----------------------------------------------------------------------------------
 
 
