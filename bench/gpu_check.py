@@ -1,7 +1,7 @@
 """The device check: the GPU tests, both experiments at full size and the occupancy sweep
 (warp latency hiding), a short summary last.
 
-    timeout 840 python3 -u bench/gpu_check.py     # the device image's python3: CuPy, numpy, pytest
+    timeout 570 python3 -u bench/gpu_check.py     # the device image's python3: CuPy, numpy, pytest
 
 Needs neither uv nor the project installed (the repository root goes on sys.path), and no
 PySide6 or hypothesis: engine/ and gpu/ import with numpy alone, and the GPU tests run with
@@ -12,11 +12,18 @@ It cannot pass by accident. Exit status:
 - 1: a step failed or timed out, a GPU test failed, or every GPU test was skipped;
 - 3: no CUDA device through CuPy (nothing measured; the reason is printed and saved).
 
-Every step has its own timeout (`TIMEOUTS`); a step past it is cancelled (the experiments
-stop between chunks or sweep steps), and when it does not stop the remaining device steps
-are skipped. What was measured is written to $OUT/gpu_check.json (./gpu_check.json when OUT
-is unset) immediately after every step, whatever the step's outcome, so a run killed at any
-point still reports. Output is flushed line by line.
+Every step has its own timeout (`TIMEOUTS`), and the whole run a budget (`BUDGET_S`, from
+the script's start): a step gets the smaller of its timeout and what the budget has left
+after a grace (`GRACE_S`), and is skipped when that is under `MIN_STEP_S`. So the run ends
+inside `BUDGET_S` whatever the steps do, and the README's outer `timeout 570` (under the
+device tool's 600 s per command) only ever catches interpreter start-up, the CUDA context
+and the summary. A step past its limit is cancelled (the experiments stop between chunks or
+sweep steps), and when it does not stop the remaining device steps are skipped. A clean run
+on an H200 is estimated at 2-4 minutes.
+
+What was measured is written to $OUT/gpu_check.json (./gpu_check.json when OUT is unset)
+immediately after every step, whatever the step's outcome, so a run killed at any point
+still reports. Output is flushed line by line.
 """
 
 from __future__ import annotations
@@ -50,16 +57,28 @@ from gpu.tiles import TileParams, run_tiles  # noqa: E402
 #: Experiment 1's data size and the copies' (256 MiB); tests make it smaller.
 SIZE = 256 * MIB
 STREAM_COUNTS = (3, 2, 4)
-#: Seconds each step may take (the README's total `timeout 840` leaves room for all).
+#: Seconds each step may take, about 3× what it is estimated to need on an H200: the tests
+#: (a pytest process, NVRTC compiles every kernel once, small runs of both experiments and
+#: a 5-point sweep) ~30-40 s; the copies (256 MiB each way, 7 windows of >= 20 copies,
+#: pinned allocation) ~3-5 s; experiment 1 per stream count (2 × 256 MiB pinned, a
+#: calibration, 2 × 6 runs) ~5-10 s; experiment 2 (2 passes × 7 intensities × 4 timings ×
+#: 13 windows, a 256 MiB input built and checked with numpy) ~20-40 s; the occupancy sweep
+#: (16 points × 5 windows, each launch reading >= 4 × L2) ~5-15 s.
 TIMEOUTS = {
-    "gpu tests": 180.0,
-    "copy bandwidth": 45.0,
-    "experiment 1": 60.0,
-    "experiment 2": 180.0,
-    "occupancy sweep": 120.0,
+    "gpu tests": 120.0,
+    "copy bandwidth": 30.0,
+    "experiment 1": 40.0,  # each of the three stream counts
+    "experiment 2": 120.0,
+    "occupancy sweep": 75.0,
 }
 #: After a timeout, how long a cancelled step may take to stop before the rest is skipped.
-GRACE_S = 15.0
+GRACE_S = 10.0
+#: The whole run, from the script's start: no step is given time past it (with its grace).
+#: The README's `timeout 570` adds 30 s for start-up and the summary; the device tool kills
+#: a command at 600 s.
+BUDGET_S = 540.0
+#: A step the budget leaves less than this is skipped rather than started.
+MIN_STEP_S = 5.0
 #: A running step prints its progress at most this often.
 PROGRESS_EVERY_S = 5.0
 NO_DEVICE = 3
@@ -140,11 +159,17 @@ def save(report: dict[str, Any]) -> None:
 
 
 class Checker:
-    """Runs the steps, each on a worker thread with its own timeout, saving after each."""
+    """Runs the steps, each on a worker thread with its own timeout (cut to what the run's
+    budget has left), saving after each."""
 
-    def __init__(self, report: dict[str, Any]) -> None:
+    def __init__(self, report: dict[str, Any], started: float | None = None) -> None:
         self.report = report
         self.abandoned: str | None = None
+        self.deadline = (time.perf_counter() if started is None else started) + BUDGET_S
+
+    def budget_left(self) -> float:
+        """Seconds a step starting now may run, its grace kept back, inside the budget."""
+        return self.deadline - time.perf_counter() - GRACE_S
 
     def step(
         self,
@@ -156,11 +181,20 @@ class Checker:
     ) -> Any:
         """Run ``action(cancel)``; store ``figures(value)`` under ``key``; save; return the
         value (None when it failed, timed out, or was skipped)."""
-        limit = timeout if timeout is not None else TIMEOUTS[name.split(",")[0]]
+        own = timeout if timeout is not None else TIMEOUTS[name.split(",")[0]]
+        left = self.budget_left()
+        limit = min(own, left)
         steps = self.report.setdefault("steps", {})
         if self.abandoned is not None:
             steps[key] = {"status": "skipped", "why": f"{self.abandoned} did not stop"}
             say(f"== {name}: skipped ({self.abandoned} timed out and did not stop)")
+            save(self.report)
+            return None
+        if left < min(own, MIN_STEP_S):
+            why = f"the run's {BUDGET_S:.0f} s budget has {max(0.0, left):.0f} s left"
+            steps[key] = {"status": "skipped", "why": why}
+            self.report.setdefault("errors", []).append(f"{name}: skipped: {why}")
+            say(f"== {name}: skipped ({why})")
             save(self.report)
             return None
         say(f"== {name} (timeout {limit:.0f} s)")
@@ -237,7 +271,13 @@ def main() -> int:
     if found.backend != "cupy" or found.device is None:
         report["errors"] = [f"no CUDA device through CuPy: {found.reason}; nothing was measured"]
         return finish(report, started, NO_DEVICE)
-    checker = Checker(report)
+    report["budget"] = {
+        "budget_s": BUDGET_S,
+        "grace_s": GRACE_S,
+        "step_timeouts_s": dict(TIMEOUTS),
+        "experiment1_runs": len(STREAM_COUNTS),
+    }
+    checker = Checker(report, started)
     checker.step("gpu tests", "tests", lambda cancel: run_gpu_tests())
     checker.step("copy bandwidth", "copies", lambda cancel: copy_bandwidth(SIZE))
     intensity: int | None = None
@@ -336,16 +376,33 @@ def print_summary(report: dict[str, Any]) -> None:
         )
     e2 = report.get("experiment2")
     if e2:
+        launch = e2.get("launch_overhead") or {}
+        host_bound = launch.get("host_bound_windows", 0)
         say(
-            f"exp2 launch       empty kernel {e2['launch_overhead_ms'] * 1e3:.2f} µs per launch "
-            "(timed like the kernels; included in their figures)"
+            f"exp2 launch       {e2['launch_overhead_ms'] * 1e3:.2f} µs per launch, device "
+            "side: an empty kernel on the main grid, launch to launch (N queued behind a spin "
+            "before the window opens); not subtracted from the figures"
+            + (
+                f"; HOST-BOUND in {host_bound} window(s): partly Python's submission rate"
+                if host_bound
+                else ""
+            )
         )
         head = e2.get("headline")
-        if head:
-            say(f"exp2 HEADLINE     {head['text']} (goal: cp.async >= 85% of copy, above sync)")
         main_head = e2.get("main_pass_headline")
-        if main_head and len(e2["passes"]) > 1:
+        two = len(e2["passes"]) > 1
+        if head:
+            say(f"exp2 HEADLINE     {head['text']}")
+            say(
+                f"  which claim     {head['blocks_per_sm']} block(s)/SM: {head['claim']} "
+                f"({head['goal']}) on the balanced row; the variant fixed in advance"
+            )
+        if main_head and two:
             say(f"exp2 full occ.    {main_head['text']}")
+            say(
+                f"  which claim     {main_head['blocks_per_sm']} block(s)/SM: "
+                f"{main_head['claim']} ({main_head['goal']}) on the balanced row"
+            )
         for sweep in e2["passes"]:
             for row in sweep["rows"]:
                 cells = " ".join(
@@ -356,14 +413,19 @@ def print_summary(report: dict[str, Any]) -> None:
                     f"exp2 {sweep['blocks_per_sm']}/SM i={row['intensity']:<5}"
                     f"share of copy bandwidth: {cells}{mark}"
                 )
-        say("exp2              * = the balanced row of that pass")
+        say("exp2              * = the balanced row of that pass (its own max(load, compute))")
     occupancy = report.get("occupancy")
     if occupancy:
         fit = occupancy["fit"]
+        shape = (
+            f"knee W = {fit['knee_warps_per_sm']:.1f}"
+            if occupancy.get("saturated")
+            else f"not saturated by W = {max(p['warps_per_sm'] for p in occupancy['points'])}"
+        )
         say(
-            f"occupancy         fit peak {fit['peak_gbps']:.0f} GB/s, knee W = "
-            f"{fit['knee_warps_per_sm']:.1f}, RMS residual {fit['rms_residual_gbps']:.1f} GB/s "
-            f"({fit['relative_residual']:.1%}); L2 {occupancy['l2_bytes'] / 2**20:.0f} MiB"
+            f"occupancy         fit peak {fit['peak_gbps']:.0f} GB/s, {shape}, RMS residual "
+            f"{fit['rms_residual_gbps']:.1f} GB/s ({fit['relative_residual']:.1%}); L2 "
+            f"{occupancy['l2_bytes'] / 2**20:.0f} MiB"
         )
         say(f"occupancy         {occupancy['verdict']}")
 

@@ -230,8 +230,13 @@ class OccupancySweep:
                 f"{p.milliseconds:7.4f}  {p.gbps:7.1f}  {u:8.1%}  {m:5.1%}"
             )
         fit = self.fit
+        shape = (
+            f"knee W = {fit.knee:.1f}"
+            if self.saturated
+            else f"not saturated by W = {max(p.warps_per_sm for p in self.points)}"
+        )
         lines.append(
-            f"fit: peak {fit.peak_gbps:,.1f} GB/s, knee W = {fit.knee:.1f}, RMS residual "
+            f"fit: peak {fit.peak_gbps:,.1f} GB/s, {shape}, RMS residual "
             f"{fit.rms_residual_gbps:,.1f} GB/s ({fit.relative_residual:.1%} of the peak); "
             f"{self.gbps_per_warp:.2f} GB/s per warp per SM at the first step"
         )

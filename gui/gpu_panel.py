@@ -381,7 +381,7 @@ class GpuPanel(QWidget):
         self.result = None
         self.animate_button.setEnabled(False)
         self.results.show_rows(
-            rows, f"Experiment 2: the table's '{HEADLINE}' row carries the claim: {claim}"
+            rows, f"Experiment 2 (the 'claims' row says which row carries which claim): {claim}"
         )
         self.tiles_ready.emit(result)
 

@@ -25,6 +25,12 @@ NULL_STREAM = "legacy default stream"
 _ENTERED: list[Any] = []
 #: (operation, stream) of every device operation of the fake made last.
 _DEVICE_OPS: list[tuple[str, Any]] = []
+#: Whether an event reads as done when the host asks (``event.done``). The fake runs work at
+#: issue time, but by default it answers as a device still busy with the timer's spin
+#: would; True emulates a host too slow to queue a window before the spin ends.
+_EVENTS_DONE: list[bool] = [False]
+#: Milliseconds of every spin (gpu/kernels/spin.cu) the fake made last was asked for.
+_SPINS: list[float] = []
 
 
 def current_stream() -> Any:
@@ -109,6 +115,10 @@ class FakeEvent:
     def synchronize(self) -> None:
         return None
 
+    @property
+    def done(self) -> bool:
+        return _EVENTS_DONE[0]
+
 
 #: Static shared memory each tile kernel declares (bytes), as ptxas reports it.
 STATIC_SHARED = {"tile_sync": 4096, "tile_async2": 8192, "tile_async3": 12288}
@@ -154,6 +164,13 @@ class FakeKernel:
         self.shared_mem.append(shared_mem)
         _LAUNCHES.append((self.name, tuple(grid), tuple(block), shared_mem))
         _log(f"kernel {self.name}")
+        if self.name == "pipelab_spin":
+            assert grid == (1,) and block == (1,) and shared_mem == 0
+            nanoseconds, max_cycles = args
+            assert isinstance(nanoseconds, np.uint64) and isinstance(max_cycles, np.int64)
+            assert 0 < int(nanoseconds) <= int(max_cycles)
+            _SPINS.append(int(nanoseconds) / 1e6)
+            return
         assert all(g >= 1 for g in grid) and block == (256,)
         assert shared_mem <= self.max_dynamic_shared_size_bytes, "too much dynamic shared memory"
         if self.name == "pipelab_empty":
@@ -224,8 +241,16 @@ def make_fake_cupy(
     cupy.freed = []
     _DEVICE_OPS.clear()
     _LAUNCHES.clear()
+    _SPINS.clear()
+    _EVENTS_DONE[0] = False
     cupy.device_ops = _DEVICE_OPS
     cupy.launches = _LAUNCHES
+    cupy.spins = _SPINS
+
+    def events_read_done(done: bool) -> None:
+        _EVENTS_DONE[0] = done
+
+    cupy.events_read_done = events_read_done
 
     def get_device_count() -> int:
         if isinstance(device_count, Exception):

@@ -177,6 +177,37 @@ def test_pytest_summaries_are_read(summary, counts) -> None:
     assert (verdict == "") == (counts.get("passed", 0) > 0 and not counts.get("failed"))
 
 
+def rising_sweep(cancel: threading.Event | None = None):
+    yield Progress(0.5, "half")
+    points = tuple(
+        OccupancyPoint(launch_shape(w, 4), 1.0, int(1e6 * g), w, w, steps=64)
+        for w, g in ((1, 100.0), (8, 800.0), (32, 3200.0), (64, 6400.0))
+    )
+    return OccupancySweep("Fake GPU", 4, 64, points, l2_bytes=50 << 20)
+
+
+def test_no_knee_is_printed_for_a_sweep_that_did_not_saturate(check, monkeypatch, capsys) -> None:
+    monkeypatch.setattr(check, "sweep_occupancy", rising_sweep)
+    check.main()
+    printed = capsys.readouterr().out
+    lines = [line for line in printed.splitlines() if line.startswith("occupancy         ")]
+    assert lines and "not saturated by W = 64" in lines[0]
+    assert "fit: peak 6,400.0 GB/s, not saturated by W = 64" in printed  # the sweep's table
+    assert "knee W =" not in printed
+
+
+def test_the_summary_says_which_row_carries_which_claim(check, capsys) -> None:
+    check.main()
+    printed = capsys.readouterr().out
+    assert "exp2 HEADLINE     1 block(s)/SM" in printed
+    claims = [line for line in printed.splitlines() if line.startswith("  which claim")]
+    assert len(claims) == 2
+    assert "1 block(s)/SM: gain over synchronous" in claims[0] and "85%" not in claims[0]
+    assert "8 block(s)/SM: share of copy bandwidth" in claims[1] and "85%" in claims[1]
+    launch = next(line for line in printed.splitlines() if line.startswith("exp2 launch"))
+    assert "device side" in launch and "included" not in launch
+
+
 def failing_sweep(cancel=None):
     raise GpuError("the occupancy sweep broke on purpose")
     yield  # pragma: no cover
@@ -284,11 +315,38 @@ def test_the_gpu_tests_run_without_qt_or_hypothesis(tmp_path) -> None:
 
 
 def test_the_readme_gives_the_command_and_the_steps_fit_its_timeout() -> None:
+    """The device tool kills a command at 600 s: the README's total timeout is under it, the
+    run's budget under that, and every step at its full timeout, each with its grace (the
+    three experiment-1 runs counted), fits the budget even before the budget cuts them."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     found = re.search(r"timeout (\d+) python3 -u bench/gpu_check\.py", readme)
     assert found, "the README must give the exact command with a total timeout"
+    total = int(found.group(1))
+    assert total < 600
     module = load_script()
     timeouts = module.TIMEOUTS
+    steps = len(timeouts) - 1 + len(module.STREAM_COUNTS)
     worst = sum(timeouts.values()) + (len(module.STREAM_COUNTS) - 1) * timeouts["experiment 1"]
-    assert worst + module.GRACE_S < int(found.group(1))
-    assert f"timeout {found.group(1)} python3 -u bench/gpu_check.py" in SCRIPT.read_text()
+    assert worst + steps * module.GRACE_S <= module.BUDGET_S <= 540
+    assert total >= module.BUDGET_S + 20  # start-up, detection and the summary
+    assert f"timeout {total} python3 -u bench/gpu_check.py" in SCRIPT.read_text()
+    assert "timeout 840" not in readme
+
+
+def test_a_step_gets_only_what_the_budget_has_left(check, monkeypatch, capsys) -> None:
+    """Started 500 s ago, 40 s are left: the next step gets 30 s (its grace kept back),
+    whatever its own timeout; with under `MIN_STEP_S` left, it is skipped and reported."""
+    import time
+
+    report: dict[str, Any] = {}
+    checker = check.Checker(report, started=time.perf_counter() - (check.BUDGET_S - 40))
+    assert checker.step("experiment 2", "experiment2", lambda cancel: {"ran": True}) == {
+        "ran": True
+    }
+    limit = float(re.search(r"timeout (\d+) s", capsys.readouterr().out).group(1))
+    assert 25 <= limit <= 30
+    late = check.Checker(report, started=time.perf_counter() - (check.BUDGET_S - 12))
+    assert late.step("occupancy sweep", "occupancy", lambda cancel: {"ran": True}) is None
+    assert report["steps"]["occupancy"]["status"] == "skipped"
+    assert "budget" in report["steps"]["occupancy"]["why"]
+    assert report["errors"] == [f"occupancy sweep: skipped: {report['steps']['occupancy']['why']}"]

@@ -33,7 +33,8 @@ def compile_(source: Path, arch: str, out: Path, *extra: str) -> None:
 
 def test_the_sources_are_found() -> None:
     names = {p.name for p in kernel_sources()}
-    assert {"stream_chain.cu", "tile_sync.cu", "tile_async.cu", "empty.cu", "occupancy.cu"} <= names
+    expected = {"stream_chain.cu", "tile_sync.cu", "tile_async.cu", "empty.cu", "occupancy.cu"}
+    assert expected | {"spin.cu"} <= names
 
 
 @needs_nvcc
@@ -106,3 +107,19 @@ def test_tile_kernels_carry_launch_bounds_for_8_blocks(source: str, arch: str, t
     )  # fmt: skip
     assert ptx.stdout.count(".maxntid 256, 1, 1") == TILE_KERNELS[source]
     assert ptx.stdout.count(".minnctapersm 8") == TILE_KERNELS[source]
+
+
+@needs_nvcc
+def test_the_timer_spin_waits_on_the_global_timer_with_a_cycle_cap(tmp_path: Path) -> None:
+    """gpu/kernels/spin.cu reads %globaltimer (not the SM clock, which may be ramping) and
+    stops on clock64() too, so a timer that does not move cannot hang the stream."""
+    assert NVCC is not None
+    result = subprocess.run(
+        [NVCC, "-ptx", "-arch=sm_80", str(KERNEL_DIR / "spin.cu"), "-o", "-"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "%globaltimer" in result.stdout and "%clock64" in result.stdout
+    assert ".entry pipelab_spin" in result.stdout

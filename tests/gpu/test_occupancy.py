@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from gpu import occupancy
+from gpu import occupancy, timing
 from gpu.cuda_source import KERNEL_DIR, LoadedModule
 from gpu.detect import Detection, DeviceInfo, detect
 from gpu.errors import Cancelled, GpuError
@@ -92,6 +92,8 @@ class _Clock:
 
 
 class _Event:
+    done = False  # the stand-in device is still in the timer's spin when the host asks
+
     def __init__(self, clock: _Clock) -> None:
         self.clock, self.at = clock, 0.0
 
@@ -182,6 +184,10 @@ def stand_in(monkeypatch):
         module = types.SimpleNamespace(get_function=lambda name: kernel)
         monkeypatch.setattr(
             occupancy, "load_module", lambda c, source: LoadedModule(module, f"{source}: stand-in")
+        )
+        spin = types.SimpleNamespace(get_function=lambda name: lambda grid, block, args: None)
+        monkeypatch.setattr(
+            timing, "load_module", lambda c, source: LoadedModule(spin, f"{source}: stand-in")
         )
         return kernel, freed
 
