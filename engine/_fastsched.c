@@ -1,4 +1,4 @@
-/* The scheduler's event loop, compiled: engine/fast_scheduler.py holds the same algorithm in
+/* The scheduler's event loop, compiled (and the critical path's walk, below): engine/fast_scheduler.py holds the same algorithm in
  * Python (the fallback when this module is not built) and explains it. Both reproduce
  * engine.scheduler.simulate_reference bit for bit: the only arithmetic is `end = now + d`,
  * done in double precision exactly where the reference does it, and every choice (which
@@ -14,6 +14,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -296,11 +297,120 @@ done:
     return result;
 }
 
+
+/* The critical path (engine/critical_path.py explains it and holds the same loop in
+ * Python): from task `last`, step to the predecessor each task waited for last. Of its
+ * candidates (the worker's previous task, the op's previous stage, the write that freed
+ * its slot, in that order), the one ending latest at most `tolerance` after the task's
+ * start is taken; ties keep the earlier candidate. Each task's time is charged to its unit,
+ * or to the slots (sums[3]) while the path runs through the stages of the op a slot edge
+ * led to; waits between tasks go to overhead (sums[4]). Fills `path` from `last` back and
+ * returns its length. */
+static Py_ssize_t walk_path(const double *start, const double *end, const int64_t *unit,
+                            const int64_t *op, const int64_t *const candidates[3],
+                            Py_ssize_t last, double tolerance, int64_t *path,
+                            double *sums) {
+    Py_ssize_t length = 0;
+    int64_t releasing = -1;
+    Py_ssize_t task = last;
+    while (task >= 0) {
+        path[length++] = task;
+        sums[op[task] == releasing ? 3 : unit[task]] += end[task] - start[task];
+        Py_ssize_t before = -1;
+        int link = -1;
+        double best = -HUGE_VAL;
+        for (int c = 0; c < 3; c++) {
+            int64_t other = candidates[c][task];
+            if (other < 0) continue;
+            double e = end[other];
+            if (e <= start[task] + tolerance && e > best) {
+                best = e;
+                before = (Py_ssize_t)other;
+                link = c;
+            }
+        }
+        if (before < 0) {
+            if (start[task] > 0) sums[4] += start[task];
+            break;
+        }
+        if (start[task] > end[before]) sums[4] += start[task] - end[before];
+        if (link == 2) releasing = op[before];
+        else if (link == 0) releasing = -1;
+        task = before;
+    }
+    return length;
+}
+
+static PyObject *critical(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *objects[9];
+    Py_ssize_t last;
+    double tolerance;
+    if (!PyArg_ParseTuple(args, "OOOOOOOndOO:critical_path", &objects[0], &objects[1],
+                          &objects[2], &objects[3], &objects[4], &objects[5], &objects[6],
+                          &last, &tolerance, &objects[7], &objects[8]))
+        return NULL;
+    static const char *codes[9] = {"d", "d", "lq", "lq", "lq", "lq", "lq", "lq", "d"};
+    Py_buffer views[9];
+    int got = 0;
+    PyObject *result = NULL;
+    Py_ssize_t n, length;
+    for (; got < 9; got++) {
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (got >= 7 ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(objects[got], &views[got], flags) < 0) goto done;
+        if (!holds(&views[got], codes[got])) {
+            PyErr_SetString(PyExc_TypeError, "critical_path: arrays of 64-bit numbers needed");
+            got++;
+            goto done;
+        }
+    }
+    n = views[0].len / 8;
+    for (int i = 1; i < 8; i++) {
+        if (views[i].len != 8 * n) {
+            PyErr_SetString(PyExc_ValueError, "critical_path: one entry per task needed");
+            goto done;
+        }
+    }
+    if (views[8].len != 40 || last < -1 || last >= n) {
+        PyErr_SetString(PyExc_ValueError, "critical_path: five sums and a task needed");
+        goto done;
+    }
+    {
+        const int64_t *candidates[3] = {views[4].buf, views[5].buf, views[6].buf};
+        const int64_t *unit = views[2].buf;
+        for (Py_ssize_t t = 0; t < n; t++) {
+            if (unit[t] < 0 || unit[t] > 2) {
+                PyErr_SetString(PyExc_ValueError, "critical_path: units 0, 1 and 2 only");
+                goto done;
+            }
+            for (int c = 0; c < 3; c++) {
+                if (candidates[c][t] < -1 || candidates[c][t] >= n) {
+                    PyErr_SetString(PyExc_ValueError, "critical_path: a task out of range");
+                    goto done;
+                }
+            }
+        }
+        Py_BEGIN_ALLOW_THREADS
+        length = walk_path(views[0].buf, views[1].buf, unit, views[3].buf, candidates, last,
+                           tolerance, views[7].buf, views[8].buf);
+        Py_END_ALLOW_THREADS
+    }
+    result = PyLong_FromSsize_t(length);
+done:
+    while (got-- > 0) PyBuffer_Release(&views[got]);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"schedule", schedule, METH_VARARGS,
      "schedule(durations, (k_load, k_compute, k_store), buffers, starts, workers, grant)\n"
      "--\n\n"
      "Simulate the pipeline; fills starts, workers (op-major, 3 per op) and grant (per op)."},
+    {"critical_path", critical, METH_VARARGS,
+     "critical_path(start, end, unit, op, worker_pred, data_pred, slot_pred, last, tolerance,\n"
+     "              path, sums)\n"
+     "--\n\n"
+     "Walk the critical path back from task `last`; fills path and sums, returns the length."},
     {NULL, NULL, 0, NULL},
 };
 

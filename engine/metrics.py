@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from engine.critical_path import critical_path
 from engine.scenario import Scenario
 from engine.schedule import STAGES, UNITS, Schedule, cached_on, row_ends
 from engine.text import time_text
@@ -180,6 +181,8 @@ def closed_form_makespan(scenario: Scenario, policy: str | None = None) -> float
 #: The resources that can bind a pipeline's throughput (the contract's "resource" values).
 RESOURCES: tuple[str, ...] = (*UNITS, "slots")
 _STAGE_WORDS = dict(zip(UNITS, STAGES, strict=True))
+#: A unit's work in all: "19 s of reads".
+_WORK_WORDS = dict(zip(UNITS, ("reads", "compute", "writes"), strict=True))
 
 
 @dataclass(frozen=True)
@@ -229,7 +232,6 @@ class _OpWork:
     first: FloatArray  # durations[0]
     hold_mean: float  # durations.sum(axis=1).mean()
     longest_op: float  # durations.sum(axis=1).max()
-    longest_demand: IntArray | None  # per resource: ops whose largest demand it is
     median_positive: float  # the median positive task duration (1 when none)
 
 
@@ -253,11 +255,7 @@ def _measure_work(schedule: Schedule) -> _OpWork:
         holds += column
     scale = max(1.0, float(durations.max(initial=0.0)))
     identical = all(float(c.max() - c.min()) <= 1e-9 * scale for c in columns)
-    longest: IntArray | None = None
     scratch = np.empty(n)
-    if not identical:
-        workers = [float(k) for k in schedule.workers]
-        longest = _longest_demands(columns, workers, holds, schedule.buffers, scratch)
     per_stage = []
     for column in columns:
         np.cumsum(column, out=scratch)
@@ -271,7 +269,6 @@ def _measure_work(schedule: Schedule) -> _OpWork:
         first=durations[0].copy(),
         hold_mean=float(holds.mean()),
         longest_op=float(holds.max()),
-        longest_demand=longest,
         median_positive=_median_positive(durations.reshape(-1)),  # (last: it reorders them)
     )
     return work
@@ -289,28 +286,6 @@ def typical_task_duration(schedule: Schedule) -> float | None:
     stage statistics), or None for other Schedules."""
     work = _op_work(schedule)
     return None if work is None else work.median_positive
-
-
-def _longest_demands(
-    columns: list[FloatArray], workers: list[float], holds: FloatArray, slots: int,
-    best: FloatArray,
-) -> IntArray:  # fmt: skip
-    """Per resource, how many ops demand it most: stage durations per worker, and with
-    slots the hold per slot (the first on ties), as ``np.column_stack(...).argmax(axis=1)``
-    counts them, with one scratch column instead of the stacked matrix."""
-    demand = np.empty_like(best)
-    np.divide(columns[0], workers[0], out=best)
-    which = np.zeros(len(best), dtype=np.int64)
-    sources = [(c, k) for c, k in zip(columns[1:], workers[1:], strict=True)]
-    if slots > 0:
-        sources.append((holds, float(slots)))
-    for index, (column, k) in enumerate(sources, start=1):
-        np.divide(column, k, out=demand)
-        higher = demand > best
-        which[higher] = index
-        np.maximum(best, demand, out=best)
-    counts: IntArray = np.bincount(which, minlength=1 + len(sources))
-    return counts
 
 
 def steady_state(schedule: Schedule) -> SteadyState:
@@ -346,41 +321,70 @@ def steady_state(schedule: Schedule) -> SteadyState:
     listed = tuple((name, float(p)) for name, p in zip(names, periods, strict=True))
     if top <= 0:
         return SteadyState("none", 0.0, "no op takes any time: nothing binds", listed, tied)
-    every = "one op every " + sec(top)
     if not identical:
-        every += " on average"
+        return _uneven_state(schedule, work, names, periods)
+    every = "one op every " + sec(top)
     if len(tied) > 1:
         words = " = ".join(_STAGE_WORDS.get(name, f"{slots} slots") for name in tied)
         why = f"none: {words}: each allows {every} (balanced)"
         return SteadyState("none", top, why, listed, tied, identical)
     (resource,) = tied
     index = names.index(resource)
-    binds = "" if identical else " binds most of the time"
     if resource == "slots":
-        bind = "" if identical else " bind most of the time"
-        each = "each op holds" if identical else "an op holds"
-        hold = sec(work.hold_mean) + ("" if identical else " on average")
-        rate = "one op every " + sec(top)  # (the hold says "on average" already)
-        if slots == 1:
-            why = f"buffer slots{bind}: {each} the only slot for {hold}: {rate}"
-        else:
-            why = f"buffer slots{bind}: {each} one for {hold} and there are {slots}: {rate}"
+        each = f"each op holds {'the only slot' if slots == 1 else 'one'} for {sec(work.hold_mean)}"
+        why = f"buffer slots: {each}" + (f" and there are {slots}" if slots > 1 else "")
+        why += f": {every}"
     else:
         stage = _STAGE_WORDS[resource]
         title = schedule.unit_title(index)
         k = schedule.workers[index]
-        if identical:
-            why = f"the {title}: each {stage} takes {sec(float(work.first[index]))}"
-        else:
-            total = sec(work.column_sums[index])
-            why = f"the {title}{binds}: {total} of {stage} in all"
+        why = f"the {title}: each {stage} takes {sec(float(work.first[index]))}"
         why += f" on {k} workers: {every}" if k > 1 else f": {every}"
-    if not identical:
-        assert work.longest_demand is not None
-        longest = int(work.longest_demand[index])
-        share = "every op" if longest == n else f"{longest} of the {n} ops"
-        why += f" (the longest demand of {share})"
     return SteadyState(resource, top, why, listed, tied, identical)
+
+
+def _uneven_state(
+    schedule: Schedule, work: _OpWork, names: list[str], periods: FloatArray
+) -> SteadyState:
+    """Uneven ops: no one period holds, so what binds most of the time is what paces most
+    of the run's critical path (`engine.critical_path`); its mean period is given too."""
+    t = schedule.time_unit
+    listed = tuple((name, float(p)) for name, p in zip(names, periods, strict=True))
+    ranked = critical_path(schedule).ranked()
+    if not ranked:
+        return SteadyState("none", 0.0, "no op takes any time: nothing binds", listed, (), False)
+    top = ranked[0][1]
+    tolerance = 1e-9 * max(1.0, schedule.makespan)
+    tied = tuple(name for name, paced in ranked if paced >= top - tolerance)
+    span = time_text(schedule.makespan, t)
+
+    def title(name: str) -> str:
+        return (
+            "buffer slots" if name == "slots" else "the " + schedule.unit_title(names.index(name))
+        )
+
+    others = ", ".join(f"{title(name)} {time_text(paced, t)}" for name, paced in ranked[1:])
+    path = f"along the critical path{': ' + others if others else ''}"
+    if len(tied) > 1:
+        words = " and ".join(title(name) for name in tied)
+        why = f"none: {words} each pace {time_text(top, t)} of the {span} run ({path})"
+        return SteadyState("none", top, why, listed, tied, False)
+    resource = tied[0]
+    period = float(periods[names.index(resource)]) if resource in names else 0.0
+    every = f"one op every {time_text(period, t)} on average"
+    if resource == "slots":
+        head = "buffer slots bind most of the time: ops waiting on slot holds pace"
+        which = "the only slot" if schedule.buffers == 1 else f"one of the {schedule.buffers} slots"
+        mean = f"an op holds {which} for {time_text(work.hold_mean, t)} on average: {every}"
+    else:
+        index = names.index(resource)
+        k = schedule.workers[index]
+        head = f"{title(resource)} binds most of the time: it paces"
+        workers = f" on {k} workers" if k > 1 else ""
+        work_words = _WORK_WORDS[resource]
+        mean = f"{time_text(work.column_sums[index], t)} of {work_words} in all{workers}: {every}"
+    why = f"{head} {time_text(top, t)} of the {span} run ({path}); {mean}"
+    return SteadyState(resource, period, why, listed, tied, False)
 
 
 @dataclass(frozen=True)

@@ -147,12 +147,19 @@ def _bottleneck_line(schedule: Schedule, time_text: TimeText) -> StatLine:
         f"{terms.get(name, name)} = {time_text(period, unit)}" for name, period in state.periods
     )
     how = ""
-    if listed:
+    if listed and state.identical:
         how = (
-            "Once the pipeline is full each resource allows one op every: "
-            f"{listed}{'' if state.identical else ' (totals over all ops, per op)'}. "
+            f"Once the pipeline is full each resource allows one op every: {listed}. "
             "The largest is the steady-state period; its resource binds"
             f"{'' if schedule.buffers else ' (unlimited slots add no term)'}. "
+        )
+    elif listed:
+        how = (
+            "Ops differ, so no one period holds. On average each resource allows one op "
+            f"every: {listed} (totals over all ops, per op). What binds most of the time "
+            "paces most of the critical path: the chain of waits from the last stage back "
+            "to 0, each stretch charged to the unit that ran it, or to the slots where a "
+            "read waited for one. "
         )
     neck = bottleneck(schedule)
     if neck.work_per_worker > 0 and len(neck.tied) > 1:

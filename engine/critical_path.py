@@ -1,0 +1,171 @@
+"""The critical path of a pipeline Schedule, and what paced each stretch of it.
+
+Walking back from the task that ends last, each task started when the latest of what it
+waited for ended: the previous stage of its op (``data``), the previous task of its worker
+(``worker``), or, for a read, the write that freed the slot its op was granted
+(``slot``). The chain of those tasks covers the whole run from 0 to the makespan (a
+measured run also has gaps where nothing it records explains the wait: ``overhead``).
+
+The walk is one loop over the path: compiled with the scheduler (engine/_fastsched.c) where
+that was built, else `walk_python`, the same loop (identical results).
+
+Charging each stretch of the chain to what paced it says which resource binds most of the
+time for uneven ops, where no closed form does: a task's time goes to its unit, except for
+the releasing op's own stages after a slot edge, whose time is the slot's hold (the op the
+slot was waiting on).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from engine import fast_scheduler
+from engine.schedule import Schedule, cached_on
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+#: Where the path's time goes: the units (in unit order), the slots, and waits nothing
+#: recorded explains (a measured run's overhead).
+CHARGES = ("load", "compute", "store", "slots", "overhead")
+
+
+@dataclass(frozen=True, eq=False)
+class CriticalPath:
+    """The chain of tasks (first to last) and the time it charges to each of ``load``,
+    ``compute``, ``store`` (the units, in unit order), ``slots`` and ``overhead``."""
+
+    tasks: IntArray
+    charged: dict[str, float]
+
+    @property
+    def length(self) -> float:
+        return sum(self.charged.values())
+
+    def ranked(self) -> list[tuple[str, float]]:
+        """The resources by time charged, most first (only those charged anything)."""
+        items = [(name, t) for name, t in self.charged.items() if t > 0 and name != "overhead"]
+        return sorted(items, key=lambda item: -item[1])
+
+
+def critical_path(schedule: Schedule) -> CriticalPath:
+    """The critical path of a three-stage pipeline Schedule (kept on the Schedule)."""
+    return cached_on(schedule, "_critical_path", lambda: _walk(schedule))
+
+
+def _candidates(schedule: Schedule) -> tuple[IntArray, IntArray, IntArray]:
+    """Per task, the tasks it may have waited for last (-1: none): the previous task of its
+    worker, the previous stage of its op, and for a read the write that freed its slot."""
+    s = schedule
+    n_tasks = len(s)
+    stages = len(s.stage_names)
+    ops = np.arange(s.n_ops, dtype=np.int64)
+    worker = np.full(n_tasks, -1, dtype=np.int64)
+    order, bounds = s.by_row
+    worker[order[1:]] = order[:-1]
+    firsts = bounds[:-1][bounds[:-1] < n_tasks]
+    worker[order[firsts]] = -1
+    if s.op_major:  # task 3i + k follows task 3i + k - 1
+        data = np.arange(-1, n_tasks - 1, dtype=np.int64)
+        data[::stages] = -1
+    else:
+        data = np.full(n_tasks, -1, dtype=np.int64)
+        for stage in range(1, stages):
+            data[s.task_of(ops, stage)] = s.task_of(ops, stage - 1)
+    slot = np.full(n_tasks, -1, dtype=np.int64)
+    slots = s.buffers
+    if 0 < slots < s.n_ops:
+        # Slots are granted in op order: op i gets the slot of the (i - B)-th release, or
+        # waits for op i - 1's grant; the release that set each grant is the one at the
+        # latest position holding the running maximum.
+        writes = np.asarray(s.task_of(ops, stages - 1), dtype=np.int64)
+        releases = s.end[writes]
+        in_order = bool((releases[1:] >= releases[:-1]).all())  # always so with one writer
+        by_release = ops if in_order else np.argsort(releases, kind="stable")
+        freeing = np.full(s.n_ops, -np.inf)
+        freeing[slots:] = releases[by_release[: s.n_ops - slots]]
+        position = np.where(freeing >= np.maximum.accumulate(freeing), ops, 0)
+        np.maximum.accumulate(position, out=position)
+        has = position >= slots
+        slot[s.task_of(ops[has], 0)] = writes[by_release[position[has] - slots]]
+    return worker, data, slot
+
+
+def _walk(schedule: Schedule) -> CriticalPath:
+    s = schedule
+    charged = dict.fromkeys(CHARGES, 0.0)
+    if not len(s):
+        return CriticalPath(np.zeros(0, dtype=np.int64), charged)
+    candidates = _candidates(s)
+    tolerance = 1e-9 * max(1.0, s.makespan)
+    # The last task to end (ties: the highest index, the last op's last stage).
+    last = int(len(s) - 1 - np.argmax(s.end[::-1]))
+    unit = np.ascontiguousarray(s.unit, dtype=np.int64)
+    op = np.ascontiguousarray(s.op, dtype=np.int64)
+    start = np.ascontiguousarray(s.start, dtype=np.float64)
+    end = np.ascontiguousarray(s.end, dtype=np.float64)
+    sums = np.zeros(len(CHARGES))
+    compiled = fast_scheduler.compiled if fast_scheduler.use_compiled else None
+    if compiled is not None:
+        path = np.empty(len(s), dtype=np.int64)
+        length = compiled.critical_path(
+            start, end, unit, op, *candidates, last, tolerance, path, sums
+        )
+        tasks = path[:length][::-1].copy()
+    else:
+        tasks = np.asarray(
+            walk_python(start, end, unit, op, candidates, last, tolerance, sums)[::-1],
+            dtype=np.int64,
+        )
+    for name, value in zip(CHARGES, sums.tolist(), strict=True):
+        charged[name] = value
+    return CriticalPath(tasks, charged)
+
+
+def walk_python(
+    start: FloatArray,
+    end: FloatArray,
+    unit: IntArray,
+    op: IntArray,
+    candidates: tuple[IntArray, IntArray, IntArray],
+    last: int,
+    tolerance: float,
+    sums: FloatArray,
+) -> list[int]:
+    """The walk of engine/_fastsched.c's ``critical_path``, line for line: the path from
+    ``last`` back; ``sums`` (one per `CHARGES`) filled in place."""
+    start_of, end_of = start.tolist(), end.tolist()
+    unit_of, op_of = unit.tolist(), op.tolist()
+    options = [c.tolist() for c in candidates]
+    totals = [0.0] * len(CHARGES)
+    path: list[int] = []
+    releasing = -1
+    task = last
+    while task >= 0:
+        path.append(task)
+        totals[3 if op_of[task] == releasing else unit_of[task]] += end_of[task] - start_of[task]
+        before, link, best = -1, -1, -math.inf
+        for c in range(3):
+            other = options[c][task]
+            if other < 0:
+                continue
+            e = end_of[other]
+            if e <= start_of[task] + tolerance and e > best:
+                best, before, link = e, other, c
+        if before < 0:
+            if start_of[task] > 0:
+                totals[4] += start_of[task]
+            break
+        if start_of[task] > end_of[before]:
+            totals[4] += start_of[task] - end_of[before]
+        if link == 2:
+            releasing = op_of[before]
+        elif link == 0:
+            releasing = -1
+        task = before
+    sums[:] = totals
+    return path

@@ -1,0 +1,120 @@
+"""The critical path and what it charges: what binds most of the time for uneven ops."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import fast_scheduler
+from engine.critical_path import critical_path
+from engine.metrics import steady_state
+from engine.scenario import Scenario
+from engine.scheduler import simulate
+from engine.validation import MIN_DURATION
+
+duration = st.one_of(
+    st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0]),
+    st.floats(min_value=MIN_DURATION, max_value=10.0, allow_nan=False, allow_infinity=False),
+)
+
+
+@st.composite
+def scenarios(draw: st.DrawFn) -> Scenario:
+    n = draw(st.integers(1, 30))
+    rows = draw(st.lists(st.tuples(duration, duration, duration), min_size=n, max_size=n))
+    workers = draw(st.tuples(*(st.integers(1, 3) for _ in range(3))))
+    r, c, w = (list(col) for col in zip(*rows, strict=True))
+    return Scenario(r, c, w, workers=workers, buffers=draw(st.integers(0, 6)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(scenarios(), st.sampled_from(["sequential", "pipelined"]))
+def test_the_path_is_a_chain_from_zero_to_the_makespan(scenario, policy) -> None:
+    """Each task on the path starts when the one before it ends (a simulated run has no
+    unexplained waits), the first at 0 and the last at the makespan, and what the path
+    charges adds up to the makespan."""
+    schedule = simulate(scenario, policy)
+    path = critical_path(schedule)
+    tasks = path.tasks
+    assert len(tasks) >= 1
+    tolerance = 1e-9 * max(1.0, schedule.makespan)
+    assert schedule.start[tasks[0]] == pytest.approx(0.0, abs=tolerance)
+    assert schedule.end[tasks[-1]] == schedule.makespan
+    np.testing.assert_allclose(
+        schedule.start[tasks[1:]], schedule.end[tasks[:-1]], rtol=0, atol=tolerance
+    )
+    assert path.charged["overhead"] == pytest.approx(0.0, abs=len(tasks) * tolerance)
+    assert path.length == pytest.approx(schedule.makespan, rel=1e-9, abs=1e-12)
+    if schedule.buffers == 0 or schedule.buffers >= schedule.n_ops:
+        assert path.charged["slots"] == 0.0  # no read ever waits for a slot
+
+
+@settings(max_examples=60, deadline=None)
+@given(scenarios(), st.integers(0, 2**32 - 1))
+def test_a_measured_run_charges_its_gaps_to_overhead(scenario, seed) -> None:
+    model = simulate(scenario, "pipelined")
+    rng = np.random.default_rng(seed)
+    start = model.start + rng.uniform(0, 0.5, len(model))
+    measured = replace(
+        model, source="measured", grant=None, start=start, end=start + model.duration
+    )
+    path = critical_path(measured)
+    assert path.charged["overhead"] >= 0
+    assert path.length == pytest.approx(measured.makespan, rel=1e-9, abs=1e-9)
+    steady_state(measured)
+
+
+def _skewed() -> Scenario:
+    """Nine reads of 2 s, then one op whose compute takes 15 s: the load unit works
+    without a break for 19 s, and only then does the long compute hold the run."""
+    reads, computes, writes = [2.0] * 9 + [1.0], [1.0] * 9 + [15.0], [1.0] * 10
+    return Scenario(reads, computes, writes, name="skew")
+
+
+def test_the_unit_that_paces_most_of_the_run_binds_not_the_one_with_most_work() -> None:
+    schedule = simulate(_skewed())
+    charged = critical_path(schedule).charged
+    assert charged["load"] > charged["compute"] > charged["store"]
+    state = steady_state(schedule)
+    # The compute unit has the most work in all (24 s against 19 s), yet it binds only
+    # for the last op's compute.
+    assert state.resource == "load"
+    assert state.why.startswith("the load unit binds most of the time: it paces 18 s of the 35 s")
+    assert "the compute unit 16 s" in state.why and "19 s of reads in all" in state.why
+
+
+def test_slots_bind_an_uneven_run_whose_reads_wait_for_them() -> None:
+    rng = np.random.default_rng(1)
+    n = 40
+    scenario = Scenario(
+        rng.uniform(0.9, 1.1, n), rng.uniform(0.9, 1.1, n), rng.uniform(0.9, 1.1, n), buffers=1
+    )
+    state = steady_state(simulate(scenario))
+    assert state.resource == "slots"
+    assert state.why.startswith("buffer slots bind most of the time")
+    assert "an op holds the only slot for" in state.why
+
+
+def test_compute_binds_an_uneven_compute_heavy_run() -> None:
+    rng = np.random.default_rng(2)
+    n = 50
+    scenario = Scenario(rng.uniform(0.5, 1, n), rng.uniform(2, 4, n), rng.uniform(0.5, 1, n))
+    state = steady_state(simulate(scenario))
+    assert state.resource == "compute"
+    assert "it paces" in state.why and "of compute in all" in state.why
+
+
+@pytest.mark.skipif(fast_scheduler.compiled is None, reason="the compiled extension is not built")
+@settings(max_examples=100, deadline=None)
+@given(scenarios(), st.sampled_from(["sequential", "pipelined"]))
+def test_the_compiled_walk_and_the_python_walk_agree(scenario, policy) -> None:
+    schedule = simulate(scenario, policy)
+    compiled = critical_path(replace(schedule))  # a copy: each keeps its own path
+    with fast_scheduler.using("python"):
+        python = critical_path(replace(schedule))
+    np.testing.assert_array_equal(compiled.tasks, python.tasks)
+    assert compiled.charged == python.charged
