@@ -161,9 +161,15 @@ def _phrases(schedule: Schedule, tasks: IntArray, verbs: dict[str, str]) -> list
     for task in ordered.tolist():
         stage = schedule.stage_names[schedule.stage[task]]
         verb = verbs.get(stage, f"works on {stage} of")
-        who = schedule.row_label(int(schedule.row[task]))
-        phrases.append(f"the {who} {verb} op {int(schedule.op[task]) + 1:,}")
+        who = _worker_name(schedule, int(schedule.row[task]))
+        phrases.append(f"{who} {verb} op {int(schedule.op[task]) + 1:,}")
     return phrases
+
+
+def _worker_name(schedule: Schedule, row: int) -> str:
+    """ "the load unit" (a unit's only worker), "compute unit 2" (a numbered one)."""
+    label = schedule.row_label(row)
+    return label if label[-1:].isdigit() else f"the {label}"
 
 
 def _new_cache() -> dict[float, str]:
@@ -233,7 +239,7 @@ def _narrate(schedule: Schedule, time: float) -> str:
 def _subject(schedule: Schedule, rows: list[int]) -> tuple[str, bool]:
     """ "the load unit", "compute units 2 and 3", "both store units"; and whether plural."""
     if len(rows) == 1:
-        return f"the {schedule.row_label(rows[0])}", False
+        return _worker_name(schedule, rows[0]), False
     unit = int(np.searchsorted(schedule.worker_offsets, rows[0], "right") - 1)
     title = schedule.unit_title(unit)
     k = schedule.workers[unit]
@@ -296,8 +302,16 @@ def _op_range(first: int, last: int) -> tuple[str, bool]:
 
 
 def _waiting_phrase(schedule: Schedule, waiting: OpsWaiting) -> str:
+    """ "ops 3–5 wait for the compute units", every op named (a range, or one by one);
+    past `LISTED_WAITING` out of order, their count and span: "412 ops between op 300
+    and op 800 wait for …"."""
     if waiting.contiguous:
         who, plural = _op_range(waiting.first, waiting.last)
+    elif waiting.ops is not None:
+        who, plural = op_list(waiting.ops), len(waiting.ops) > 1
+    elif waiting.first >= 0:
+        span = f"op {waiting.first + 1:,} and op {waiting.last + 1:,}"
+        who, plural = f"{waiting.count:,} ops between {span}", True
     else:
         who, plural = f"{waiting.count:,} ops", waiting.count > 1
     verb = "wait" if plural else "waits"
@@ -308,7 +322,7 @@ def _waiting_phrase(schedule: Schedule, waiting: OpsWaiting) -> str:
         title = schedule.unit_title(unit)
         what = f"the {title}" if schedule.workers[unit] == 1 else f"the {title}s"
     text = f"{who} {verb} for {what}"
-    if not waiting.contiguous:
+    if not waiting.contiguous and plural:
         text += f" (op {waiting.next_op + 1:,} goes next)"
     return text
 

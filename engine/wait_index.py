@@ -298,7 +298,10 @@ class WaitIndex:
             return
         _ = self.units
         if self.pipeline:
-            _ = self.columns
+            _, _, in_order = self.columns
+            for stage, ordered in enumerate(in_order):
+                if not ordered:
+                    _ = self.ready_order(stage)
             if self.slots > 0:
                 _ = self.holds
         _ = self.schedule.row_reach
@@ -429,6 +432,19 @@ class WaitIndex:
         if len(ranks) < b - a:  # the row's tail gap: no task after it
             ranks = np.append(ranks, hi - lo)
         return ranks
+
+    def ready_order(self, stage: int) -> npt.NDArray[np.int32] | npt.NDArray[np.int64]:
+        """Ops in the order ``stage`` became ready (ties: op order), for a stage not in op
+        order (`columns`): a unit serves its ready stages first come, first served, so the
+        ops waiting at any time are a slice of this order. Built on first use, kept."""
+        orders: dict[int, npt.NDArray[np.int32] | npt.NDArray[np.int64]]
+        orders = self.__dict__.setdefault("_ready_orders", {})
+        if stage not in orders:
+            s = self.schedule
+            ready = self.grant if stage == 0 else op_column(s, "end", stage - 1)
+            order = np.argsort(ready, kind="stable")
+            orders[stage] = order.astype(np.int32) if s.n_ops < 2**31 else order
+        return orders[stage]
 
     @cached_property
     def columns(self) -> tuple[list[FloatArray], list[FloatArray], list[bool]]:

@@ -36,7 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.idle_cuts import idle_columns
-from engine.schedule import Schedule, cached_on
+from engine.schedule import Schedule, cached_on, op_column
 from engine.text import join_words, op_list, time_text
 from engine.wait_index import (
     WaitIndex,
@@ -376,6 +376,13 @@ class OpsWaiting:
     last: int
     contiguous: bool
     next_op: int
+    #: Not contiguous: the waiting ops when there are at most `LISTED_WAITING` (else
+    #: None; ``first`` and ``last`` are then the lowest and the highest of them).
+    ops: tuple[int, ...] | None = None
+
+
+#: Ops waiting out of op order are named one by one up to this many.
+LISTED_WAITING = 64
 
 
 def ops_waiting_at(schedule: Schedule, time: float) -> list[OpsWaiting]:
@@ -400,7 +407,7 @@ def ops_waiting_at(schedule: Schedule, time: float) -> list[OpsWaiting]:
                 OpsWaiting("worker", stage, ready - started, started, ready - 1, True, started)
             )
         else:
-            result.append(OpsWaiting("worker", stage, ready - started, -1, -1, False, next_op))
+            result.append(_waiting_out_of_order(index, stage, started, ready, time, next_op))
     if index.slots > 0:
         granted = int(np.searchsorted(ready_sorted[0], time, "right"))
         if granted < n:
@@ -409,6 +416,22 @@ def ops_waiting_at(schedule: Schedule, time: float) -> list[OpsWaiting]:
             next_op = first if first >= 0 else int(index.grant_order[granted])
             result.append(OpsWaiting("slot", 0, n - granted, first, n - 1, first >= 0, next_op))
     return result
+
+
+def _waiting_out_of_order(
+    index: WaitIndex, stage: int, started: int, ready: int, time: float, next_op: int
+) -> OpsWaiting:
+    """The ops waiting for ``stage``'s unit when they are not a range of ops: first come,
+    first served, the ready ops not yet started are the last ``ready - started`` to have
+    become ready (a measured run may break that rule: then only their count is known)."""
+    count = ready - started
+    waiting = index.ready_order(stage)[started:ready]
+    starts = op_column(index.schedule, "start", stage)
+    if not bool((starts[waiting] > time).all()):
+        return OpsWaiting("worker", stage, count, -1, -1, False, next_op)
+    listed = tuple(sorted(waiting.tolist())) if count <= LISTED_WAITING else None
+    first, last = int(waiting.min()), int(waiting.max())
+    return OpsWaiting("worker", stage, count, first, last, False, next_op, listed)
 
 
 # -- op waits ------------------------------------------------------------------------------

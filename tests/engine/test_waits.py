@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -132,9 +133,29 @@ def test_narration_lists_everything() -> None:
     for time in schedule.event_times.tolist():
         assert "more" not in narrate(schedule, time)
     line = narrate(schedule, 0.0)
-    assert "the load unit 1 starts reading op 1" in line
-    assert "the load unit 3 starts reading op 3" in line
+    assert line.startswith("t = 0 s: load unit 1 starts reading op 1 while load unit 2")
+    assert "load unit 3 starts reading op 3" in line and "the load unit 3" not in line
     assert "ops 4–6 wait for the load units" in line
+
+
+def test_ops_waiting_out_of_op_order_are_named() -> None:
+    """Two compute workers finish out of op order: the ops waiting for them are named one
+    by one ("ops 3 and 4"), not counted ("2 ops wait")."""
+    rng = np.random.default_rng(3)
+    n = 40
+    durations = (rng.uniform(0.5, 3, n), rng.uniform(0.5, 3, n), rng.uniform(0.5, 3, n))
+    schedule = simulate(Scenario(*durations, workers=(3, 2, 4), buffers=6))
+    lines = [narrate(schedule, t) for t in schedule.event_times.tolist()]
+    assert any("ops 3 and 4 wait for the compute units (op 3 goes next)" in x for x in lines)
+    assert not any(re.search(r"\d ops wait", line) for line in lines)
+    for time in schedule.event_times.tolist():
+        for waiting in ops_waiting_at(schedule, time + 1e-9):
+            if waiting.ops is not None:  # exactly the ready ops not yet started
+                stage = waiting.stage
+                ready = schedule.op_ends[:, stage - 1] if stage else schedule.grant
+                started = schedule.op_starts[:, stage]
+                want = np.flatnonzero((ready <= time + 1e-9) & (started > time + 1e-9))
+                assert waiting.ops == tuple(want.tolist())
 
 
 def test_other_schedules_get_input_and_done() -> None:
