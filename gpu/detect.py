@@ -21,10 +21,19 @@ BACKENDS = ("auto", "cupy", "cpu")
 ASYNC_COPY_CC = (8, 0)
 #: The project's extra for each CUDA major version (pyproject.toml), and its CuPy wheel.
 EXTRAS = {12: ("gpu", "cupy-cuda12x"), 13: ("gpu-cuda13", "cupy-cuda13x")}
-INSTALL_HINT = (
-    "install the gpu extra for your CUDA driver: uv sync --extra gpu for CUDA 12, "
-    "uv sync --extra gpu-cuda13 for CUDA 13"
-)
+
+
+def install_commands(extra: str) -> str:
+    """How to add ``extra`` however the app was installed: with pip, as a uv tool, or in
+    a checkout run with uv (one short line: the GPU tab's status line shows it)."""
+    return (
+        f"pip install 'pipelab[{extra}]', uv tool install '.[{extra}]' "
+        f"or, in a checkout, uv sync --extra {extra}"
+    )
+
+
+#: No driver found: the CUDA 12 extra's commands, and the name of CUDA 13's.
+INSTALL_HINT = f"add the gpu extra, or gpu-cuda13 for CUDA 13: {install_commands('gpu')}"
 
 
 def driver_cuda_version() -> tuple[int, int] | None:
@@ -57,10 +66,7 @@ def install_hint(driver: tuple[int, int] | None) -> str:
         extra, wheel = EXTRAS[12]
     else:
         return f"the NVIDIA driver supports CUDA {driver[0]}.{driver[1]}: CuPy needs 12 or newer"
-    return (
-        f"the driver supports CUDA {major}.{driver[1]}: install {wheel} with "
-        f"uv sync --extra {extra}"
-    )
+    return f"the driver supports CUDA {major}.{driver[1]}: add {wheel}: {install_commands(extra)}"
 
 
 def import_cupy() -> Any:

@@ -38,6 +38,10 @@ from gui.timeline import TimelineView
 SPREAD_ALPHA = 30
 #: The time axis widens for the slowest repeat up to this many times the drawn runs' length.
 SPREAD_ROOM = 1.5
+#: The Gantt's minimum height is its rows' (a readable pitch apart, every title in its
+#: room), up to this: three runs of three threads (9 rows, 3 titles) fit, and the page
+#: still fits a 1280 × 720 screen; the table under it takes what is left, and scrolls.
+GANTT_MOST_MINIMUM = 290
 PLACEHOLDER = (
     "Run an experiment: the measured sequential and pipelined runs appear here on one "
     "time axis beside the model's prediction, with the spread over the repeats."
@@ -61,8 +65,8 @@ class GpuResults(QWidget):
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.summary.setContentsMargins(8, 4, 8, 4)
-        self.timeline = TimelineView(clock, theme)
-        self.timeline.setMinimumHeight(160)
+        self.timeline = TimelineView(clock, theme, floor=160, most_minimum=GANTT_MOST_MINIMUM)
+        self.timeline.layout_changed.connect(self._draw_spreads)  # the bands follow the rows
         self.timeline.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.table = QTableWidget(0, 2)
         self.table.setHorizontalHeaderLabels(["", "value"])
@@ -80,6 +84,7 @@ class GpuResults(QWidget):
         self.splitter.setChildrenCollapsible(False)
         self.splitter.addWidget(top)
         self.splitter.addWidget(self.table)
+        # The Gantt first (its minimum height is its rows'), then 3 : 2 of what is left.
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
@@ -152,6 +157,7 @@ class GpuResults(QWidget):
 
     def _draw(self, schedules: list[Schedule]) -> None:
         self._schedules = list(schedules)
+        self.timeline.set_time_reach(self._reach())
         self.timeline.set_schedules(self._schedules)
         self.timeline.setVisible(bool(self._schedules))  # an empty plot says nothing
         if self._schedules:
@@ -187,20 +193,15 @@ class GpuResults(QWidget):
             band.setToolTip(f"{group.schedule.label}: {spread_text(spread)}")
             plot.addItem(band)
             self._bands.append(band)
-        self._fit_spreads()
 
-    def _fit_spreads(self) -> None:
-        """Widen the time axis towards the slowest repeat, so that its band shows, but to
-        at most `SPREAD_ROOM` times the drawn runs' length: one outlier must not squeeze
-        the runs themselves into a corner (the summary gives its figure)."""
+    def _reach(self) -> float:
+        """How far the time axis reaches: to the slowest repeat, so that its band shows,
+        but at most `SPREAD_ROOM` times the drawn runs' length: one outlier must not
+        squeeze the runs themselves into a corner (the summary gives its figure). The
+        timeline keeps it through resizes and resets."""
         span = max((s.makespan for s in self._schedules), default=0.0)
         slowest = max((s.maximum for s in self._spreads if s is not None), default=0.0)
-        slowest = min(slowest, SPREAD_ROOM * span)
-        if slowest <= span or span <= 0:
-            return
-        view = self.timeline.getPlotItem().getViewBox()
-        view.setLimits(xMax=1.08 * slowest, maxXRange=1.13 * slowest)
-        view.setXRange(-0.01 * slowest, 1.04 * slowest, padding=0.0)
+        return min(slowest, SPREAD_ROOM * span) if slowest > span > 0 else 0.0
 
     @property
     def spread_bands(self) -> list[pg.BarGraphItem]:

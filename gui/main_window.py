@@ -56,8 +56,8 @@ from gui.settings import settings
 from gui.stats_panel import StatsPanel
 from gui.timeline import add_rows_menu
 from gui.transport import TransportBar
-from gui.window_docks import DOCK_TITLE, STACKED_DOCKS_SPARE, arrange_docks
-from gui.window_geometry import place
+from gui.window_docks import DOCK_TITLE, STACKED_DOCKS_SPARE, arrange_docks, tabify_if_stacked
+from gui.window_geometry import place, refit
 
 if TYPE_CHECKING:
     from gui.gpu_panel import GpuPanel
@@ -721,10 +721,17 @@ class MainWindow(QMainWindow):
 
     def _restore_docks(self) -> None:
         """The docks as saved, else as `arrange_docks` puts them for this height (called
-        once the first run is shown: the stats' height is known then)."""
+        once the first run is shown: the stats' height is known then). Docks saved one
+        above the other on a taller screen become tabs when this window is too short for
+        that; the window is then fitted to the screen again (the Gantt's rows have raised
+        its minimum size)."""
         state = settings().value("window/state")
         if not (isinstance(state, QByteArray) and self.restoreState(state)):
             self.arrange_docks(self.height())
+        else:
+            scenario, stats, help_ = self.pipeline_docks[:3]
+            tabify_if_stacked(self, (scenario, stats, help_), self.height(), self.stacked_height())
+        refit(self)
 
     def save_settings(self) -> None:
         store = settings()

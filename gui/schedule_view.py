@@ -2,9 +2,10 @@
 Gantt timeline, stacked in a splitter. The main window has one; panels may make more.
 
 In little room the assembly line keeps its minimum size (it reports it: figures, chips and
-slots never shrink below theirs), the narration gets shorter (at most about a fifth of
-the view's height, then it scrolls) and the splitter shares the rest between the assembly
-line and the Gantt.
+slots never shrink below theirs; it compacts its layout first), the narration gets shorter
+(at most about a fifth of the view's height, then it scrolls) and the Gantt keeps the
+height its rows need (`TimelineView.minimum_height`: rows a readable pitch apart, every
+title in its room); the splitter shares the rest between the assembly line and the Gantt.
 
 A tick costs O(log n) here: the narration is looked up by event index (binary search) and
 only re-narrated when that index changes; nothing that scans every task runs per tick.
@@ -26,10 +27,12 @@ from gui.clock import Clock
 from gui.colours import LIGHT, Theme
 from gui.timeline import TimelineView
 
-#: The Gantt's least height: its axis and a row group stay readable.
+#: The Gantt's least height with no rows (with rows: what they need, see `share_split`).
 TIMELINE_MIN_HEIGHT = 140
 #: The assembly line and the narration's share of the height at first (the Gantt: the rest).
 ASSEMBLY_SHARE = 0.6
+#: A restored split is kept when saved at a height within this share of the view's now.
+SPLIT_KEPT = 0.2
 #: The narration takes at most this share of the view's height (then it scrolls).
 NARRATION_SHARE = 0.15
 #: The width the narration is measured at before the view is shown (it has none yet).
@@ -55,8 +58,8 @@ class ScheduleView(QWidget):
         self.splitter = QSplitter(Qt.Orientation.Vertical, self)
         self.splitter.setObjectName("schedule-splitter")
         self.splitter.setChildrenCollapsible(False)
-        top = QWidget(self.splitter)
-        top_layout = QVBoxLayout(top)
+        top = self._top = QWidget(self.splitter)
+        top_layout = self._top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
         top_layout.setSpacing(2)
         self.assembly = AssemblyLineView(clock, theme, top)
@@ -67,16 +70,16 @@ class ScheduleView(QWidget):
         self.narration.setWordWrap(True)
         self.narration.setTextFormat(Qt.TextFormat.RichText)
         top_layout.addWidget(self.narration_box)
-        self.timeline = TimelineView(clock, theme, self.splitter)
+        self.timeline = TimelineView(clock, theme, self.splitter, floor=TIMELINE_MIN_HEIGHT)
         self.splitter.addWidget(top)
         self.splitter.addWidget(self.timeline)
-        self.timeline.setMinimumHeight(TIMELINE_MIN_HEIGHT)
         # Extra height goes 3 : 2 to the assembly line and the Gantt (a fixed split made
         # for one screen would crush the Gantt on a laptop and waste a 4K screen).
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
         self.splitter.setSizes([520, 400])
         self._split_pending = True  # shared by `ASSEMBLY_SHARE` once the view has a height
+        self._saved_total = 0  # the height a restored split was saved at (0: none)
         layout.addWidget(self.splitter)
         clock.time_changed.connect(self._on_time)
 
@@ -135,17 +138,29 @@ class ScheduleView(QWidget):
         self.timeline.set_theme(theme)
 
     def restore_split(self, state: QByteArray) -> bool:
-        """Put back a saved splitter state (else the first height is shared 3 : 2)."""
+        """Put back a saved splitter state (else the first height is shared by
+        `share_split`). A split saved at a rather different height (a 4K screen, now a
+        laptop's) is shared afresh once the view has its height: squeezed in proportion,
+        it would leave the narration or the Gantt under their own needs."""
         restored = bool(self.splitter.restoreState(state))
         if restored:
-            self._split_pending = False
+            self._saved_total = sum(self.splitter.sizes())
         return restored
 
     def share_split(self) -> None:
         """Give the assembly line and narration `ASSEMBLY_SHARE` of the height, the Gantt
-        the rest (each keeps its minimum)."""
+        the rest. Where that is short (a laptop) the Gantt first gets the height its rows
+        want, then the narration its lines, the assembly line compacting instead; each
+        keeps its minimum."""
         total = sum(self.splitter.sizes()) or self.height()
-        top = round(ASSEMBLY_SHARE * total)
+        gantt = self.timeline.wanted_height()
+        comfortable = (
+            self.assembly.minimum_size().height()
+            + self.narration_box.sizeHint().height()
+            + self._top_layout.spacing()
+        )
+        top = max(round(ASSEMBLY_SHARE * total), min(comfortable, total - gantt))
+        top = max(min(top, total - gantt), self._top.minimumSizeHint().height())
         self.splitter.setSizes([top, total - top])
 
     def resizeEvent(self, event: QResizeEvent) -> None:
@@ -153,7 +168,9 @@ class ScheduleView(QWidget):
         self.narration_box.set_cap(round(NARRATION_SHARE * event.size().height()))
         if self._split_pending and self.isVisible():
             self._split_pending = False
-            self.share_split()
+            total = sum(self.splitter.sizes())
+            if abs(total - self._saved_total) > SPLIT_KEPT * total:
+                self.share_split()
 
     def narration_lines(self) -> list[str]:
         """For each Schedule, the narration of its latest event at or before now."""
@@ -189,8 +206,10 @@ class _FixedLabelBox(QScrollArea):
 
     A QLabel whose text changes asks its parent's layout to recompute on every change
     (about a millisecond here, at every event the clock passes); a label of fixed size
-    does not. The box changes its own height only when the new text needs more or fewer
-    lines, which is rare, and never beyond its cap (`set_cap`): a longer text scrolls.
+    does not. The box asks for the height its text needs (its size hint and maximum) only
+    when the new text needs more or fewer lines, which is rare, and never beyond its cap
+    (`set_cap`): a longer text scrolls. Where room is short (a 1280 × 720 screen) the
+    layout may give it less, down to `floor`: the text scrolls then too.
 
     Until the box is shown it has no real width; it measures the text at a nominal width
     then (measured at its default width of a hundred pixels, two lines of narration
@@ -210,8 +229,15 @@ class _FixedLabelBox(QScrollArea):
         # height a text needs is measured on a twin that is never shown or sized.
         self._twin = QLabel()
         self._cap: int | None = None  # the most height the box takes (None: the floor)
-        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        self._wanted = 0  # the height the text asks for (within the cap)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         self._fit()
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), self._wanted)
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(super().minimumSizeHint().width(), min(self._wanted, self.floor()))
 
     def set_text(self, text: str) -> None:
         """Show ``text``; the box grows for a longer text but does not shrink back, so the
@@ -239,8 +265,8 @@ class _FixedLabelBox(QScrollArea):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        if event.oldSize().width() != event.size().width():
-            self._fit()
+        if event.oldSize() != event.size():
+            self._fit()  # a new width wraps anew; a new height may bring the scroll bar
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
@@ -264,16 +290,19 @@ class _FixedLabelBox(QScrollArea):
         width = max(1, self.width() if self.isVisible() else max(self.width(), NOMINAL_WIDTH))
         cap = max(self.floor(), self._cap or 0)
         needed = max(1, twin.heightForWidth(width))
-        if needed > cap:  # it scrolls: the scroll bar takes some of the width
-            width = max(1, width - self.verticalScrollBar().sizeHint().width())
-            needed = max(1, twin.heightForWidth(width))
         height = min(needed, cap)
         if not shrink:
-            height = min(max(height, self.height()), cap)
+            height = min(max(height, self._wanted), cap)
+        shown = min(height, self.height()) if self.isVisible() else height
+        if needed > shown:  # it scrolls: the scroll bar takes some of the width
+            width = max(1, width - self.verticalScrollBar().sizeHint().width())
+            needed = max(1, twin.heightForWidth(width))
         if self.label.size() != QSize(width, needed):
             self.label.setFixedSize(width, needed)
-        if self.height() != height:
-            self.setFixedHeight(height)
+        if height != self._wanted:
+            self._wanted = height
+            self.setMaximumHeight(height)
+            self.updateGeometry()
 
 
 def _sorted_union(arrays: list[FloatArray]) -> FloatArray:

@@ -11,7 +11,7 @@ from typing import cast
 
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QPainter, QPaintEvent
-from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from engine.scenario import Scenario
 from engine.schedule import Schedule
@@ -28,6 +28,8 @@ class UtilizationBar(QWidget):
         self._theme = theme
         self.setToolTip(use.how)
         self.setMinimumWidth(90)
+        # Its own height, whatever the dock's: a tall dock must not make bars 80 px thick.
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
 
     def sizeHint(self) -> QSize:
         return QSize(140, 18)
@@ -60,13 +62,15 @@ class UtilizationBar(QWidget):
 class StatsPanel(QWidget):
     """The stats of the Schedules shown. When only the numbers change (an edited duration)
     the labels and bars are updated in place; a new shape (other lines, other workers)
-    builds the grid again."""
+    builds the grid again. Rows keep their natural height at the top: a dock taller than
+    the stats leaves the room under them empty (a stretch at the end of the layout)."""
 
     def __init__(self, theme: Theme = LIGHT, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._theme = theme
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(8, 8, 8, 8)
+        self._layout.addStretch(1)  # the body goes above it (`_build`)
         self._body: QWidget | None = None
         self.lines: list[tuple[str, StatLine]] = []
         self._headlines: list[StatLine] = []

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPoint, QPointF
+from PySide6.QtCore import QPoint, QPointF, QSize, Signal
 from PySide6.QtGui import QAction, QActionGroup, QFont
 from PySide6.QtWidgets import QGraphicsItem, QMenu, QToolTip, QWidget
 
@@ -31,9 +31,20 @@ from gui.timeline_items import (
     RowGroup,
     layout_groups,
 )
+from gui.timeline_rows import CURSOR_ROOM, MIN_GAP, TITLE_ROOM, RowFit, fit_rows, rows_height
 
-#: Pixels above the first group's top row kept for its title (12 px bold text, 6 px gap).
-TITLE_ROOM = 22.0
+__all__ = ["TITLE_ROOM", "TimeAxis", "TimelineView", "add_rows_menu"]
+
+#: The least height the Gantt asks for with no rows to show (its axis stays readable).
+FLOOR_HEIGHT = 140
+#: The Gantt asks for rows `gui.timeline_rows.MIN_PITCH` pixels apart (`wanted_height`)
+#: but its minimum size is at most this (nine workers in three runs must not fill the
+#: screen; on a 1280 × 720 screen with a panel the whole window must still fit).
+MOST_MINIMUM = 196
+#: What the plot adds to the view's height beside the time axis and the legend.
+PLOT_MARGINS = 4.0
+#: The width the legend is measured at before the view is shown (it has none yet).
+NOMINAL_WIDTH = 900.0
 
 
 class TimeAxis(pg.AxisItem):
@@ -71,9 +82,24 @@ class _TimeFormat:
 
 class TimelineView(pg.PlotWidget):
     """A Gantt chart of Schedules whose cursor follows (and drives) a `Clock`, with a
-    legend line under it for the hatches of the wait reasons shown."""
+    legend line under it for the hatches of the wait reasons shown.
 
-    def __init__(self, clock: Clock, theme: Theme = LIGHT, parent: QWidget | None = None) -> None:
+    Its minimum size hint follows its rows (`minimum_height`): containers give it room
+    for rows `MIN_PITCH` pixels apart, every title and the cursor's label (up to
+    ``most_minimum`` pixels; `wanted_height` has no such cap). Rows fill the view's
+    height, refitted on every resize (`gui.timeline_rows.fit_rows`); `layout_changed`
+    says when the rows moved (items drawn over them follow)."""
+
+    layout_changed = Signal()
+
+    def __init__(
+        self,
+        clock: Clock,
+        theme: Theme = LIGHT,
+        parent: QWidget | None = None,
+        floor: int = FLOOR_HEIGHT,
+        most_minimum: int = MOST_MINIMUM,
+    ) -> None:
         self.row_axis = RowAxis()
         self.time_axis = TimeAxis()
         super().__init__(
@@ -87,6 +113,11 @@ class TimelineView(pg.PlotWidget):
         self._schedules: list[Schedule] = []
         self._groups: list[RowGroup] = []
         self._limits: tuple[float, ...] | None = None
+        self._fit = RowFit(gap=MIN_GAP, pitch=0.0, bottom=0.1)
+        self._reach = 0.0  # the time axis reaches at least this far (`set_time_reach`)
+        self._floor = floor
+        self._most_minimum = most_minimum
+        self._minimum = floor
         plot = self.getPlotItem()
         plot.setMenuEnabled(False)
         plot.hideButtons()
@@ -112,6 +143,11 @@ class TimelineView(pg.PlotWidget):
             pos=0.0, angle=90, movable=True, label="", labelOpts={"position": 0.96}
         )
         self.cursor.label.format = self._cursor_format  # pyqtgraph calls .format(value=…)
+        # The label sits in the band under the last row (`CURSOR_ROOM`), off the bars.
+        label_font = QFont()
+        label_font.setPixelSize(11)
+        self.cursor.label.setFont(label_font)
+        self.cursor.label.textItem.document().setDocumentMargin(1.0)
         self.cursor.label.valueChanged()
         self.cursor.setZValue(10)
         plot.addItem(self.cursor, ignoreBounds=True)
@@ -125,10 +161,8 @@ class TimelineView(pg.PlotWidget):
     def set_schedules(self, schedules: list[Schedule]) -> None:
         """Draw these Schedules as row groups (top to bottom) on one time scale."""
         self._schedules = list(schedules)
-        self._groups = layout_groups(self._schedules, self._rows, self._gap_rows())
-        self.bars.set_groups(self._groups)
-        self.marks.set_groups(self._groups)
-        self.row_axis.set_groups(self._groups)
+        self._fit = self._fit_rows()
+        self._lay_out()
         unit = self._schedules[0].time_unit if self._schedules else "s"
         span = max((s.makespan for s in self._schedules), default=0.0)
         self.time_axis.set_span(span, unit)
@@ -139,22 +173,66 @@ class TimelineView(pg.PlotWidget):
         if self._time_label() != self.getPlotItem().getAxis("bottom").labelText:
             self._set_time_label()
         self.reset_view()
+        self._update_minimum()
         self._on_time(self._clock.time)
+
+    def _lay_out(self) -> None:
+        """Stack the row groups with the current fit's gaps; the items follow."""
+        self._groups = layout_groups(self._schedules, self._rows, self._fit.gap)
+        self.bars.set_groups(self._groups)
+        self.marks.set_groups(self._groups)
+        self.row_axis.set_groups(self._groups)
+        self.row_axis.set_row_pitch(self._fit.pitch)
+        self.layout_changed.emit()
+
+    def _fit_rows(self) -> RowFit:
+        """The rows' share of the view's height now (before the view has one: a guess)."""
+        height = float(self.getPlotItem().getViewBox().height())
+        if height <= 1.0:
+            height = max(150.0, self.height() - self._chrome())
+        n_rows = sum(row_count(s, self._rows) for s in self._schedules)
+        return fit_rows(height, n_rows, len(self._schedules))
+
+    @property
+    def row_fit(self) -> RowFit:
+        """How the rows share the view's height now (pitch in pixels, gaps in rows)."""
+        return self._fit
+
+    # -- size ----------------------------------------------------------------------------
+
+    def _chrome(self) -> float:
+        """Pixels of the plot beside its view: the time axis and the legend (as wide as
+        the view, or before it is shown as wide as a laptop's would be)."""
+        width = float(self.width()) if self.isVisible() else NOMINAL_WIDTH
+        legend = self.legend.height_for(width)
+        return float(self.time_axis.maximumHeight()) + legend + PLOT_MARGINS
+
+    def wanted_height(self) -> int:
+        """The height at which the rows are `MIN_PITCH` pixels apart with all titles and
+        the cursor's band in their room (at least the floor)."""
+        n_rows = sum(g.n_rows for g in self._groups)
+        needed = rows_height(n_rows, len(self._groups)) + self._chrome() if n_rows else 0.0
+        return max(self._floor, math.ceil(needed))
+
+    def minimum_height(self) -> int:
+        """`wanted_height`, but at most ``most_minimum`` (and at least the floor): what
+        the minimum size hint says. Containers give the wanted height where they can."""
+        return max(self._floor, min(self.wanted_height(), self._most_minimum))
+
+    def _update_minimum(self) -> None:
+        minimum = self.minimum_height()
+        if minimum != self._minimum:
+            self._minimum = minimum
+            self.updateGeometry()
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        return QSize(hint.width(), self._minimum)
 
     def _reasons(self) -> set[str]:
         """The wait reasons in the shown runs' rows (computed on the worker thread when the
         app made the run: `gui.runs.warm_gantt`)."""
         return {r for s in self._schedules if len(s) for r in reasons_present(s, self._rows)}
-
-    def _gap_rows(self) -> float | None:
-        """One row per op: room for each group's title, about 30 pixels, in rows at the
-        plot's current height with every op shown (None: the default 1.2 rows)."""
-        if self._rows != "ops" or not self._schedules:
-            return None
-        height = max(150.0, float(self.getPlotItem().getViewBox().height() or self.height()))
-        total = sum(row_count(s, "ops") for s in self._schedules)
-        per_row = max(1e-9, (height - 30.0 * len(self._schedules)) / (total + 1))
-        return max(1.2, 30.0 / per_row)
 
     @property
     def rows(self) -> str:
@@ -180,30 +258,36 @@ class TimelineView(pg.PlotWidget):
         """How many task bars are drawn (all Schedules together)."""
         return self.bars.bar_count
 
+    def set_time_reach(self, time: float) -> None:
+        """Let the time axis reach ``time`` too, beyond the runs' makespans (a measured
+        run's slowest repeat), at every reset and resize; 0 for the runs alone."""
+        if time != self._reach:
+            self._reach = time
+            self.reset_view()
+
     def reset_view(self) -> None:
-        """Show every Schedule from t = 0 to the longest makespan."""
+        """Show every Schedule from t = 0 to the longest makespan (or the reach)."""
         if not self._groups:
             return
-        span = max(g.schedule.makespan for g in self._groups) or 1.0
+        span = max(max(g.schedule.makespan for g in self._groups), self._reach) or 1.0
         top, bottom = self._y_range()
         self._set_limits((-0.05 * span, 1.08 * span, span * 1e-6, 1.13 * span, top, bottom))
+        self.marks.set_right(1.08 * span)
         view = self.getPlotItem().getViewBox()
         view.setRange(xRange=(-0.01 * span, 1.04 * span), yRange=(top, bottom), padding=0.0)
+        self._place_cursor_label()
 
     def _y_range(self) -> tuple[float, float]:
-        """Rows from above the first group's title to below the last row. The title is
-        drawn in pixels above its group: in a short view, where rows are only a few pixels
-        tall, the top reaches up far enough in rows to leave it TITLE_ROOM pixels."""
+        """Rows from the top (the first title's band) to the cursor's band under the
+        last row."""
         last = self._groups[-1]
-        bottom = last.first_row + last.n_rows - 0.4
-        title_line = self._groups[0].first_row - 0.5  # the title sits above this, in pixels
+        return 0.0, last.first_row + last.n_rows - 0.5 + self._fit.bottom
+
+    def _place_cursor_label(self) -> None:
+        """The cursor's time label in the band under the last row."""
         height = float(self.getPlotItem().getViewBox().height())
-        top = -0.45
-        if height > 2 * TITLE_ROOM:
-            # (title_line - top) rows must cover TITLE_ROOM of `height` px over (bottom - top)
-            top = min(top, (title_line * height - TITLE_ROOM * bottom) / (height - TITLE_ROOM))
-        self.marks.set_top(top)
-        return top, bottom
+        if height > CURSOR_ROOM:
+            self.cursor.label.setPosition(1.0 - 0.5 * CURSOR_ROOM / height)
 
     def _set_limits(self, limits: tuple[float, ...]) -> None:
         if limits == self._limits:
@@ -220,13 +304,22 @@ class TimelineView(pg.PlotWidget):
         )
 
     def _on_view_resized(self) -> None:
-        """The rows keep filling the view's height (only time zooms and pans), with room
-        for the first title at the new height."""
+        """The rows keep filling the view's height (only time zooms and pans), with every
+        title and the cursor's label in their room at the new height."""
         if not self._groups or self._limits is None:
             return
+        fit = self._fit_rows()
+        moved = not math.isclose(fit.gap, self._fit.gap, rel_tol=1e-6)
+        self._fit = fit
+        if moved:
+            self._lay_out()
+        else:
+            self.row_axis.set_row_pitch(fit.pitch)
         top, bottom = self._y_range()
         self._set_limits((*self._limits[:4], top, bottom))
         self.getPlotItem().getViewBox().setYRange(top, bottom, padding=0.0)
+        self._place_cursor_label()
+        self._update_minimum()
 
     # -- theme ---------------------------------------------------------------------------
 
@@ -240,8 +333,8 @@ class TimelineView(pg.PlotWidget):
             axis = plot.getAxis(name)
             axis.setPen(pg.mkPen(theme.muted))
             axis.setTextPen(pg.mkPen(theme.text))
-            axis.setStyle(tickFont=font)
-        self.row_axis.fit_width()
+        self.time_axis.setStyle(tickFont=font)
+        self.row_axis.apply_font()  # its size follows the rows' pitch
         self._set_time_label()
         self.cursor.setPen(pg.mkPen(theme.cursor, width=2))
         self.cursor.setHoverPen(pg.mkPen(theme.cursor, width=4))

@@ -33,6 +33,7 @@ from gui.figure.model import Figure
 from gui.figure.painter import render_image
 from gui.figure.rows import idle_index, idle_spans, row_count, row_label, task_index, task_rows
 from gui.figure.run_group import nice_step
+from gui.timeline_rows import LABEL_MIN_PITCH, MIN_GAP, label_font_size
 
 #: Up to this many bars get a thin darker outline (beyond, outlines cost more than bars).
 OUTLINE_LIMIT = 20_000
@@ -40,7 +41,7 @@ OUTLINE_LIMIT = 20_000
 OUTLINE_MIN_PIXELS = 4.0
 #: At most this many op labels are drawn (only bars wide enough for their text get one).
 LABEL_LIMIT = 2_000
-#: Row labels keep at least this many pixels apart.
+#: Op numbers (one row per op) keep at least this many pixels apart.
 LABEL_PIXELS = 13.0
 #: Qt's hatch brush of each hatch direction set (pixel patterns: cheap on screen).
 HATCH_BRUSHES = {
@@ -68,16 +69,13 @@ class RowGroup:
 
 
 def layout_groups(
-    schedules: list[Schedule], rows: str = "workers", gap: float | None = None
+    schedules: list[Schedule], rows: str = "workers", gap: float = MIN_GAP
 ) -> list[RowGroup]:
-    """Stack the Schedules' rows top to bottom with ``gap`` rows above each group for its
-    title (default: 1.2 rows; one row per op: 6 % of all rows, so titles keep room when
-    every op is shown)."""
-    if gap is None:
-        total = sum(row_count(s, rows) for s in schedules)
-        gap = max(1.2, 0.06 * total) if rows == "ops" else 1.2
+    """Stack the Schedules' rows top to bottom, from y = 0, with ``gap`` rows between a
+    group's first row and the rows above it (or the top) for its title; the view works
+    ``gap`` out from its height in pixels (`gui.timeline_rows.fit_rows`)."""
     groups = []
-    y = gap - 0.2
+    y = gap + 0.5
     for schedule in schedules:
         title = f"{schedule.label or schedule.policy} · {schedule.source} · {schedule.n_ops:,} ops"
         group = RowGroup(schedule, y, title, rows)
@@ -346,19 +344,41 @@ class BarsItem(pg.GraphicsObject):
 
 
 class RowAxis(pg.AxisItem):
-    """The left axis: every worker row's name, or op numbers at a round step that keeps
-    labels apart (one row per op can mean 10^5 rows)."""
+    """The left axis: every worker row's name (in a slightly smaller font where rows are
+    short: skipped only when rows are under `LABEL_MIN_PITCH` pixels apart), or op
+    numbers at a round step that keeps labels apart (one row per op can mean 10^5 rows)."""
 
     def __init__(self) -> None:
         super().__init__("left")
         self._groups: list[RowGroup] = []
         self._words: dict[float, str] = {}
+        self._font_size = label_font_size(LABEL_PIXELS)
 
     def set_groups(self, groups: list[RowGroup]) -> None:
         self._groups = groups
         self.picture = None  # redraw the ticks
         self.fit_width()
         self.update()
+
+    @property
+    def font_size(self) -> int:
+        """The names' pixel size now."""
+        return self._font_size
+
+    def apply_font(self) -> None:
+        """Set the tick font at the size the rows allow (the theme sets it afresh)."""
+        font = QFont()
+        font.setPixelSize(self._font_size)
+        self.setStyle(tickFont=font)
+        self.fit_width()
+
+    def set_row_pitch(self, pitch: float) -> None:
+        """Size worker names for rows ``pitch`` pixels apart (op numbers keep full size)."""
+        workers = not self._groups or self._groups[0].rows == "workers"
+        size = label_font_size(pitch if workers else LABEL_PIXELS)
+        if size != self._font_size:
+            self._font_size = size
+            self.apply_font()
 
     def longest_label(self) -> str:
         """The widest words any row may show: every worker row's name, or the first and
@@ -392,7 +412,8 @@ class RowAxis(pg.AxisItem):
             last = min(n - 1, int(np.floor(high - group.first_row)))
             if last < first:
                 continue
-            step = max(1, int(nice_step(LABEL_PIXELS / per_row))) if per_row < LABEL_PIXELS else 1
+            spacing = LABEL_MIN_PITCH if group.rows == "workers" else LABEL_PIXELS
+            step = max(1, int(nice_step(spacing / per_row))) if per_row < spacing else 1
             rows: list[int]
             if step <= 2:
                 rows = list(range(first - first % step, last + 1, step))
@@ -414,35 +435,52 @@ class RowAxis(pg.AxisItem):
         return [self._words.get(value, "") for value in values]
 
 
+@dataclass(frozen=True)
+class MarkBoxes:
+    """Where the last paint put one group's title and makespan label, beside the pixel
+    rows they must stay clear of (all in the paint's pixels, y down): the top edge of the
+    group's first row, the bottom of the bars of the group above (or the view's top),
+    and the view's right edge. Tests check these; nothing else reads them."""
+
+    title: QRectF
+    label: QRectF
+    rows_top: float
+    above_bottom: float
+    right_edge: float
+
+
 class MarksItem(pg.GraphicsObject):
-    """Group titles and each Schedule's makespan: a dashed line with its value."""
+    """Group titles and each Schedule's makespan: a dashed line with its value. Both
+    texts stay inside the view: a makespan label that would run off its right edge moves
+    left, and a title that would run into its label is cut with "…"."""
 
     def __init__(self, theme: Theme) -> None:
         super().__init__()
         self._theme = theme
         self._groups: list[RowGroup] = []
         self._bounds = QRectF()
-        self._top = 0.0
+        self._right = 0.0
+        self.drawn: list[MarkBoxes] = []  # per group, from the last paint
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     def set_groups(self, groups: list[RowGroup]) -> None:
         self._groups = groups
         self._fit_bounds()
 
-    def set_top(self, top: float) -> None:
-        """The view's top row: the first title is drawn up to there (its cached picture
-        is clipped to the bounds)."""
-        if top != self._top:
-            self._top = top
+    def set_right(self, right: float) -> None:
+        """The latest time the view may show: labels are drawn up to there (the cached
+        picture is clipped to the bounds)."""
+        if right != self._right:
+            self._right = right
             self._fit_bounds()
 
     def _fit_bounds(self) -> None:
         self.prepareGeometryChange()
         if self._groups:
             right = max(g.schedule.makespan for g in self._groups) or 1.0
+            right = max(right * 1.001, self._right)
             bottom = self._groups[-1].first_row + self._groups[-1].n_rows
-            top = min(0.0, self._top)
-            self._bounds = QRectF(0.0, top, right * 1.001, bottom - top)
+            self._bounds = QRectF(0.0, 0.0, right, bottom)
         else:
             self._bounds = QRectF()
         self.update()
@@ -457,6 +495,7 @@ class MarksItem(pg.GraphicsObject):
     def paint(
         self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
     ) -> None:
+        self.drawn = []
         if not self._groups:
             return
         transform = painter.transform()
@@ -468,29 +507,45 @@ class MarksItem(pg.GraphicsObject):
         font.setPixelSize(12)
         bold = QFont(font)
         bold.setBold(True)
+        plain, heavy = QFontMetricsF(font), QFontMetricsF(bold)
         left_edge = transform.map(QPointF(view.left() if view is not None else 0.0, 0.0)).x()
+        right_edge = (
+            transform.map(QPointF(view.right(), 0.0)).x() if view is not None else float("inf")
+        )
+        above = transform.map(QPointF(0.0, view.top() if view is not None else 0.0)).y()
         for group in self._groups:
             s = group.schedule
             top = transform.map(QPointF(0.0, group.first_row - 0.5)).y()
             bottom = transform.map(QPointF(0.0, group.first_row + group.n_rows - 0.5)).y()
             x = transform.map(QPointF(s.makespan, 0.0)).x()
+            label = f"makespan {format_time(s.makespan, s.time_unit)}"
+            width = plain.horizontalAdvance(label)
+            title_x = max(left_edge, 0.0) + 6
+            title_end = title_x + heavy.horizontalAdvance(group.title)
+            # Left of the dashed line, unless that would run into the group's title (a
+            # short run beside a long one): then right of the title; never past the edge.
+            label_x = x - width - 4
+            if label_x < title_end + 12:
+                label_x = max(x + 4, title_end + 12)
+            label_x = max(title_x, min(label_x, right_edge - width - 4))
+            title = group.title
+            if title_end + 12 > label_x:
+                room = max(0.0, label_x - 12 - title_x)
+                title = heavy.elidedText(title, Qt.TextElideMode.ElideRight, room)
             painter.setFont(bold)
             painter.setPen(self._theme.colour("text"))
-            title_x = max(left_edge, 0.0) + 6
-            painter.drawText(QPointF(title_x, top - 6), group.title)
-            title_end = title_x + QFontMetricsF(bold).horizontalAdvance(group.title)
+            painter.drawText(QPointF(title_x, top - 6), title)
             pen = QPen(self._theme.colour("text"), 1.5, Qt.PenStyle.DashLine)
             painter.setPen(pen)
             painter.drawLine(QPointF(x, top - 2), QPointF(x, bottom + 2))
             painter.setFont(font)
-            label = f"makespan {format_time(s.makespan, s.time_unit)}"
-            width = QFontMetricsF(font).horizontalAdvance(label)
-            # Left of the dashed line, unless that would run into the group's title (a
-            # short run beside a long one): then right of the title.
-            label_x = x - width - 4
-            if label_x < title_end + 12:
-                label_x = max(x + 4, title_end + 12)
             painter.drawText(QPointF(label_x, top - 6), label)
+            title_box = QRectF(title_x, top - 6 - heavy.ascent(), 0.0, heavy.height())
+            title_box.setWidth(heavy.horizontalAdvance(title))
+            label_box = QRectF(label_x, top - 6 - plain.ascent(), width, plain.height())
+            self.drawn.append(MarkBoxes(title_box, label_box, top, above, right_edge))
+            last_bar = group.first_row + group.n_rows - 1 + BAR_HEIGHT / 2
+            above = transform.map(QPointF(0.0, last_bar)).y()
         painter.restore()
 
 
@@ -530,10 +585,14 @@ class LegendItem(pg.GraphicsWidget):
         self._image = None
         self.update()
 
-    def figure(self) -> Figure:
-        """The legend laid out at the current width (units: pixels)."""
-        width = max(120.0, float(self.size().width()) or 600.0)
+    def figure(self, width: float | None = None) -> Figure:
+        """The legend laid out at ``width`` (default: the current width; units: pixels)."""
+        width = max(120.0, width if width is not None else float(self.size().width()) or 600.0)
         return legend_figure(self._entries, width, self.TEXT, self._theme, self._rows)
+
+    def height_for(self, width: float) -> float:
+        """The legend's height at ``width`` pixels (0 when it has nothing to say)."""
+        return self.figure(width).height if self._entries else 0.0
 
     def _fit(self) -> None:
         height = self.figure().height if self._entries else 0.0

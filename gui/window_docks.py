@@ -1,7 +1,10 @@
 """The Pipeline tab's docks as first placed: the Scenario form above the Stats and help
 tabs where the window is tall enough for the whole form and the whole stats, else all
 three as tabs of one column (a laptop): the form and the stats keep their size and the
-user switches between them, rather than both being squeezed into scroll areas."""
+user switches between them, rather than both being squeezed into scroll areas.
+
+Docks saved stacked on a tall screen and restored on a short one are tabified the same way
+(`tabify_if_stacked`); Qt's restoreState puts them back exactly as saved."""
 
 from __future__ import annotations
 
@@ -43,10 +46,39 @@ def arrange_docks(
         window.resizeDocks(
             [scenario, stats], [form_height, max(1, height - form_height)], Qt.Orientation.Vertical
         )
+        stats.raise_()
     else:
-        window.tabifyDockWidget(scenario, stats)
-        window.tabifyDockWidget(stats, help_)
-    (stats if stacked else scenario).raise_()
+        _tabify(window, docks)
     low, high = WIDTH_RANGE
     width = min(high, max(low, round(0.25 * max(window.width(), 1280))))
     window.resizeDocks([scenario], [width], Qt.Orientation.Horizontal)
+
+
+def _tabify(window: QMainWindow, docks: tuple[QDockWidget, QDockWidget, QDockWidget]) -> None:
+    scenario, stats, help_ = docks
+    window.tabifyDockWidget(scenario, stats)
+    window.tabifyDockWidget(stats, help_)
+    scenario.raise_()
+
+
+def is_stacked(window: QMainWindow, docks: tuple[QDockWidget, QDockWidget, QDockWidget]) -> bool:
+    """Whether the Scenario and Stats docks are both docked in view but not tabs of one
+    group (one above the other, or side by side)."""
+    scenario, stats, _ = docks
+    docked = all(not dock.isFloating() and not dock.isHidden() for dock in (scenario, stats))
+    return docked and stats not in window.tabifiedDockWidgets(scenario)
+
+
+def tabify_if_stacked(
+    window: QMainWindow,
+    docks: tuple[QDockWidget, QDockWidget, QDockWidget],
+    height: int,
+    stacked_height: int,
+) -> bool:
+    """Make (scenario, stats, help) tabs of one group when ``height`` is under
+    ``stacked_height`` and the Scenario and Stats docks are stacked (a state saved on a
+    taller screen); True if it did. Floating or closed docks stay as they are."""
+    if height >= stacked_height or not is_stacked(window, docks):
+        return False
+    _tabify(window, docks)
+    return True

@@ -1,10 +1,13 @@
 """Where the main window opens: at most the screen's available size, on that screen.
 
-A first start takes `FIRST_SHARE` of the available geometry, centred. A saved geometry is
+A first start takes `FIRST_SHARE` of the available geometry, centred, but at least
+`FIRST_LEAST` where the screen has it (a laptop's screen is used whole: every pixel of
+height goes to the rows and figures). A saved geometry is
 restored only as far as it fits the screen the window lands on now: a window saved on a 4K
 screen and reopened on a laptop is moved and shrunk to fit (Qt's own restore either keeps
 it or refuses it outright). `first_geometry` and `fitted` are pure functions of
-rectangles, so tests need no screen; `place` applies them to a window.
+rectangles, so tests need no screen; `place` applies them to a window, and `refit` again
+once the window's minimum size is known (its Gantt's rows raise it).
 """
 
 from __future__ import annotations
@@ -13,18 +16,21 @@ from PySide6.QtCore import QByteArray, QMargins, QPoint, QRect, QSize
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QWidget
 
-#: A first start opens at this share of the available screen, centred.
+#: A first start opens at this share of the available screen, centred, ...
 FIRST_SHARE = 0.9
+#: ... but at least this big, as far as the screen allows.
+FIRST_LEAST = QSize(1280, 800)
 #: Room kept for the window manager's frame before the window is shown (its real frame is
 #: unknown until then): a title bar above, thin borders around.
 FRAME = QMargins(4, 32, 4, 4)
 
 
 def first_geometry(available: QRect, share: float = FIRST_SHARE) -> QRect:
-    """The client area of a first start: ``share`` of ``available``, centred in it."""
+    """The client area of a first start: ``share`` of ``available`` (at least
+    `FIRST_LEAST` where it fits), centred in it."""
     inner = available.marginsRemoved(FRAME)
     size = QSize(round(inner.width() * share), round(inner.height() * share))
-    size = size.boundedTo(inner.size())
+    size = size.expandedTo(FIRST_LEAST).boundedTo(inner.size())
     left = inner.left() + (inner.width() - size.width()) // 2
     top = inner.top() + (inner.height() - size.height()) // 2
     return QRect(left, top, size.width(), size.height())
@@ -62,3 +68,15 @@ def place(window: QWidget, saved: object) -> None:
             window.setGeometry(fitted(window.geometry(), available, window.minimumSizeHint()))
     else:  # a first start, or a geometry saved on a screen that is gone
         window.setGeometry(first_geometry(available))
+
+
+def refit(window: QWidget) -> None:
+    """If ``window`` is now under its minimum size (it grew since `place`: the first
+    run's rows), fit it inside its screen again at that size: growing in place it would
+    hang off the bottom of a laptop's screen."""
+    least = window.minimumSizeHint()
+    if window.isMaximized() or window.isFullScreen() or least.boundedTo(window.size()) == least:
+        return
+    geometry = fitted(window.geometry(), available_geometry(window), least)
+    if geometry != window.geometry():
+        window.setGeometry(geometry)

@@ -188,7 +188,7 @@ def test_cupy_backend_without_cupy_is_one_line() -> None:
     result = bench("--backend", "cupy", "--size", "1")
     assert result.returncode == 2
     assert result.stderr.strip() == (
-        "pipelab: the cupy backend cannot run: CuPy is not installed (install the gpu extra "
-        "for your CUDA driver: uv sync --extra gpu for CUDA 12, uv sync --extra gpu-cuda13 "
-        "for CUDA 13)"
+        "pipelab: the cupy backend cannot run: CuPy is not installed (add the gpu extra, or "
+        "gpu-cuda13 for CUDA 13: pip install 'pipelab[gpu]', uv tool install '.[gpu]' or, "
+        "in a checkout, uv sync --extra gpu)"
     )

@@ -79,10 +79,13 @@ def test_unknown_cuda_failures_keep_their_first_line() -> None:
 @pytest.mark.parametrize(
     ("driver", "hint"),
     [
-        ((13, 0), "install cupy-cuda13x with uv sync --extra gpu-cuda13"),
-        ((12, 8), "install cupy-cuda12x with uv sync --extra gpu"),
+        ((13, 0), "add cupy-cuda13x: pip install 'pipelab[gpu-cuda13]', uv tool install"),
+        ((13, 0), "uv sync --extra gpu-cuda13"),
+        ((12, 8), "add cupy-cuda12x: pip install 'pipelab[gpu]', uv tool install '.[gpu]'"),
+        ((12, 8), "uv sync --extra gpu"),
         ((11, 8), "CuPy needs 12 or newer"),
-        (None, "uv sync --extra gpu for CUDA 12, uv sync --extra gpu-cuda13 for CUDA 13"),
+        (None, "add the gpu extra, or gpu-cuda13 for CUDA 13: pip install 'pipelab[gpu]'"),
+        (None, "uv tool install '.[gpu]' or, in a checkout, uv sync --extra gpu"),
     ],
 )
 def test_the_install_hint_names_the_extra_for_the_driver(no_cupy, monkeypatch, driver, hint):
@@ -94,6 +97,17 @@ def test_the_install_hint_names_the_extra_for_the_driver(no_cupy, monkeypatch, d
     found = detect()
     assert found.backend == "cpu" and found.reason.startswith("CuPy is not installed (")
     assert hint in found.reason
+
+
+@pytest.mark.parametrize("driver", [None, (12, 8), (13, 0)])
+def test_the_install_hint_serves_every_kind_of_install_in_one_short_line(driver) -> None:
+    """An installed app's user has no checkout to `uv sync` in: pip and uv tool come
+    first. One line, short enough for the GPU tab's status line (it wraps, once)."""
+    from gpu.detect import install_hint
+
+    hint = install_hint(driver)
+    assert "\n" not in hint and len(hint) <= 170
+    assert hint.index("pip install") < hint.index("uv tool install") < hint.index("uv sync")
 
 
 def test_the_extras_exist_in_pyproject() -> None:

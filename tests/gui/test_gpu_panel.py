@@ -9,13 +9,13 @@ import logging
 import threading
 
 import pytest
+from gpu_stand_in import stand_in_result
 
 import gui.gpu_panel
 from engine.errors import PipeLabError
 from engine.schedule import Schedule
 from gpu.detect import Detection, DeviceInfo
 from gpu.errors import Cancelled
-from gpu.measured import PipelineResult
 from gpu.params import Progress
 from gui.gpu_panel import STEPS, GpuPanel
 
@@ -270,53 +270,6 @@ def test_kernel_sweep_fills_the_table(qtbot, monkeypatch) -> None:
 # -- a stand-in experiment: what the page shows of a result --------------------------------
 
 
-def stand_in_result(
-    sequential_makespans: tuple[float, ...] = (8.5, 9.0, 12.25),
-    side_by_side: float = 1.0,
-) -> PipelineResult:
-    """Experiment 1's result, made by hand: three chunks whose stages take 1 ms alone;
-    side by side each stage takes ``side_by_side`` ms (below 1: faster than alone, so the
-    measurement beats the model)."""
-    import numpy as np
-
-    from gpu.experiments import default_params
-    from gpu.measured import CPU_UNITS, measured_schedule, predict
-
-    chunks = 3
-    starts = np.array([[3.0 * i, 3.0 * i + 1, 3.0 * i + 2] for i in range(chunks)])
-    sequential = measured_schedule(
-        starts,
-        starts + 1.0,
-        policy="sequential",
-        buffers=1,
-        unit_names=CPU_UNITS,
-        label="sequential on stand-in threads",
-    )
-    step = side_by_side
-    starts = np.array([[step * i, step * (i + 1), step * (i + 2)] for i in range(chunks)])
-    pipelined = measured_schedule(
-        starts,
-        starts + step,
-        policy="pipelined",
-        buffers=3,
-        unit_names=CPU_UNITS,
-        label="pipelined on stand-in threads",
-    )
-    params = default_params("cpu", size_bytes=3 * 4096, chunks=chunks, repeats=3, intensity=1)
-    return PipelineResult(
-        "cpu",
-        "stand-in",
-        params,
-        1,
-        sequential,
-        pipelined,
-        predict(sequential, 3),
-        checked_values=3072,
-        sequential_makespans=sequential_makespans,
-        pipelined_makespans=(pipelined.makespan,) * 3,
-    )
-
-
 @pytest.fixture
 def stand_in(monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
     """Experiment 1 replaced: it returns ``outcome["result"]`` or raises ``outcome["error"]``."""
@@ -362,6 +315,27 @@ def test_a_result_shows_its_spread_and_draws_the_sequential_run(
     image = panel.timeline.grab().toImage()
     colour = image.pixelColor(pixel.x(), pixel.y()).name()
     assert colour == OP_COLOURS[1].lower()
+
+
+def test_the_spread_stays_in_view_through_resizes(panel: GpuPanel, qtbot, stand_in) -> None:
+    """At 1280 × 800 the pipelined spread (to 75.9 ms) was cut at 72 ms: a resize put
+    back the runs' own time range. The slowest repeat (12.25 ms) stays in view, and the
+    bands follow the rows when a resize moves them."""
+    with qtbot.waitSignal(panel.run_finished, timeout=120_000):
+        panel.run_button.click()
+    qtbot.waitUntil(lambda: not panel.is_running())
+    panel.show()
+    qtbot.waitExposed(panel)
+    view = panel.timeline.getPlotItem().getViewBox()
+    for height in (640, 800, 1000):
+        panel.resize(1200, height)
+        qtbot.waitUntil(lambda h=height: panel.height() == h)
+        assert view.viewRange()[0][1] >= 12.25, height
+        (band,) = panel.results.spread_bands
+        group = panel.timeline.groups[0]
+        assert band.opts["y0"][0] == group.first_row - 0.5
+    panel.timeline.reset_view()
+    assert view.viewRange()[0][1] >= 12.25
 
 
 def pg_point(x: float, y: float):  # type: ignore[no-untyped-def]

@@ -324,20 +324,32 @@ def test_time_axis_and_cursor_speak_the_one_formatter(qtbot) -> None:
 
 
 @pytest.mark.parametrize("height", [170, 260, 400, 900])
-def test_the_first_title_keeps_its_room_in_a_short_view(timeline: TimelineView, qtbot, height):
-    """At 1280 × 800 the Gantt gets little height: rows shrink, but the first group's title
-    (drawn in pixels above its rows) stays inside the view."""
+def test_every_title_keeps_its_room_at_any_height(timeline: TimelineView, qtbot, height):
+    """At 1280 × 720 the second group's title was drawn over the first group's last row:
+    the gap between groups was 1.2 rows, 13 px. Now every title's band (TITLE_ROOM px) lies
+    between the rows above it (or the view's top) and its own first row, at any height,
+    refitted on resize; the drawn texts lie in it, the makespan labels inside the view."""
+    from gui.figure.bars import BAR_HEIGHT
     from gui.timeline import TITLE_ROOM
 
     timeline.resize(900, height)
     qtbot.waitUntil(lambda: timeline.height() == height)
-    view = timeline.getPlotItem().getViewBox()
-    first_row = timeline._groups[0].first_row
-    title_line = view.mapViewToScene(QPointF(0.0, first_row - 0.5)).y()
-    assert title_line - TITLE_ROOM >= view.sceneBoundingRect().top() - 0.5
-    timeline.reset_view()  # the same after a reset
-    title_line = view.mapViewToScene(QPointF(0.0, first_row - 0.5)).y()
-    assert title_line - TITLE_ROOM >= view.sceneBoundingRect().top() - 0.5
+    for reset in (False, True):
+        if reset:
+            timeline.reset_view()  # the same after a reset
+        view = timeline.getPlotItem().getViewBox()
+        above = view.sceneBoundingRect().top()
+        for group in timeline.groups:
+            edge = view.mapViewToScene(QPointF(0.0, group.first_row - 0.5)).y()
+            assert edge - TITLE_ROOM >= above - 0.5, (height, group.title)
+            last = group.first_row + group.n_rows - 1 + BAR_HEIGHT / 2
+            above = view.mapViewToScene(QPointF(0.0, last)).y()
+        timeline.grab()  # paints the marks at this size
+        assert len(timeline.marks.drawn) == 2
+        for boxes in timeline.marks.drawn:
+            for box in (boxes.title, boxes.label):
+                assert boxes.above_bottom - 0.5 <= box.top() and box.bottom() <= boxes.rows_top
+            assert boxes.label.right() <= boxes.right_edge
 
 
 def test_the_first_title_is_drawn_whole_in_a_short_view(timeline: TimelineView, qtbot) -> None:
@@ -357,3 +369,115 @@ def test_the_first_title_is_drawn_whole_in_a_short_view(timeline: TimelineView, 
         if QColor(image.pixel(x, y)).lightness() < 110
     }
     assert ink_rows and min(ink_rows) <= line - 14, "the title's upper half is missing"
+
+
+def test_worker_names_shrink_before_any_is_skipped(timeline: TimelineView, qtbot) -> None:
+    """Rows 11 px apart (the book in "both" mode at 1280 × 720) kept every other name
+    ("compute unit" was missing): the names now get a smaller font down to rows 10 px
+    apart, and only below that are some skipped."""
+    from gui.timeline_rows import LABEL_FONT, LABEL_MIN_PITCH
+
+    view = timeline.getPlotItem().getViewBox()
+
+    def shown() -> list[str]:
+        low, high = view.viewRange()[1]
+        return [w for _, w in timeline.row_axis.labels(low, high, view.height())]
+
+    every = ["load unit", "compute unit", "store unit"] * 2
+    assert shown() == every and timeline.row_axis.font_size == LABEL_FONT
+    for height in range(260, 100, -4):
+        timeline.resize(900, height)
+        qtbot.waitUntil(lambda h=height: timeline.height() == h)
+        pitch = timeline.row_fit.pitch
+        if pitch >= LABEL_MIN_PITCH:
+            assert shown() == every, pitch
+        else:
+            assert len(shown()) < len(every), pitch
+            break
+        if pitch < LABEL_FONT + 1:
+            assert timeline.row_axis.font_size < LABEL_FONT
+    else:
+        pytest.fail("the rows never got thinner than 10 px")
+
+
+def test_the_cursor_label_sits_under_the_bars(timeline: TimelineView, qtbot) -> None:
+    """It was drawn at the bottom of the view over the last row's bars."""
+    from gui.figure.bars import BAR_HEIGHT
+
+    timeline.resize(900, 200)
+    qtbot.waitUntil(lambda: timeline.height() == 200)
+    timeline._clock.seek(2.5)
+    view = timeline.getPlotItem().getViewBox()
+    last = timeline.groups[-1]
+    bars_bottom = view.mapViewToScene(
+        QPointF(0.0, last.first_row + last.n_rows - 1 + BAR_HEIGHT / 2)
+    ).y()
+    label = timeline.cursor.label.sceneBoundingRect()
+    assert timeline.cursor.label.toPlainText() == "2.5 s"
+    assert label.top() >= bars_bottom - 0.5
+    assert label.bottom() <= view.sceneBoundingRect().bottom() + 1.0
+
+
+def test_the_minimum_height_follows_the_rows_up_to_a_cap(qtbot) -> None:
+    """Rows MIN_PITCH px apart, every title and the cursor's band: the minimum size hint
+    grows with the rows, but nine workers in three runs don't ask for the whole screen."""
+    from gui.timeline import MOST_MINIMUM
+    from gui.timeline_rows import MIN_PITCH, rows_height
+
+    view = TimelineView(Clock())
+    qtbot.addWidget(view)
+    view.resize(900, 400)
+    view.show()
+    qtbot.waitExposed(view)
+    book = load_preset("book")
+    view.set_schedules([simulate(book, "pipelined")])
+    one = view.wanted_height()
+    assert view.minimumSizeHint().height() == min(one, MOST_MINIMUM)
+    view.set_schedules([simulate(book, "sequential"), simulate(book, "pipelined")])
+    two = view.wanted_height()
+    assert view.minimumSizeHint().height() == min(two, MOST_MINIMUM)
+    assert two - one == pytest.approx(rows_height(6, 2) - rows_height(3, 1), abs=1)
+    assert two - one >= 3 * MIN_PITCH
+    view.resize(900, two)
+    qtbot.waitUntil(lambda: view.height() == two)
+    assert view.row_fit.pitch >= MIN_PITCH - 0.5
+    many = book.with_changes(workers=(3, 3, 3))
+    view.set_schedules([simulate(many, p) for p in ("sequential", "pipelined", "pipelined")])
+    assert view.wanted_height() > MOST_MINIMUM == view.minimumSizeHint().height()
+
+
+def test_the_time_axis_keeps_its_reach_through_resizes_and_resets(
+    timeline: TimelineView, qtbot
+) -> None:
+    """The GPU page widens the axis to the slowest repeat; a resize put the limits of the
+    runs alone back (the pipelined spread, to 75.9 ms, was cut at 72 ms)."""
+    timeline.set_time_reach(12.0)
+    view = timeline.getPlotItem().getViewBox()
+    assert view.viewRange()[0][1] >= 12.0
+    for height in (300, 520):
+        timeline.resize(900, height)
+        qtbot.waitUntil(lambda h=height: timeline.height() == h)
+        assert view.viewRange()[0][1] >= 12.0
+    timeline.reset_view()
+    assert view.viewRange()[0][1] >= 12.0
+    timeline.set_time_reach(0.0)
+    assert view.viewRange()[0][1] == pytest.approx(1.04 * 9.0)
+
+
+def test_a_long_title_is_cut_before_its_makespan_label_leaves_the_view(qtbot) -> None:
+    """The model's run on the GPU page: a long title, a short makespan; its label was
+    pushed right of the title and out of the view ("makespan 10…")."""
+    view = TimelineView(Clock())
+    qtbot.addWidget(view)
+    view.resize(640, 300)
+    view.show()
+    qtbot.waitExposed(view)
+    book = load_preset("book")
+    long = "model: pipelined, from the sequential run's mean stage times and then some more"
+    view.set_schedules(
+        [simulate(book, "sequential"), simulate(book, "pipelined").with_meta(label=long)]
+    )
+    view.grab()
+    boxes = view.marks.drawn[1]
+    assert boxes.label.right() <= boxes.right_edge
+    assert boxes.title.right() < boxes.label.left()

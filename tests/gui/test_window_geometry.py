@@ -1,5 +1,6 @@
-"""Where the window opens: a first start at 90% of the available screen, centred; a saved
-geometry moved and shrunk into the screen it lands on (a 4K window on a laptop)."""
+"""Where the window opens: a first start at 90% of the available screen (a laptop's
+whole screen), centred; a saved geometry moved and shrunk into the screen it lands on (a
+4K window on a laptop)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from PySide6.QtCore import QRect, QSize
 
-from gui.window_geometry import FRAME, first_geometry, fits, fitted
+from gui.window_geometry import FIRST_LEAST, FRAME, first_geometry, fits, fitted
 
 SCREENS = [QRect(0, 0, 1280, 720), QRect(0, 0, 1280, 800), QRect(0, 27, 1920, 1053)]
 SCREENS += [QRect(1920, 0, 3840, 2160), QRect(-1280, 100, 1280, 800)]
@@ -19,10 +20,17 @@ def test_a_first_start_takes_most_of_the_screen_centred(screen: QRect) -> None:
     window = first_geometry(screen)
     assert fits(window.marginsAdded(FRAME), screen)
     inner = screen.marginsRemoved(FRAME)
-    assert window.width() == round(0.9 * inner.width())
-    assert window.height() == round(0.9 * inner.height())
+    least = FIRST_LEAST.boundedTo(inner.size())
+    assert window.width() == max(round(0.9 * inner.width()), least.width())
+    assert window.height() == max(round(0.9 * inner.height()), least.height())
     assert abs(window.center().x() - inner.center().x()) <= 1
     assert abs(window.center().y() - inner.center().y()) <= 1
+
+
+def test_a_laptops_screen_is_used_whole_at_a_first_start() -> None:
+    laptop = QRect(0, 0, 1280, 720)
+    assert first_geometry(laptop) == laptop.marginsRemoved(FRAME)
+    assert first_geometry(QRect(0, 0, 3840, 2160)).width() == round(0.9 * (3840 - 8))
 
 
 def test_a_window_saved_on_a_4k_screen_fits_a_laptop() -> None:
