@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
     QFileDialog,
-    QHBoxLayout,
     QLabel,
     QMainWindow,
     QMenu,
@@ -49,7 +48,8 @@ from gui.errors import one_line
 from gui.help import HELP_TEXT
 from gui.icons import raw_icon
 from gui.keys import KeyRouter, transport_actions
-from gui.runs import VIEW_MODES, Shown
+from gui.run_heading import RunHeading, figure_title
+from gui.runs import VIEW_MODES
 from gui.scenario_panel import ScenarioPanel
 from gui.schedule_view import ScheduleView
 from gui.settings import settings
@@ -155,23 +155,11 @@ class MainWindow(QMainWindow):
         pipeline_layout = QVBoxLayout(pipeline)
         pipeline_layout.setContentsMargins(0, 0, 0, 0)
         pipeline_layout.setSpacing(0)
-        heading = QHBoxLayout()
-        heading.setContentsMargins(0, 0, 12, 0)
-        self.title = QLabel(pipeline)
-        self.title.setObjectName("title")
-        heading.addWidget(self.title, 1)
-        self.busy = QLabel("updating…", pipeline)
-        self.busy.setObjectName("description")
-        self.busy.setToolTip("The new run is being computed; the last one stays shown")
-        self.busy.hide()
-        heading.addWidget(self.busy)
-        pipeline_layout.addLayout(heading)
-        self.comparison = QLabel(pipeline)
-        self.comparison.setObjectName("description")
-        self.comparison.setContentsMargins(12, 0, 12, 4)
-        self.comparison.setWordWrap(True)
-        self.comparison.hide()
-        pipeline_layout.addWidget(self.comparison)
+        self.heading = RunHeading(pipeline)
+        pipeline_layout.addWidget(self.heading)
+        # (the heading's labels, for tests and the export's title)
+        self.title, self.busy = self.heading.title, self.heading.busy
+        self.comparison = self.heading.comparison
         self.view = ScheduleView(self.clock, self.theme, pipeline)
         pipeline_layout.addWidget(self.view, 1)
         self.tabs.addTab(pipeline, "Pipeline")
@@ -262,8 +250,11 @@ class MainWindow(QMainWindow):
         model.error_changed.connect(panel.show_message)
         model.pins_changed.connect(panel.show_pins)
         model.pins_changed.connect(lambda pins: self._unpin_action.setEnabled(bool(pins)))
-        model.shown_changed.connect(self._show)
-        model.busy_changed.connect(self._on_busy)
+        model.shown_changed.connect(self.view.show_run)
+        model.shown_changed.connect(self.stats.show_run)
+        model.shown_changed.connect(self.heading.show_run)
+        model.busy_changed.connect(self.heading.set_busy)
+        model.busy_changed.connect(self.view.set_busy)
 
     # -- public API -------------------------------------------------------------------------
 
@@ -410,11 +401,7 @@ class MainWindow(QMainWindow):
         return self.tabs.currentIndex() == GPU_TAB and panel is not None and bool(panel.schedules)
 
     def _figure_title(self) -> str:
-        """The heading, and with pins the comparison: a figure says what it compares."""
-        shown = self.model.shown
-        if shown is None or not shown.comparisons:
-            return self.title.text()
-        return f"{self.title.text()} · " + " · ".join(shown.comparisons)
+        return figure_title(self.model.shown)
 
     def show_error(self, message: str) -> None:
         """Show a one-line message (the excepthook's target): under the form, and on other
@@ -452,28 +439,6 @@ class MainWindow(QMainWindow):
 
     def _on_scenario(self, change: ScenarioChange) -> None:
         self.setWindowTitle(f"PipeLab — {change.scenario.name}")
-
-    def _show(self, shown: Shown) -> None:
-        """Show pinned + current runs on the Pipeline tab (its own clock follows them; the
-        open tab stays open)."""
-        self.view.set_schedules(
-            list(shown.schedules), shown.events, shown.end, list(shown.animated)
-        )
-        self.stats.set_stats(shown.headlines, shown.stats)
-        self.title.setText(shown.title)
-        scenario = shown.current.scenario
-        self.title.setToolTip(scenario.description if scenario is not None else "")
-        self.comparison.setText("<br>".join(shown.comparisons))
-        self.comparison.setVisible(bool(shown.comparisons))
-
-    def _on_busy(self, busy: bool) -> None:
-        """A light indication: a word beside the title and the busy (not wait) cursor over
-        the run, which stays shown and usable."""
-        self.busy.setVisible(busy)
-        if busy:
-            self.view.setCursor(Qt.CursorShape.BusyCursor)
-        else:
-            self.view.unsetCursor()
 
     # -- menus ------------------------------------------------------------------------------
 
@@ -595,7 +560,7 @@ class MainWindow(QMainWindow):
             on_gpu = self._exports_measured()
             ExportDialog(
                 schedules,
-                title if on_gpu else self.title.text(),
+                title,
                 time,
                 "workers" if on_gpu else self.view.timeline.rows,
                 self._with_assembly.isChecked(),

@@ -25,6 +25,7 @@ from engine.timeline import narrate
 from gui.assembly import AssemblyLineView
 from gui.clock import Clock
 from gui.colours import LIGHT, Theme
+from gui.runs import Shown
 from gui.timeline import TimelineView
 
 #: The Gantt's least height with no rows (with rows: what they need, see `share_split`).
@@ -117,6 +118,19 @@ class ScheduleView(QWidget):
             self.clock.set_timeline(self._events, self._end, self._schedules[0].time_unit)
         self._on_time(self.clock.time)
         self.narration_box.reset()
+
+    def show_run(self, shown: Shown) -> None:
+        """The app model's shown runs (`AppModel.shown_changed`): pinned and current runs,
+        their merged event times and end computed on the worker thread."""
+        self.set_schedules(list(shown.schedules), shown.events, shown.end, list(shown.animated))
+
+    def set_busy(self, busy: bool) -> None:
+        """While a newer run is computed: the busy (not wait) cursor over the shown one,
+        which stays usable."""
+        if busy:
+            self.setCursor(Qt.CursorShape.BusyCursor)
+        else:
+            self.unsetCursor()
 
     @property
     def active(self) -> bool:

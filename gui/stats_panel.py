@@ -17,6 +17,7 @@ from engine.scenario import Scenario
 from engine.schedule import Schedule
 from engine.view_model import ScheduleStats, StatLine, WorkerUse, comparison, schedule_stats
 from gui.colours import LIGHT, Theme
+from gui.runs import Shown
 
 
 class UtilizationBar(QWidget):
@@ -91,6 +92,11 @@ class StatsPanel(QWidget):
             schedule_stats(s, scenario if s.source == "simulated" else None) for s in schedules
         ]
         self.set_stats([headline] if headline is not None else [], stats)
+
+    def show_run(self, shown: Shown) -> None:
+        """The app model's shown runs (`AppModel.shown_changed`): their stats, computed on
+        the worker thread with the run."""
+        self.set_stats(shown.headlines, shown.stats)
 
     def set_stats(self, headlines: Sequence[StatLine], stats: Sequence[ScheduleStats]) -> None:
         """Show stats computed elsewhere: the headline lines, then each Schedule's."""
