@@ -12,7 +12,6 @@ atomically: a refused or failed export leaves no file.
 
 from __future__ import annotations
 
-import io
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -411,6 +410,8 @@ def _animation(
     line and the cursor at the frame's time on a copy."""
     from PIL import Image
 
+    from gui.figure.animation import encode_animation, frame_of
+
     still = replace(figure, items=tuple(i for i in figure.items if not _is_cursor(i)))
     base = render_image(still, plan.pixels, None)
     frames: list[Image.Image] = []
@@ -428,46 +429,8 @@ def _animation(
         )
         paint_figure(painter, overlay, plan.pixels, assembly.paint)
         painter.end()
-        rgb = image.convertToFormat(QImage.Format.Format_RGB888)
-        frame = Image.frombuffer(
-            "RGB",
-            (rgb.width(), rgb.height()),
-            bytes(rgb.constBits()),
-            "raw",
-            "RGB",
-            rgb.bytesPerLine(),
-            1,
-        )
-        frames.append(frame)
-    stream = io.BytesIO()
-    duration = round(1000 / plan.fps)
-    if plan.suffix == ".webp":
-        frames[0].save(
-            stream,
-            format="WEBP",
-            save_all=True,
-            append_images=frames[1:],
-            duration=duration,
-            loop=0,
-            lossless=True,  # flat colours and sharp text: lossless is smaller than lossy
-            quality=50,  # effort: about the GIF's size, in full colour
-            method=4,
-        )
-        return stream.getvalue()
-    # One palette for all frames, from the first (it shows every op colour already): far
-    # faster than quantizing each frame on its own, and no palette flicker.
-    first = frames[0].quantize(colors=128, method=Image.Quantize.MEDIANCUT)
-    rest = [f.quantize(palette=first, dither=Image.Dither.NONE) for f in frames[1:]]
-    first.save(
-        stream,
-        format="GIF",
-        save_all=True,
-        append_images=rest,
-        duration=duration,
-        loop=0,
-        disposal=1,
-    )
-    return stream.getvalue()
+        frames.append(frame_of(image))
+    return encode_animation(frames, plan.suffix, plan.fps)
 
 
 def _is_cursor(item: object) -> bool:
