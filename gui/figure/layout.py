@@ -18,7 +18,7 @@ from engine.metrics import speedup
 from engine.schedule import Schedule
 from engine.text import TimeScale, axis_scale, axis_title, tick_text
 from gui.colours import LIGHT, Theme
-from gui.figure.fonts import cap_height, fitted, one_line, text_width
+from gui.figure.fonts import cap_height, one_line, text_width, wrapped
 from gui.figure.legend import MIN_TEXT, lay_out_legend, legend_entries
 from gui.figure.model import Embed, Figure, Group, Item, Line, Text
 from gui.figure.rows import check_rows
@@ -114,17 +114,21 @@ def build_figure(schedules: Sequence[Schedule], options: FigureOptions) -> Figur
     items: list[Item] = []
     y = margin
     header: list[Item] = []
+    # The title and the caption wrap onto a second line before anything is cut.
     if options.title:
         big = max(MIN_TEXT, 1.3 * f)
-        title = fitted(options.title, big, width - 2 * margin, bold=True)
-        header.append(
-            Text(margin, y + cap_height(big), title, big, theme.text, bold=True, cls="title")
-        )
-        y += 1.75 * f
+        lines = wrapped(options.title, big, width - 2 * margin, bold=True)
+        for k, line in enumerate(lines):
+            baseline = y + cap_height(big) + k * 1.25 * big
+            header.append(Text(margin, baseline, line, big, theme.text, bold=True, cls="title"))
+        y += 1.75 * f + (len(lines) - 1) * 1.25 * big
     caption = caption_text(schedules) if options.caption else ""
     if caption:
-        header.append(Text(margin, y + cap_height(size), caption, size, theme.muted, cls="caption"))
-        y += 1.45 * f
+        lines = wrapped(caption, size, width - 2 * margin)
+        for k, line in enumerate(lines):
+            baseline = y + cap_height(size) + k * 1.25 * size
+            header.append(Text(margin, baseline, line, size, theme.muted, cls="caption"))
+        y += 1.45 * f + (len(lines) - 1) * 1.25 * size
     if header:
         items.append(Group(tuple(header), id="heading"))
         y += 0.35 * f

@@ -14,8 +14,9 @@ from engine.text import time_text
 from gui.colours import OP_COLOURS, Theme, density_colours, idle_style, ink_on
 from gui.figure.bars import BAR_HEIGHT, THIN_PIXELS, BarPlan, DensityRuns, plan_bars
 from gui.figure.fonts import cap_height, text_width
+from gui.figure.heading import lay_out_heading, makespan_line
 from gui.figure.legend import MIN_TEXT, hatch_spacing, hatch_width
-from gui.figure.model import FloatArray, Group, Hatch, Item, Line, Rects, Text
+from gui.figure.model import FloatArray, Group, Hatch, Item, Rects, Text
 from gui.figure.rows import idle_spans, row_count, row_label, task_rows
 
 #: One row per op: at most this many rows' height per run; beyond, rows get thinner.
@@ -62,13 +63,6 @@ class Frame:
 #: A time on a figure: the one formatter, `engine.text.time_text` ("2.5 s", "723 ms",
 #: "3,000,000 s").
 figure_time = time_text
-
-
-def run_title(schedule: Schedule) -> str:
-    name = schedule.label or schedule.policy
-    measured = " (measured)" if schedule.source == "measured" else ""
-    plural = "s" if schedule.n_ops != 1 else ""
-    return f"{name}{measured} · {schedule.n_ops:,} op{plural}"
 
 
 def row_pitch(schedule: Schedule, frame: Frame) -> float:
@@ -130,7 +124,8 @@ class _Run:
         self.f = frame.text
         self.size = max(MIN_TEXT, frame.text)
         self.top = top
-        self.rows_top = top + 1.45 * self.f
+        self.heading = lay_out_heading(schedule, frame, top)
+        self.rows_top = top + self.heading.height
         self.pitch = row_pitch(schedule, frame)
         self.n = row_count(schedule, frame.rows)
         self.rows_bottom = self.rows_top + self.n * self.pitch
@@ -171,19 +166,8 @@ class _Run:
             self.density(plan.density, "idle" if frame.rows == "workers" else "background")
         if len(plan.wide):
             self.bars(plan)
-        title = run_title(s)
-        baseline = self.top + cap_height(self.size) + 0.15 * self.f
-        items: list[Item] = [
-            Text(
-                frame.plot_left,
-                baseline,
-                title,
-                self.size,
-                frame.theme.text,
-                bold=True,
-                cls="run-title",
-            )
-        ]
+        heading = self.heading
+        items: list[Item] = [heading.title]
         if self.per_row:
             for row in range(self.n):
                 items.append(
@@ -195,7 +179,8 @@ class _Run:
                 )
         else:
             items.extend(self.flat)
-        items.extend(self.makespan(baseline, title))
+        line = makespan_line(s, frame, self.rows_top, self.rows_bottom)
+        items.extend(item for item in (line, heading.makespan) if item is not None)
         group = Group(tuple(items), id=f"run-{self.index + 1}", cls=f"run {css(s.policy)}")
         return RunLayout(group, self.rows_top, self.rows_bottom, density, frozenset(reasons))
 
@@ -364,38 +349,6 @@ class _Run:
             self.put(
                 int(task_row[i]), Text(x, y, text, size, ink, anchor="middle", cls="task-label")
             )
-
-    def makespan(self, baseline: float, title: str) -> list[Item]:
-        """The dashed makespan line and its label on the title's line, beside the title."""
-        s, frame, f, size = self.s, self.frame, self.f, self.size
-        span = s.makespan
-        if not len(s) or not frame.t0 <= span <= frame.t1:
-            return []
-        x = frame.x(span)
-        line = Line(
-            x,
-            self.rows_top - 0.25 * f,
-            x,
-            self.rows_bottom + 0.2 * f,
-            frame.theme.text,
-            max(0.6, 0.11 * f),
-            dash=(0.45 * f, 0.3 * f),
-            cls="makespan",
-        )
-        words = f"makespan {figure_time(span, s.time_unit)}"
-        width = text_width(words, size)
-        title_end = frame.plot_left + text_width(title, size, bold=True)
-        right_edge = frame.plot_right + 0.5 * f
-        if x - 0.4 * f - width >= title_end + f:  # left of the line
-            x_text, anchor = x - 0.4 * f, "end"
-        elif max(x + 0.4 * f, title_end + f) + width <= right_edge:  # right of it
-            x_text, anchor = max(x + 0.4 * f, title_end + f), "start"
-        else:  # at the right edge of the plot
-            x_text, anchor = right_edge, "end"
-        label = Text(
-            x_text, baseline, words, size, frame.theme.text, anchor=anchor, cls="makespan-label"
-        )
-        return [line, label]
 
 
 def css(words: str) -> str:
