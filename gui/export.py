@@ -111,6 +111,7 @@ def plan_export(
     with_assembly: bool = False,
     title: str = "",
     caption: bool = True,
+    note: str = "",
     fps: int = GIF_FPS,
 ) -> ExportPlan:
     """Check every option and decide the figure's layout options and pixel density."""
@@ -162,6 +163,7 @@ def plan_export(
         theme=figure_theme,
         time=0.0 if animation else time,
         caption=caption,
+        note=note,
         title=title,
         transparent=transparent,
         resolution=resolution,
@@ -205,6 +207,7 @@ def export(
     with_assembly: bool = False,
     title: str = "",
     caption: bool = True,
+    note: str = "",
     fps: int = GIF_FPS,
 ) -> None:
     """Write ``schedules`` to ``path`` in the format its suffix names (see module doc).
@@ -212,6 +215,7 @@ def export(
     ``width`` (px) applies to images and animations; ``size`` lays a figure out at a
     physical width (the default for SVG and PDF: page). The cursor is drawn only when
     ``time`` is given. Animations always show the assembly line and a moving cursor.
+    ``note``: the caption's words (else two runs' headline comparison).
     """
     suffix = check_target(path)
     if suffix == ".json":
@@ -232,6 +236,7 @@ def export(
         with_assembly=with_assembly,
         title=title,
         caption=caption,
+        note=note,
         fps=fps,
     )
     times = frame_times(schedules, fps, suffix) if suffix in ANIMATIONS else []

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from engine.schedule import Schedule
 from engine.text import time_text
 from gui.figure.fonts import cap_height, fitted, text_width
+from gui.figure.kinds import kind_of
 from gui.figure.legend import MIN_TEXT
 from gui.figure.model import Line, Text
 
@@ -28,11 +29,8 @@ SECOND_LINE = 1.3
 
 
 def run_title(schedule: Schedule) -> str:
-    """ "sequential · 3 ops", "pipelined (measured) · 1,000 ops"."""
-    name = schedule.label or schedule.policy
-    measured = " (measured)" if schedule.source == "measured" else ""
-    plural = "s" if schedule.n_ops != 1 else ""
-    return f"{name}{measured} · {schedule.n_ops:,} op{plural}"
+    """ "sequential · 3 ops", "pipelined (measured) · 1,000 ops", "4 warps, C = 10, L = 40"."""
+    return kind_of(schedule).title(schedule)
 
 
 @dataclass(frozen=True)
