@@ -38,6 +38,7 @@ from gui.figure.layout import (
 )
 from gui.figure.model import Embed, Figure, Group
 from gui.figure.painter import paint_figure, render_image
+from gui.figure.pdf_fonts import tag_subset_fonts
 from gui.figure.rows import check_rows
 from gui.figure.svg import figure_svg
 
@@ -369,7 +370,7 @@ def _pdf_bytes(figure: Figure, assembly: _AssemblyPainter) -> bytes:
         paint_figure(painter, figure, None, assembly.paint)
         painter.end()
 
-    return _qt_bytes(write)
+    return tag_subset_fonts(_qt_bytes(write))
 
 
 def _qt_bytes(write: object) -> bytes:

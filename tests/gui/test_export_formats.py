@@ -108,6 +108,16 @@ def test_pdf_keeps_its_words_in_a_subset_font(qapp, book, tmp_path: Path) -> Non
         [tool("pdffonts"), str(path)], capture_output=True, text=True, check=True
     ).stdout.splitlines()[2:]
     assert len(fonts) == 2 and all(" yes " in line for line in fonts)  # embedded
+    # Subset, and named so: Qt tags the font descriptor only ("sub no" in pdffonts).
+    assert all(re.match(r"[A-Z]{6}\+DejaVuSans", line) for line in fonts), fonts
+    assert all(line.split()[-4:-2] == ["yes", "yes"] for line in fonts), fonts  # emb, sub
+    data = path.read_bytes()  # the cross-reference table still points at each object
+    table = int(re.search(rb"startxref\s+(\d+)", data).group(1))
+    assert data[table:].startswith(b"xref")
+    rows = data[table:].split(b"\n")
+    for number in range(1, int(rows[1].split()[1])):
+        offset = int(rows[2 + number][:10])
+        assert data[offset:].startswith(b"%d 0 obj" % number), number
 
 
 def test_gif_and_webp_have_the_expected_frames(qapp, book, tmp_path: Path) -> None:
