@@ -46,6 +46,9 @@ class RunKind:
     #: say what each is on their own.
     wait_title: bool = True
     noun: str = "pipeline run"
+    #: Rows per worker stay this many rows' height in all, thinner beyond (None: every
+    #: row is tall; a pipeline's worker rows are, as its size checks expect).
+    worker_rows_tall: int | None = None
     own_rows: str = "its workers or its ops"
 
     def title(self, schedule: Schedule) -> str:
@@ -80,6 +83,7 @@ WARPS = RunKind(
     colour_words="computing (each warp its colour)",
     wait_title=False,
     noun="warp run",
+    worker_rows_tall=20,  # 64 warps: a page's height, a label every few rows
     own_rows="its warps and the issue unit already",
 )
 

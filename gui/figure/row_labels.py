@@ -1,8 +1,8 @@
 """How tall a run's rows are and which of them get a label.
 
-Rows are tall enough for a label each up to `OPS_ROWS_TALL` rows per op or
-`WORKER_ROWS_TALL` rows per worker (64 warps, a unit of 100 workers); beyond, they thin out
-to keep the run that tall, and labels go to each unit's first row ("load unit 1", "issue
+Rows are tall enough for a label each up to `OPS_ROWS_TALL` rows per op, or the kind of
+run's `worker_rows_tall` rows per worker (a warp run: 20, for 64 warps); beyond, they thin
+out to keep the run that tall, and labels go to each unit's first row ("warp 1", "issue
 unit"; one row per op: "op 1") and to rows at a round step between ("op 250", "op 500",
 "warp 10"), never closer than 1.2 text heights (1.5 for a unit's last row).
 """
@@ -15,16 +15,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.schedule import Schedule
+from gui.figure.kinds import kind_of
 from gui.figure.legend import MIN_TEXT
 from gui.figure.rows import row_count, row_label
 
 if TYPE_CHECKING:
     from gui.figure.run_group import Frame
 
-#: At most this many rows' height per run (one row per op / per worker); beyond, rows
-#: get thinner.
+#: At most this many rows' height per run, one row per op; beyond, rows get thinner.
 OPS_ROWS_TALL = 12
-WORKER_ROWS_TALL = 20
 #: A row's height, in body text sizes, while rows are tall.
 TALL_ROW = 1.9
 
@@ -33,8 +32,8 @@ def row_pitch(schedule: Schedule, frame: Frame) -> float:
     """Height of one row in points."""
     tall = TALL_ROW * frame.text
     n = row_count(schedule, frame.rows)
-    limit = OPS_ROWS_TALL if frame.rows == "ops" else WORKER_ROWS_TALL
-    return tall * limit / n if n > limit else tall
+    limit = OPS_ROWS_TALL if frame.rows == "ops" else kind_of(schedule).worker_rows_tall
+    return tall * limit / n if limit is not None and n > limit else tall
 
 
 def sparse(frame: Frame, pitch: float) -> bool:
