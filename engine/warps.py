@@ -174,6 +174,18 @@ class WarpRun:
             return None
         return self.utilization_between(config.warm_up, config.warm_up + periods * config.period)
 
+    @property
+    def headline(self) -> str:
+        """The run in a line: "issue unit busy 80.0% (model 80.0%); knee W = 5" (busy in
+        the steady state where the run holds a whole period after its warm-up)."""
+        steady = self.steady_state_utilization
+        busy = self.utilization if steady is None else steady
+        config = self.config
+        return (
+            f"issue unit busy {busy:.1%} (model {config.analytic_utilization:.1%}); "
+            f"knee W = {config.knee:.3g}"
+        )
+
     @cached_property
     def stall_cycles(self) -> FloatArray:
         """Per warp: cycles it was ready but not holding the issue unit."""

@@ -12,7 +12,6 @@ atomically: a refused or failed export leaves no file.
 
 from __future__ import annotations
 
-import io
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -39,6 +38,7 @@ from gui.figure.layout import (
 )
 from gui.figure.model import Embed, Figure, Group
 from gui.figure.painter import paint_figure, render_image
+from gui.figure.pdf_fonts import tag_subset_fonts
 from gui.figure.rows import check_rows
 from gui.figure.svg import figure_svg
 
@@ -112,6 +112,7 @@ def plan_export(
     with_assembly: bool = False,
     title: str = "",
     caption: bool = True,
+    note: str = "",
     fps: int = GIF_FPS,
 ) -> ExportPlan:
     """Check every option and decide the figure's layout options and pixel density."""
@@ -163,6 +164,7 @@ def plan_export(
         theme=figure_theme,
         time=0.0 if animation else time,
         caption=caption,
+        note=note,
         title=title,
         transparent=transparent,
         resolution=resolution,
@@ -206,6 +208,7 @@ def export(
     with_assembly: bool = False,
     title: str = "",
     caption: bool = True,
+    note: str = "",
     fps: int = GIF_FPS,
 ) -> None:
     """Write ``schedules`` to ``path`` in the format its suffix names (see module doc).
@@ -213,6 +216,7 @@ def export(
     ``width`` (px) applies to images and animations; ``size`` lays a figure out at a
     physical width (the default for SVG and PDF: page). The cursor is drawn only when
     ``time`` is given. Animations always show the assembly line and a moving cursor.
+    ``note``: the caption's words (else two runs' headline comparison).
     """
     suffix = check_target(path)
     if suffix == ".json":
@@ -233,6 +237,7 @@ def export(
         with_assembly=with_assembly,
         title=title,
         caption=caption,
+        note=note,
         fps=fps,
     )
     times = frame_times(schedules, fps, suffix) if suffix in ANIMATIONS else []
@@ -365,7 +370,7 @@ def _pdf_bytes(figure: Figure, assembly: _AssemblyPainter) -> bytes:
         paint_figure(painter, figure, None, assembly.paint)
         painter.end()
 
-    return _qt_bytes(write)
+    return tag_subset_fonts(_qt_bytes(write))
 
 
 def _qt_bytes(write: object) -> bytes:
@@ -411,6 +416,8 @@ def _animation(
     line and the cursor at the frame's time on a copy."""
     from PIL import Image
 
+    from gui.figure.animation import encode_animation, frame_of
+
     still = replace(figure, items=tuple(i for i in figure.items if not _is_cursor(i)))
     base = render_image(still, plan.pixels, None)
     frames: list[Image.Image] = []
@@ -428,46 +435,8 @@ def _animation(
         )
         paint_figure(painter, overlay, plan.pixels, assembly.paint)
         painter.end()
-        rgb = image.convertToFormat(QImage.Format.Format_RGB888)
-        frame = Image.frombuffer(
-            "RGB",
-            (rgb.width(), rgb.height()),
-            bytes(rgb.constBits()),
-            "raw",
-            "RGB",
-            rgb.bytesPerLine(),
-            1,
-        )
-        frames.append(frame)
-    stream = io.BytesIO()
-    duration = round(1000 / plan.fps)
-    if plan.suffix == ".webp":
-        frames[0].save(
-            stream,
-            format="WEBP",
-            save_all=True,
-            append_images=frames[1:],
-            duration=duration,
-            loop=0,
-            lossless=True,  # flat colours and sharp text: lossless is smaller than lossy
-            quality=50,  # effort: about the GIF's size, in full colour
-            method=4,
-        )
-        return stream.getvalue()
-    # One palette for all frames, from the first (it shows every op colour already): far
-    # faster than quantizing each frame on its own, and no palette flicker.
-    first = frames[0].quantize(colors=128, method=Image.Quantize.MEDIANCUT)
-    rest = [f.quantize(palette=first, dither=Image.Dither.NONE) for f in frames[1:]]
-    first.save(
-        stream,
-        format="GIF",
-        save_all=True,
-        append_images=rest,
-        duration=duration,
-        loop=0,
-        disposal=1,
-    )
-    return stream.getvalue()
+        frames.append(frame_of(image))
+    return encode_animation(frames, plan.suffix, plan.fps)
 
 
 def _is_cursor(item: object) -> bool:

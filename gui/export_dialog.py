@@ -69,7 +69,7 @@ class ExportDialog(QDialog):
         self.size_box = QComboBox()
         for key, words in SIZES:
             self.size_box.addItem(words, key)
-        self.size_box.setCurrentIndex(3)  # PNG first: the width in pixels, as the CLI
+        self.size_box.setCurrentIndex(self.size_box.findData("pixels"))  # PNG first, as the CLI
         self.width_px = QSpinBox()
         self.width_px.setRange(MIN_WIDTH, MAX_WIDTH)
         self.width_px.setValue(DEFAULT_WIDTH)
@@ -160,10 +160,11 @@ class ExportDialog(QDialog):
         suffix = self.suffix
         raster, figure = suffix in RASTER, suffix != ".json"
         model = self.size_box.model()
-        pixels_item = model.item(3)  # type: ignore[attr-defined]
+        pixels_item = model.item(self.size_box.findData("pixels"))  # type: ignore[attr-defined]
         pixels_item.setEnabled(raster)
         if not raster and self.size_box.currentData() == "pixels":
-            self.size_box.setCurrentIndex(3)  # PNG first: the width in pixels, as the CLI
+            # Vector formats have no pixels: a page, their default in the CLI too.
+            self.size_box.setCurrentIndex(self.size_box.findData("page"))
         self.width_px.setEnabled(raster and self.size_box.currentData() == "pixels")
         self.retina.setEnabled(raster)
         for control in (self.size_box, self.rows, self.theme, self.cursor_box, self.caption):

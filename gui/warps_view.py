@@ -20,18 +20,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPoint, QRectF, QSize, Qt
+from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import (
     QBrush,
     QColor,
     QFont,
     QHideEvent,
-    QImage,
     QPainter,
-    QPdfWriter,
     QShowEvent,
 )
-from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (
     QFileDialog,
     QGridLayout,
@@ -43,7 +40,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.atomic import write_atomic
 from engine.errors import PipeLabError
 from engine.timeline import event_index_at
 from engine.warps import (
@@ -65,6 +61,8 @@ from engine.warps import (
 from gui.clock import Clock
 from gui.colours import LIGHT, OP_COLOURS, Theme
 from gui.timeline import TimeAxis
+from gui.warps_export import EXPORT_SUFFIXES as EXPORT_SUFFIXES
+from gui.warps_export import export_warps
 
 if TYPE_CHECKING:
     from gpu.occupancy import OccupancySweep
@@ -78,7 +76,6 @@ READY_HATCH = "#c8741a"
 #: The GUI's limits (the engine allows more; more lanes would not be readable).
 GUI_MAX_WARPS = 64
 GUI_MAX_CYCLES = 20_000
-EXPORT_SUFFIXES = (".png", ".svg", ".pdf")
 
 
 def warp_colour(warp: int) -> QColor:
@@ -461,7 +458,7 @@ class WarpsView(QWidget):
         self.compute_box = _spin(1, 500, config.compute, " cycles", "C: compute per burst")
         self.cycles_box = _spin(10, GUI_MAX_CYCLES, config.cycles, " cycles", "T: run length")
         self.export_button = QPushButton("Export…")
-        self.export_button.setToolTip("Save this view as PNG, SVG or PDF")
+        self.export_button.setToolTip("Save this run's timeline as a figure: PNG, SVG or PDF")
         self.message = QLabel()
         self.message.setStyleSheet("color: #d1242f;")
         self.summary = QLabel()
@@ -622,13 +619,8 @@ class WarpsView(QWidget):
         self.message.show()
 
     def _show_run(self) -> None:
-        run, config = self._run, self._run.config
-        steady = run.steady_state_utilization
-        measured = run.utilization if steady is None else steady
-        self.summary.setText(
-            f"issue unit busy {measured:.1%} (model {config.analytic_utilization:.1%}); "
-            f"knee W = {config.knee:.3g}"
-        )
+        run = self._run
+        self.summary.setText(run.headline)
         self.lanes.set_run(run)
         self.utilization.set_run(run)
         self._show_time(self._clock.time if self._active else 0.0)
@@ -649,7 +641,7 @@ class WarpsView(QWidget):
 
     def _on_export_clicked(self) -> None:
         path, _ = QFileDialog.getSaveFileName(
-            self, "Export the Warps view", "warps.png", "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"
+            self, "Export the warp timeline", "warps.png", "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"
         )
         if not path:
             return
@@ -658,81 +650,8 @@ class WarpsView(QWidget):
         except PipeLabError as error:
             self._show_message(str(error))
 
-    def export(self, path: str | Path, width: int | None = None) -> None:
-        """Write the view to ``path`` (.png, .svg or .pdf), atomically."""
-        target = Path(path)
-        suffix = target.suffix.lower()
-        if suffix not in EXPORT_SUFFIXES:
-            raise PipeLabError(
-                f"{target.name}: export as .png, .svg or .pdf, not {suffix or 'nothing'}"
-            )
-        if self.width() < 200 or self.height() < 200 or not self.isVisible():
-            self.resize(max(self.width(), 1200), max(self.height(), 800))
-            self.ensurePolished()
-            layout = self.layout()
-            if layout is not None:
-                layout.activate()
-        if suffix == ".png":
-            data = self._png_bytes(width)
-        elif suffix == ".svg":
-            data = self._svg_bytes()
-        else:
-            data = self._pdf_bytes()
-        write_atomic(target, data)
-
-    def _png_bytes(self, width: int | None) -> bytes:
-        # Rendered at the requested width (a device pixel ratio), not a screenshot scaled up:
-        # text and lines stay crisp at any size.
-        ratio = width / self.width() if width and self.width() > 0 else 1.0
-        image = QImage(
-            max(1, round(self.width() * ratio)),
-            max(1, round(self.height() * ratio)),
-            QImage.Format.Format_ARGB32_Premultiplied,
-        )
-        image.setDevicePixelRatio(ratio)
-        image.fill(self.palette().color(self.backgroundRole()))
-        painter = QPainter(image)
-        try:
-            self.render(painter, QPoint())
-        finally:
-            painter.end()
-        buffer = QBuffer()
-        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-        if not image.save(buffer, "PNG"):  # type: ignore[call-overload]  # stubs: bytes; runtime: str
-            raise PipeLabError("could not encode the view as PNG")
-        return bytes(buffer.data().data())
-
-    def _svg_bytes(self) -> bytes:
-        content = QByteArray()
-        buffer = QBuffer(content)
-        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-        generator = QSvgGenerator()
-        generator.setOutputDevice(buffer)
-        generator.setSize(self.size())
-        generator.setViewBox(self.rect())
-        generator.setTitle("PipeLab: warp latency hiding")
-        painter = QPainter(generator)
-        try:
-            self.render(painter, QPoint())
-        finally:
-            painter.end()
-        buffer.close()
-        return bytes(content.data())
-
-    def _pdf_bytes(self) -> bytes:
-        content = QByteArray()
-        buffer = QBuffer(content)
-        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-        writer = QPdfWriter(buffer)
-        writer.setResolution(96)
-        writer.setTitle("PipeLab: warp latency hiding")
-        painter = QPainter(writer)
-        page = writer.pageLayout().paintRectPixels(writer.resolution())
-        scale = min(page.width() / max(1, self.width()), page.height() / max(1, self.height()))
-        try:
-            painter.scale(scale, scale)
-            self.render(painter, QPoint())
-        finally:
-            painter.end()
-        buffer.close()
-        return bytes(content.data())
+    def export(self, path: str | Path, width: int | None = None, **options: object) -> None:
+        """Write this run's timeline to ``path`` (.png, .svg or .pdf) as a figure, the
+        pipeline exports' own layout (`gui.warps_export`; ``width`` in px for PNG,
+        ``options``: size, scale, theme, time, transparent)."""
+        export_warps(self._run, path, width=width, **options)  # type: ignore[arg-type]

@@ -12,24 +12,20 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from engine.errors import PipeLabError
 from engine.metrics import speedup
 from engine.schedule import Schedule
 from engine.text import TimeScale, axis_scale, axis_title, tick_text
 from gui.colours import LIGHT, Theme
-from gui.figure.fonts import cap_height, fitted, one_line, text_width
+from gui.figure.cursor import lay_out_cursor
+from gui.figure.fonts import cap_height, one_line, text_width, wrapped
 from gui.figure.legend import MIN_TEXT, lay_out_legend, legend_entries
-from gui.figure.model import Embed, Figure, Group, Item, Line, Text
+from gui.figure.model import Embed, Figure, Group, Item, Line, Text, texts_of
+from gui.figure.row_labels import nice_step, row_labels, row_pitch
 from gui.figure.rows import check_rows
-from gui.figure.run_group import (
-    Frame,
-    figure_time,
-    lay_out_run,
-    nice_step,
-    row_labels,
-    row_pitch,
-)
+from gui.figure.run_group import Frame, RunLayout, figure_time, lay_out_run
 
 #: Physical widths, in inches, and the body text size (points) of each.
 SIZES: dict[str, float] = {"column": 3.5, "page": 7.0, "slide": 13.33}
@@ -49,6 +45,9 @@ class FigureOptions:
     theme: Theme = LIGHT
     time: float | None = None
     caption: bool = True
+    #: The caption's words when the caller has them (a warp run's headline numbers);
+    #: else two runs' comparison (`caption_text`).
+    note: str = ""
     legend: bool = True
     title: str = ""
     transparent: bool = False
@@ -114,17 +113,21 @@ def build_figure(schedules: Sequence[Schedule], options: FigureOptions) -> Figur
     items: list[Item] = []
     y = margin
     header: list[Item] = []
+    # The title and the caption wrap onto a second line before anything is cut.
     if options.title:
         big = max(MIN_TEXT, 1.3 * f)
-        title = fitted(options.title, big, width - 2 * margin, bold=True)
-        header.append(
-            Text(margin, y + cap_height(big), title, big, theme.text, bold=True, cls="title")
-        )
-        y += 1.75 * f
-    caption = caption_text(schedules) if options.caption else ""
+        lines = wrapped(options.title, big, width - 2 * margin, bold=True)
+        for k, line in enumerate(lines):
+            baseline = y + cap_height(big) + k * 1.25 * big
+            header.append(Text(margin, baseline, line, big, theme.text, bold=True, cls="title"))
+        y += 1.75 * f + (len(lines) - 1) * 1.25 * big
+    caption = (options.note or caption_text(schedules)) if options.caption else ""
     if caption:
-        header.append(Text(margin, y + cap_height(size), caption, size, theme.muted, cls="caption"))
-        y += 1.45 * f
+        lines = wrapped(caption, size, width - 2 * margin)
+        for k, line in enumerate(lines):
+            baseline = y + cap_height(size) + k * 1.25 * size
+            header.append(Text(margin, baseline, line, size, theme.muted, cls="caption"))
+        y += 1.45 * f + (len(lines) - 1) * 1.25 * size
     if header:
         items.append(Group(tuple(header), id="heading"))
         y += 0.35 * f
@@ -155,6 +158,7 @@ def build_figure(schedules: Sequence[Schedule], options: FigureOptions) -> Figur
     runs: list[Item] = []
     density = False
     reasons: set[str] = set()
+    laid: list[RunLayout] = []
     spans: list[tuple[float, float]] = []
     for index, schedule in enumerate(schedules):
         run = lay_out_run(schedule, index, frame, y)
@@ -162,6 +166,7 @@ def build_figure(schedules: Sequence[Schedule], options: FigureOptions) -> Figur
         spans.append((run.rows_top, run.rows_bottom))
         density |= run.density
         reasons |= run.reasons
+        laid.append(run)
         y = run.rows_bottom + 0.9 * f
     plot_bottom = y - 0.9 * f + 0.35 * f
     values = ticks(t1, plot_right - plot_left, tick_size, scale)
@@ -182,9 +187,12 @@ def build_figure(schedules: Sequence[Schedule], options: FigureOptions) -> Figur
     axis, y = _axis(schedules, frame, values, plot_bottom, tick_size)
     items.append(axis)
     if options.time is not None and cursor_line_y is not None:
-        items.append(_cursor(frame, options.time, tuple(spans), cursor_line_y, size, schedules))
+        unit = schedules[0].time_unit if schedules else "s"
+        labels = [t for run in laid for t in texts_of((run.group,), "task-label")]
+        cursor = lay_out_cursor(frame, options.time, spans, cursor_line_y, size, unit, labels)
+        items.append(cursor)
     if options.legend:
-        entries = legend_entries(reasons, options.rows, density)
+        entries = legend_entries(reasons, options.rows, density, **legend_extras(laid))
         legend, y = lay_out_legend(
             entries,
             left=margin,
@@ -193,6 +201,7 @@ def build_figure(schedules: Sequence[Schedule], options: FigureOptions) -> Figur
             text=f,
             theme=theme,
             rows=options.rows,
+            wait_title=all(run.kind.wait_title for run in laid),
         )
         if legend.items:
             items.append(legend)
@@ -213,6 +222,25 @@ def build_figure(schedules: Sequence[Schedule], options: FigureOptions) -> Figur
         runs=tuple(spans),
         meta={"title": one_line(options.title) or "PipeLab timeline", "caption": caption},
     )
+
+
+def legend_extras(runs: Sequence[RunLayout]) -> dict[str, Any]:
+    """What the runs add to the legend (`legend_entries`' keywords): the op colours'
+    words where bars do not say their op, the neutral stages drawn, and what a stage's
+    initial stands for where bars are too short for its name ("c = compute")."""
+    colours = next((run.kind.colour_words for run in runs if run.coloured), "")
+    neutral: dict[str, str] = {}
+    for run in runs:
+        for stage in run.kind.neutral:
+            if stage.stage in run.neutral:
+                neutral.setdefault(stage.fill, stage.words)
+    names = [name for run in runs for name in run.initials]
+    notes = ", ".join(f"{name[:1]} = {name}" for name in dict.fromkeys(names))
+    return {
+        "colours": colours,
+        "neutral": tuple(neutral.items()),
+        "notes": (notes,) if notes else (),
+    }
 
 
 def _axis(
@@ -256,48 +284,6 @@ def cursor_group(
         options.resolution,
     )
     size = max(MIN_TEXT, options.text)
-    return _cursor(frame, time, figure.runs, figure.cursor_label_y, size, schedules)
-
-
-def _cursor(
-    frame: Frame,
-    time: float,
-    runs: tuple[tuple[float, float], ...],
-    label_y: float,
-    size: float,
-    schedules: Sequence[Schedule],
-) -> Group:
-    """A line over each run's rows at ``time`` (never through the run titles) and its
-    time, "t = 2.5 s", on a line of its own above them."""
-    f, theme = frame.text, frame.theme
-    x = float(frame.x(time))
     unit = schedules[0].time_unit if schedules else "s"
-    words = f"t = {figure_time(time, unit)}"
-    right = x + 0.35 * f + text_width(words, size, bold=True) <= frame.plot_right + 0.5 * f
-    label = Text(
-        x + 0.35 * f if right else x - 0.35 * f,
-        label_y,
-        words,
-        size,
-        theme.cursor,
-        anchor="start" if right else "end",
-        bold=True,
-        cls="cursor-label",
-    )
-    width = max(0.8, 0.15 * f)
-    lines = [
-        Line(
-            x,
-            label_y - cap_height(size) - 0.1 * f,
-            x,
-            label_y + 0.35 * f,
-            theme.cursor,
-            width,
-            cls="cursor-line",
-        )
-    ]
-    lines += [
-        Line(x, top - 0.15 * f, x, bottom + 0.15 * f, theme.cursor, width, cls="cursor-line")
-        for top, bottom in runs
-    ]
-    return Group((*lines, label), id="cursor")
+    labels = figure.texts("task-label")
+    return lay_out_cursor(frame, time, figure.runs, figure.cursor_label_y, size, unit, labels)

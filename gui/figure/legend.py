@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gui.colours import IDLE_STYLES, WAIT_TITLES, Theme, density_colours
+from gui.colours import IDLE_STYLES, OP_COLOURS, WAIT_TITLES, Theme, density_colours
 from gui.figure.fonts import cap_height, text_width
 from gui.figure.model import Figure, FloatArray, Group, Hatch, Item, Line, Rects, Text
 
@@ -33,28 +33,44 @@ def hatch_width(text: float) -> float:
 
 @dataclass(frozen=True)
 class Entry:
-    """One legend entry: ``kind`` (a wait reason, "density" or "makespan") and its words."""
+    """One legend entry: ``kind`` (a wait reason, "density", "makespan", "colours" for the
+    op colours, "neutral" for a stage in the theme's ``fill``, or "note": words alone)
+    and its words."""
 
     kind: str
     words: str
+    fill: str = ""
 
 
 def legend_entries(
-    reasons: Iterable[str], rows: str = "workers", density: bool = False, makespan: bool = True
+    reasons: Iterable[str],
+    rows: str = "workers",
+    density: bool = False,
+    makespan: bool = True,
+    *,
+    colours: str = "",
+    neutral: Iterable[tuple[str, str]] = (),
+    notes: Iterable[str] = (),
 ) -> list[Entry]:
-    """The entries for the wait ``reasons`` shown (in `IDLE_STYLES` order), the density's
-    ramp when ``density`` and the makespan's mark when ``makespan``."""
+    """The entries: the op ``colours``' words when bars do not label them, each
+    ``neutral`` stage's (fill, words), the wait ``reasons`` shown (in `IDLE_STYLES`
+    order), the density's ramp when ``density`` (its pale end is idle, which shows alone
+    on a row whose waits are all too thin to hatch), the makespan's mark when
+    ``makespan``, and ``notes`` (words alone: "c = compute")."""
     shown = set(reasons)
-    entries = [Entry(r, IDLE_STYLES[r].label) for r in IDLE_STYLES if r in shown]
+    entries = [Entry("colours", colours)] if colours else []
+    entries += [Entry("neutral", words, fill) for fill, words in neutral]
+    entries += [Entry(r, IDLE_STYLES[r].label) for r in IDLE_STYLES if r in shown]
     if density:
         words = (
-            "busy share per pixel (bars too thin to draw)"
+            "busy share per pixel, pale = idle (bars too thin to draw)"
             if rows == "workers"
             else "share of the workers busy with these ops"
         )
         entries.append(Entry("density", words))
     if makespan:
         entries.append(Entry("makespan", "makespan"))
+    entries += [Entry("note", words) for words in notes]
     return entries
 
 
@@ -67,28 +83,31 @@ def lay_out_legend(
     text: float,
     theme: Theme,
     rows: str = "workers",
+    wait_title: bool = True,
 ) -> tuple[Group, float]:
-    """``entries`` from (``left``, ``top``), wrapping at ``right``, each wait reason after
-    the row mode's title ("Idle:", "Ops wait:"); returns the group and its bottom."""
+    """``entries`` from (``left``, ``top``), wrapping at ``right``, the wait reasons after
+    the row mode's title ("Idle:", "Ops wait:") when ``wait_title``; returns the group
+    and its bottom."""
     f = text
     size = max(MIN_TEXT, f)
     swatch_w, swatch_h, line_h = 1.8 * f, 0.9 * f, 1.5 * f
     x, y = left, top
     items: list[Item] = []
     waits = [e for e in entries if e.kind in IDLE_STYLES]
-    if waits:
+    if waits and wait_title:
         title = WAIT_TITLES.get(rows, WAIT_TITLES["workers"])
         baseline = y + line_h / 2 - 0.2 * f + cap_height(size) / 2
         items.append(Text(x, baseline, title, size, theme.text, bold=True, cls="legend-title"))
         x += text_width(title, size, bold=True) + 0.6 * f
     for entry in entries:
-        need = swatch_w + 0.4 * f + text_width(entry.words, size) + 1.2 * f
+        swatch = 0.0 if entry.kind == "note" else swatch_w + 0.4 * f
+        need = swatch + text_width(entry.words, size) + 1.2 * f
         if x > left and x + need > right:
             x, y = left, y + line_h
         sy = y + (line_h - swatch_h) / 2 - 0.2 * f
-        items.extend(_swatch(entry.kind, x, sy, swatch_w, swatch_h, f, theme, rows))
+        items.extend(_swatch(entry, x, sy, swatch_w, swatch_h, f, theme, rows))
         baseline = sy + swatch_h / 2 + cap_height(size) / 2
-        label = Text(x + swatch_w + 0.4 * f, baseline, entry.words, size, theme.text)
+        label = Text(x + swatch, baseline, entry.words, size, theme.text)
         items.append(_with_class(label, f"legend-label legend-{entry.kind}"))
         x += need
     return Group(tuple(items), id="legend"), y + line_h
@@ -117,10 +136,14 @@ def _with_class(text: Text, cls: str) -> Text:
 
 
 def _swatch(
-    kind: str, x: float, y: float, w: float, h: float, f: float, theme: Theme, rows: str
+    entry: Entry, x: float, y: float, w: float, h: float, f: float, theme: Theme, rows: str
 ) -> list[Item]:
-    def box(left: float, width: float) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
-        one = [np.array([v], dtype=np.float64) for v in (left, y, width, h)]
+    kind = entry.kind
+
+    def box(
+        left: float, width: float, pad: float = 0.0
+    ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+        one = [np.array([v], dtype=np.float64) for v in (left - pad, y - pad, width, h + 2 * pad)]
         return one[0], one[1], one[2], one[3]
 
     if kind in IDLE_STYLES:
@@ -139,18 +162,31 @@ def _swatch(
             )
             items.append(hatch)
         return items
-    if kind == "density":
-        ramp = density_colours(theme, "idle" if rows == "workers" else "background")
-        steps = 6
-        step_w = w / steps
-        return [
-            Rects(
-                *box(x + k * step_w, step_w + 0.01),
-                fill=ramp[round((k + 0.5) * (len(ramp) - 1) / steps)].name(),
-                cls="legend-swatch density",
-            )
-            for k in range(steps)
+    if kind == "note":
+        return []
+    if kind == "neutral":
+        return [Rects(*box(x, w), fill=getattr(theme, entry.fill), cls="legend-swatch neutral")]
+    if kind in ("density", "colours"):
+        if kind == "density":  # from its pale end (idle) to fully busy
+            ramp = density_colours(theme, "idle" if rows == "workers" else "background")
+            steps = 6
+            fills = [ramp[round(k * (len(ramp) - 1) / (steps - 1))].name() for k in range(steps)]
+        else:
+            fills = list(OP_COLOURS[:4])
+        step_w = w / len(fills)
+        ramp_items: list[Item] = [
+            Rects(*box(x + k * step_w, step_w + 0.01), fill=fill, cls=f"legend-swatch {kind}")
+            for k, fill in enumerate(fills)
         ]
+        if kind == "density":  # a frame: its pale end is the background's colour
+            edge = max(0.3, 0.05 * f)
+            frame = Rects(
+                *box(x, w + 2 * edge, edge),
+                fill=theme.grid,
+                cls="legend-swatch density-frame",
+            )
+            ramp_items.insert(0, frame)
+        return ramp_items
     middle = x + w / 2
     return [
         Line(

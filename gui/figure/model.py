@@ -135,18 +135,28 @@ class Figure:
 
     def walk(self) -> Iterator[Item]:
         """Every item that is not a group, back to front."""
-        stack: list[Item] = list(reversed(self.items))
-        while stack:
-            item = stack.pop()
-            if isinstance(item, Group):
-                stack.extend(reversed(item.items))
-            else:
-                yield item
+        return walk(self.items)
 
     def texts(self, cls: str = "") -> list[Text]:
         """Every text item (of class ``cls`` when given), back to front."""
-        return [
-            item
-            for item in self.walk()
-            if isinstance(item, Text) and (not cls or cls in item.cls.split())
-        ]
+        return texts_of(self.items, cls)
+
+
+def walk(items: tuple[Item, ...]) -> Iterator[Item]:
+    """Every item of ``items`` and their groups that is not a group, back to front."""
+    stack: list[Item] = list(reversed(items))
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Group):
+            stack.extend(reversed(item.items))
+        else:
+            yield item
+
+
+def texts_of(items: tuple[Item, ...], cls: str = "") -> list[Text]:
+    """Every text item of ``items`` (of class ``cls`` when given), back to front."""
+    return [
+        item
+        for item in walk(items)
+        if isinstance(item, Text) and (not cls or cls in item.cls.split())
+    ]

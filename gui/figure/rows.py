@@ -20,6 +20,8 @@ from engine.errors import PipeLabError
 from engine.schedule import Schedule
 from engine.waits import IDLE_REASONS, OP_WAIT_REASONS, op_waits
 from engine.waits import idle_spans as engine_idle_spans
+from engine.warp_idle import WARP_IDLE_REASONS, is_warp_schedule, warp_idle
+from gui.colours import IDLE_STYLES
 
 ROW_MODES = ("workers", "ops")
 
@@ -104,7 +106,8 @@ def idle_spans(schedule: Schedule, mode: str = "workers") -> IdleSpans:
     """The spans a Gantt hatches, each with its wait reason (cached on the Schedule).
 
     ``workers``: every worker's idle time in [0, makespan], with the engine's reasons
-    (`engine.waits.idle_spans`: input, slot, done, overhead).
+    (`engine.waits.idle_spans`: input, slot, done, overhead; a warp run's,
+    `engine.warp_idle`: stall, starved).
     ``ops``: the time each op waits (`engine.waits.op_waits`: worker, slot, overhead),
     before its read and between its stages; measured runs that are no three-stage
     pipeline have no op waits in the engine: the gaps between an op's tasks, reason
@@ -132,10 +135,15 @@ def describe_wait(schedule: Schedule, mode: str, index: int) -> str:
         return ""
     if mode == "ops":
         return op_waits(schedule).describe(index) if schedule.is_pipeline else ""
+    if is_warp_schedule(schedule):
+        return IDLE_STYLES[WARP_IDLE_REASONS[int(warp_idle(schedule).reason[index])]].label
     return engine_idle_spans(schedule).describe(index)
 
 
 def _worker_spans(schedule: Schedule) -> IdleSpans:
+    if is_warp_schedule(schedule):  # a warp run's gaps are stalls, not pipeline waits
+        gaps = warp_idle(schedule)
+        return IdleSpans(gaps.row, gaps.start, gaps.end, gaps.reason, WARP_IDLE_REASONS)
     spans = engine_idle_spans(schedule)
     code = spans.reason.astype(np.int64)
     return IdleSpans(spans.row, spans.start, spans.end, code, IDLE_REASONS)

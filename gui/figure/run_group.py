@@ -13,13 +13,15 @@ from engine.schedule import Schedule
 from engine.text import time_text
 from gui.colours import OP_COLOURS, Theme, density_colours, idle_style, ink_on
 from gui.figure.bars import BAR_HEIGHT, THIN_PIXELS, BarPlan, DensityRuns, plan_bars
-from gui.figure.fonts import cap_height, text_width
+from gui.figure.fonts import cap_height, descent, text_width
+from gui.figure.heading import lay_out_heading, makespan_line
+from gui.figure.kinds import RunKind, kind_of
 from gui.figure.legend import MIN_TEXT, hatch_spacing, hatch_width
-from gui.figure.model import FloatArray, Group, Hatch, Item, Line, Rects, Text
-from gui.figure.rows import idle_spans, row_count, row_label, task_rows
+from gui.figure.model import FloatArray, Group, Hatch, Item, Rects, Text
+from gui.figure.row_labels import nice_step as nice_step  # the app's Gantt imports it here
+from gui.figure.row_labels import row_labels, row_pitch, sparse
+from gui.figure.rows import idle_spans, row_count, task_rows
 
-#: One row per op: at most this many rows' height per run; beyond, rows get thinner.
-OPS_ROWS_TALL = 12
 #: Bars get an outline when at least this many device pixels wide (and not too many).
 OUTLINE_PIXELS = 4.0
 OUTLINE_LIMIT = 20_000
@@ -64,57 +66,21 @@ class Frame:
 figure_time = time_text
 
 
-def run_title(schedule: Schedule) -> str:
-    name = schedule.label or schedule.policy
-    measured = " (measured)" if schedule.source == "measured" else ""
-    plural = "s" if schedule.n_ops != 1 else ""
-    return f"{name}{measured} · {schedule.n_ops:,} op{plural}"
-
-
-def row_pitch(schedule: Schedule, frame: Frame) -> float:
-    """Height of one row in points (rows per op thin out past `OPS_ROWS_TALL` ops)."""
-    tall = 1.9 * frame.text
-    n = row_count(schedule, frame.rows)
-    if frame.rows == "ops" and n > OPS_ROWS_TALL:
-        return tall * OPS_ROWS_TALL / n
-    return tall
-
-
-def row_labels(schedule: Schedule, frame: Frame, pitch: float) -> list[tuple[int, str]]:
-    """(row, words) for the rows that get a label: every row when rows are tall enough
-    for text, else rows at a round step of ops ("op 1", "op 250", "op 500", …)."""
-    n = row_count(schedule, frame.rows)
-    size = max(MIN_TEXT, frame.text)
-    if frame.rows != "ops" or pitch >= 1.05 * size:
-        return [(r, row_label(schedule, frame.rows, r)) for r in range(n)]
-    step = int(nice_step(1.5 * size / pitch))
-    ops = [0, *range(step - 1, n, step)]
-    if ops[-1] != n - 1 and (n - 1 - ops[-1]) * pitch >= 1.5 * size:
-        ops.append(n - 1)
-    return [(op, row_label(schedule, "ops", op)) for op in dict.fromkeys(ops) if 0 <= op < n]
-
-
-def nice_step(raw: float) -> float:
-    """The smallest of 1, 2, 5 × 10^k that is at least ``raw``."""
-    if raw <= 0:
-        return 1.0
-    power = 10 ** np.floor(np.log10(raw))
-    for mult in (1, 2, 5, 10):
-        if mult * power >= raw * (1 - 1e-9):
-            return float(mult * power)
-    return float(10 * power)
-
-
 @dataclass(frozen=True)
 class RunLayout:
     """What `lay_out_run` made: the run's group, where its rows are, and what its legend
-    needs (density drawn, idle reasons hatched)."""
+    needs (density drawn, idle reasons hatched, the kind of run and its neutral stages
+    drawn, stage names shortened to their initial in bars)."""
 
     group: Group
     rows_top: float
     rows_bottom: float
     density: bool
     reasons: frozenset[str]
+    kind: RunKind
+    neutral: frozenset[int] = frozenset()
+    initials: tuple[str, ...] = ()  # in stage order
+    coloured: bool = False  # bars drawn in op colours
 
 
 def lay_out_run(schedule: Schedule, index: int, frame: Frame, top: float) -> RunLayout:
@@ -130,7 +96,8 @@ class _Run:
         self.f = frame.text
         self.size = max(MIN_TEXT, frame.text)
         self.top = top
-        self.rows_top = top + 1.45 * self.f
+        self.heading = lay_out_heading(schedule, frame, top)
+        self.rows_top = top + self.heading.height
         self.pitch = row_pitch(schedule, frame)
         self.n = row_count(schedule, frame.rows)
         self.rows_bottom = self.rows_top + self.n * self.pitch
@@ -138,6 +105,11 @@ class _Run:
         self.rows = task_rows(schedule, frame.rows)
         self.per_row: dict[int, list[Item]] = {}
         self.flat: list[Item] = []
+        self.kind = kind_of(schedule)
+        self.kind.check_rows(frame.rows)
+        self.neutral: set[int] = set()  # neutral stages drawn
+        self.initials: set[str] = set()  # stage names shown by their initial
+        self.coloured = False
 
     def y(self, row: float) -> float:
         return self.rows_top + (row + 0.5) * self.pitch
@@ -171,19 +143,8 @@ class _Run:
             self.density(plan.density, "idle" if frame.rows == "workers" else "background")
         if len(plan.wide):
             self.bars(plan)
-        title = run_title(s)
-        baseline = self.top + cap_height(self.size) + 0.15 * self.f
-        items: list[Item] = [
-            Text(
-                frame.plot_left,
-                baseline,
-                title,
-                self.size,
-                frame.theme.text,
-                bold=True,
-                cls="run-title",
-            )
-        ]
+        heading = self.heading
+        items: list[Item] = [heading.title]
         if self.per_row:
             for row in range(self.n):
                 items.append(
@@ -195,9 +156,21 @@ class _Run:
                 )
         else:
             items.extend(self.flat)
-        items.extend(self.makespan(baseline, title))
-        group = Group(tuple(items), id=f"run-{self.index + 1}", cls=f"run {css(s.policy)}")
-        return RunLayout(group, self.rows_top, self.rows_bottom, density, frozenset(reasons))
+        line = makespan_line(s, frame, self.rows_top, self.rows_bottom)
+        items.extend(item for item in (line, heading.makespan) if item is not None)
+        cls = f"run {self.kind.name} {css(s.policy)}"
+        group = Group(tuple(items), id=f"run-{self.index + 1}", cls=cls)
+        return RunLayout(
+            group,
+            self.rows_top,
+            self.rows_bottom,
+            density,
+            frozenset(reasons),
+            self.kind,
+            frozenset(self.neutral),
+            tuple(name for name in s.stage_names if name in self.initials),
+            self.coloured,
+        )
 
     def row_class(self, row: int) -> str:
         if self.frame.rows == "ops":
@@ -206,9 +179,15 @@ class _Run:
         return f"unit-{css(self.s.unit_names[unit])}"
 
     def row_labels(self) -> None:
+        """A label per row, centred on it; where rows are too thin for one each, the
+        labels stay within the run's rows (the last one sat on the time axis)."""
+        thin = sparse(self.frame, self.pitch)
         for row, words in row_labels(self.s, self.frame, self.pitch):
             x = self.frame.plot_left - 0.5 * self.f
             y = self.y(row) + cap_height(self.size) / 2
+            if thin:
+                low = self.rows_top + cap_height(self.size)
+                y = min(max(y, low), self.rows_bottom - descent(self.size))
             text = Text(
                 x, y, words, self.size, self.frame.theme.text, anchor="end", cls="row-label"
             )
@@ -298,8 +277,8 @@ class _Run:
             self.put(key // levels if self.per_row else 0, rects)
 
     def bars(self, plan: BarPlan) -> None:
-        """Wide tasks as bars in op colours (outlined when wide), one batch per row and
-        colour, with labels where they fit."""
+        """Wide tasks as bars in op colours (a neutral stage in its fill), outlined when
+        wide, one batch per row and fill, with labels where they fit."""
         frame, s, wide = self.frame, self.s, plan.wide
         ops = s.op[wide]
         x0 = frame.xs(np.maximum(s.start[wide], frame.t0))
@@ -307,95 +286,84 @@ class _Run:
         task_row = self.rows[wide]
         centre = self.ys(task_row.astype(np.float64))
         colours = len(OP_COLOURS)
+        fills = [QColor(c) for c in OP_COLOURS]
+        fill_of = ops % colours
+        stages = s.stage[wide]
+        for k, neutral in enumerate(self.kind.neutral):
+            fills.append(frame.theme.colour(neutral.fill))
+            here = stages == neutral.stage
+            fill_of = np.where(here, colours + k, fill_of)
+            if here.any():
+                self.neutral.add(neutral.stage)
         outline = (
             len(wide) <= OUTLINE_LIMIT
             and float(np.median(x1 - x0)) * frame.resolution >= OUTLINE_PIXELS
         )
-        keys = task_row * colours + ops % colours
+        keys = task_row * len(fills) + fill_of
         for key in np.unique(keys).tolist():
             mask = keys == key
-            colour = QColor(OP_COLOURS[key % colours])
+            index = key % len(fills)
+            colour = fills[index]
+            if index < colours:
+                name = f"colour-{index + 1}"
+            else:
+                name = f"stage-{css(s.stage_names[self.kind.neutral[index - colours].stage])}"
+            edged = outline and index < colours  # a neutral stage is a state, not a task
             rects = Rects(
                 x0[mask],
                 centre[mask] - self.bar_h / 2,
                 x1[mask] - x0[mask],
                 np.full(int(mask.sum()), self.bar_h),
                 fill=colour.name(),
-                stroke=colour.darker(135).name() if outline else "",
-                stroke_width=max(0.3, 0.06 * self.f) if outline else 0.0,
-                cls=f"task colour-{key % colours + 1}",
+                stroke=colour.darker(135).name() if edged else "",
+                stroke_width=max(0.3, 0.06 * self.f) if edged else 0.0,
+                cls=f"task {name}",
                 ops=ops[mask],
             )
-            self.put(key // colours, rects)
-        self.bar_labels(wide, x0, x1, centre, ops, task_row)
+            self.put(key // len(fills), rects)
+        labelled = fill_of < colours
+        self.coloured = bool(labelled.any())
+        if self.kind.labelled_units is not None:
+            labelled &= np.isin(s.unit[wide], self.kind.labelled_units)
+        self.bar_labels(np.flatnonzero(labelled), wide, x0, x1, centre, task_row)
 
     def bar_labels(
         self,
+        chosen: np.ndarray,
         wide: np.ndarray,
         x0: FloatArray,
         x1: FloatArray,
         centre: FloatArray,
-        ops: np.ndarray,
         task_row: np.ndarray,
     ) -> None:
-        """ "op 12" (or "12"; one row per op: the stage's name, or its initial) in bars
-        wide enough for it."""
+        """ "op 12" (or "12"; one row per op: the stage's name, or its initial) in the
+        ``chosen`` bars (indexes into ``wide``) wide enough for it."""
         size = max(MIN_TEXT, min(0.85 * self.f, 0.75 * self.bar_h))
         if self.bar_h < size * 0.95:
             return
         width = x1 - x0
-        candidates = np.flatnonzero(width >= text_width("8", size) + 0.4 * size)
+        candidates = chosen[width[chosen] >= text_width("8", size) + 0.4 * size]
         if len(candidates) > LABEL_LIMIT:
             return
-        names, stages = self.s.stage_names, self.s.stage[wide]
+        names, stages, ops = self.s.stage_names, self.s.stage[wide], self.s.op[wide]
         for i in candidates.tolist():
             op = int(ops[i])
             if self.frame.rows == "ops":
                 name = names[int(stages[i])]
                 words = [name, name[:1]]
             else:
-                words = [f"op {op + 1}", str(op + 1)]
+                words = self.kind.bar_words(op)
             text = next((w for w in words if text_width(w, size) + 0.4 * size <= width[i]), "")
             if not text:
                 continue
+            if self.frame.rows == "ops" and text != words[0]:
+                self.initials.add(words[0])
             ink = ink_on(QColor(OP_COLOURS[op % len(OP_COLOURS)])).name()
             x = float(x0[i] + x1[i]) / 2
             y = float(centre[i]) + cap_height(size) / 2
             self.put(
                 int(task_row[i]), Text(x, y, text, size, ink, anchor="middle", cls="task-label")
             )
-
-    def makespan(self, baseline: float, title: str) -> list[Item]:
-        """The dashed makespan line and its label on the title's line, beside the title."""
-        s, frame, f, size = self.s, self.frame, self.f, self.size
-        span = s.makespan
-        if not len(s) or not frame.t0 <= span <= frame.t1:
-            return []
-        x = frame.x(span)
-        line = Line(
-            x,
-            self.rows_top - 0.25 * f,
-            x,
-            self.rows_bottom + 0.2 * f,
-            frame.theme.text,
-            max(0.6, 0.11 * f),
-            dash=(0.45 * f, 0.3 * f),
-            cls="makespan",
-        )
-        words = f"makespan {figure_time(span, s.time_unit)}"
-        width = text_width(words, size)
-        title_end = frame.plot_left + text_width(title, size, bold=True)
-        right_edge = frame.plot_right + 0.5 * f
-        if x - 0.4 * f - width >= title_end + f:  # left of the line
-            x_text, anchor = x - 0.4 * f, "end"
-        elif max(x + 0.4 * f, title_end + f) + width <= right_edge:  # right of it
-            x_text, anchor = max(x + 0.4 * f, title_end + f), "start"
-        else:  # at the right edge of the plot
-            x_text, anchor = right_edge, "end"
-        label = Text(
-            x_text, baseline, words, size, frame.theme.text, anchor=anchor, cls="makespan-label"
-        )
-        return [line, label]
 
 
 def css(words: str) -> str:

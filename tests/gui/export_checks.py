@@ -157,3 +157,26 @@ def render_svg(renderer: str, svg: Path, size: tuple[int, int], out: Path) -> Im
         args += [f"--window-size={width},{height}", page.resolve().as_uri()]
     subprocess.run([command, *args], check=True, capture_output=True, env=env, timeout=HANG_GUARD_S)
     return Image.open(out).convert("RGB").crop((0, 0, width, height))
+
+
+def overlapping_texts(figure: Figure) -> list[tuple[str, str]]:
+    """Pairs of text items of ``figure`` whose boxes (advance × ascent and descent)
+    overlap, as their words; and any text that pokes out of the figure, paired with ""."""
+    from gui.figure.fonts import box_of
+
+    texts = figure.texts()
+    boxes = np.array([box_of(t) for t in texts]).reshape(-1, 4)
+    slack = 0.01  # points: boxes that only touch do not overlap
+    left, top, right, bottom = boxes.T
+    apart = (
+        (right[:, None] <= left[None, :] + slack)
+        | (right[None, :] <= left[:, None] + slack)
+        | (bottom[:, None] <= top[None, :] + slack)
+        | (bottom[None, :] <= top[:, None] + slack)
+    )
+    i, j = np.nonzero(np.triu(~apart, k=1))
+    pairs = [(texts[a].text, texts[b].text) for a, b in zip(i.tolist(), j.tolist(), strict=True)]
+    outside = (left < -slack) | (top < -slack)
+    outside |= (right > figure.width + slack) | (bottom > figure.height + slack)
+    pairs.extend((texts[k].text, "") for k in np.flatnonzero(outside).tolist())
+    return pairs

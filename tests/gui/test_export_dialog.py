@@ -77,3 +77,15 @@ def test_errors_show_a_message_and_write_nothing(dialog, tmp_path: Path, monkeyp
     assert not dialog.write(tmp_path / "missing" / "t.png")
     assert "does not exist" in messages[0]
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("suffix", [".svg", ".pdf"])
+def test_a_vector_format_leaves_the_pixel_width_for_a_page(dialog, suffix) -> None:
+    """The dialog opens on PNG with a width in pixels; choosing SVG or PDF left the size box
+    showing the disabled "Width in pixels" (it reselected the same item)."""
+    assert dialog.size_box.currentData() == "pixels"
+    choose(dialog.format, suffix)
+    assert dialog.size_box.currentData() == "page"
+    assert dialog.size_box.currentText() == "Page (7 in)"
+    assert dialog.options()["size"] == "page" and not dialog.width_px.isEnabled()
+    assert dialog.summary.text().startswith(f"{suffix[1:].upper()}, 7 × ")

@@ -21,9 +21,11 @@ from export_checks import (
 )
 from PIL import Image
 
+from engine.errors import PipeLabError
 from engine.metrics import utilization_by_worker
 from engine.scenario import Scenario, load_preset
 from engine.scheduler import simulate
+from engine.warps import WarpConfig, simulate_warps
 from gui import export as export_module
 from gui.colours import LIGHT, density_colours
 from gui.export import export
@@ -32,9 +34,16 @@ from gui.figure.bars import BAR_HEIGHT, plan_bars
 from gui.figure.layout import build_figure
 from gui.figure.model import Hatch, Rects
 from gui.figure.rows import task_index
+from gui.warps_export import export_warps
 
 SVG = "{http://www.w3.org/2000/svg}"
 PRESETS = ("book", "two-load-units", "many-ops")
+#: Warp runs (the Warps tab's export draws the same figure): a row per warp and the
+#: issue unit, loads in a neutral fill, stalls and the idle issue unit hatched.
+WARP_RUNS = {
+    "warps": WarpConfig(warps=4, compute=10, latency=40, cycles=300),
+    "warps-12": WarpConfig(warps=12, compute=4, latency=60, cycles=600),
+}
 #: rsvg-convert's rendering of the SVG against the PNG of the same layout, both shrunk 8×
 #: to grey: ours differ by 0.003-0.007 (text antialiasing and a pixel of glyph advance),
 #: as Qt's own rendering of an SVG does (about 0.005). The SVG that librsvg drew wrongly
@@ -45,6 +54,9 @@ RSVG_LIMIT = 0.02
 
 
 def both(preset: str):
+    """The two runs of a preset, or the one run of a `WARP_RUNS` case."""
+    if preset in WARP_RUNS:
+        return [simulate_warps(WARP_RUNS[preset]).schedule]
     scenario = load_preset(preset)
     return [simulate(scenario, "sequential"), simulate(scenario, "pipelined")]
 
@@ -58,8 +70,13 @@ def row_names(schedules, rows="workers") -> set[str]:
 # -- row labels, in every format ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("preset", ["book", "two-load-units"])
-@pytest.mark.parametrize("rows", ["workers", "ops"])
+@pytest.mark.parametrize(
+    ("preset", "rows"),
+    [
+        *((p, r) for p in ("book", "two-load-units") for r in ("workers", "ops")),
+        *((w, "workers") for w in WARP_RUNS),
+    ],
+)
 def test_svg_has_a_text_label_for_every_row(qapp, tmp_path: Path, preset, rows) -> None:
     schedules = both(preset)
     path = tmp_path / "t.svg"
@@ -80,8 +97,24 @@ def test_pdf_text_has_every_row_label(qapp, tmp_path: Path) -> None:
         assert words.count(label) == 2  # once per run
 
 
-@pytest.mark.parametrize("preset", PRESETS)
-@pytest.mark.parametrize("options", [{}, {"size": "column"}, {"rows": "ops", "width": 900}])
+def test_a_warp_runs_pdf_has_every_row_label(qapp, tmp_path: Path) -> None:
+    """The Warps tab's PDF was an A4 picture of its widgets: now the figure, in words."""
+    path = tmp_path / "warps.pdf"
+    view_run = simulate_warps(WARP_RUNS["warps"])
+    export_warps(view_run, path, size="column")
+    words = pdf_text(path)
+    for label in ("warp 1", "warp 2", "warp 3", "warp 4", "issue unit", "makespan 300 cycles"):
+        assert label in words
+    assert "ready, not picked" in words and "waiting for memory" in words
+
+
+@pytest.mark.parametrize(
+    ("preset", "options"),
+    [
+        *((p, o) for p in PRESETS for o in ({}, {"size": "column"}, {"rows": "ops", "width": 900})),
+        *((w, o) for w in WARP_RUNS for o in ({}, {"size": "column"})),
+    ],
+)
 def test_png_has_ink_at_every_row_label(qapp, tmp_path: Path, preset, options) -> None:
     schedules = both(preset)
     path = tmp_path / "t.png"
@@ -135,7 +168,7 @@ def test_labels_survive_the_layout_that_paints_nothing(qapp, tmp_path: Path, mon
 # -- the SVG as readers' tools draw it ---------------------------------------------------
 
 
-@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("preset", [*PRESETS, *WARP_RUNS])
 @pytest.mark.parametrize("size", ["column", "slide"])
 def test_librsvg_draws_the_svg_as_the_png(qapp, tmp_path: Path, preset, size) -> None:
     schedules = both(preset)
@@ -143,6 +176,22 @@ def test_librsvg_draws_the_svg_as_the_png(qapp, tmp_path: Path, preset, size) ->
     export(schedules, tmp_path / "t.svg", size=size, title="A title", time=3.0)
     export(schedules, tmp_path / "t.png", size=size, width=width, title="A title", time=3.0)
     drawn = rsvg_png(tmp_path / "t.svg", width, tmp_path / "rsvg.png")
+    png = Image.open(tmp_path / "t.png")
+    assert abs(drawn.height - png.height) <= 1
+    assert grey_difference(png, drawn) < RSVG_LIMIT
+
+
+def test_librsvg_draws_the_warps_tabs_svg_as_its_png(qtbot, tmp_path: Path) -> None:
+    """The Warps tab's own Export: its SVG came from QSvgGenerator (non-scaling strokes in
+    scaled groups, an embedded picture) and librsvg drew slanted polygons over it."""
+    from gui.clock import Clock
+    from gui.warps_view import WarpsView
+
+    view = WarpsView(Clock(), config=WARP_RUNS["warps"])
+    qtbot.addWidget(view)
+    view.export(tmp_path / "t.svg")
+    view.export(tmp_path / "t.png", width=1008, size="page")  # two pixels per point
+    drawn = rsvg_png(tmp_path / "t.svg", 1008, tmp_path / "rsvg.png")
     png = Image.open(tmp_path / "t.png")
     assert abs(drawn.height - png.height) <= 1
     assert grey_difference(png, drawn) < RSVG_LIMIT
@@ -340,7 +389,8 @@ def test_every_style_differs_in_pattern_and_every_tint_in_both_themes() -> None:
     from gui.colours import DARK, IDLE_STYLES, LIGHT
     from gui.timeline_items import HATCH_BRUSHES
 
-    for group in (("input", "slot", "done", "overhead"), ("worker", "slot", "overhead")):
+    groups = (("input", "slot", "done", "overhead"), ("worker", "slot", "overhead"))
+    for group in (*groups, ("stall", "starved")):
         patterns = [IDLE_STYLES[r].angles for r in group]
         assert len(set(patterns)) == len(patterns) and all(patterns)
     for style in IDLE_STYLES.values():
@@ -378,3 +428,35 @@ def test_the_figure_hatches_what_the_engine_says(qapp, rows) -> None:
     assert found == {(int(r), float(a), float(b), names[c]) for r, a, b, c in expected}
     if rows == "ops":
         assert (2, 0.0, 3.0, "slot") in found and (1, 0.0, 1.0, "worker") in found
+
+
+def test_a_warp_runs_figure_says_what_its_fills_mean(qapp) -> None:
+    """A warp run: compute bursts in the warp's colour, loads in the neutral memory fill,
+    stalls and the idle issue unit hatched as the engine says; only the issue unit's bars
+    name their warp, and the legend explains all four fills; rows per op are refused."""
+    from engine.warp_idle import STALL, warp_idle
+    from gui.colours import IDLE_STYLES
+
+    schedule = both("warps")[0]
+    figure, _ = layout_of([schedule], ".svg", size="page")
+    words = [t.text for t in figure.texts("legend-label")]
+    assert words == [
+        "computing (each warp its colour)",
+        "waiting for memory (load in flight)",
+        IDLE_STYLES["stall"].label,
+        IDLE_STYLES["starved"].label,
+        "makespan",
+    ]
+    assert not figure.texts("legend-title")  # no "Idle:" before "computing"
+    memory = [i for i in figure.walk() if isinstance(i, Rects) and "stage-memory" in i.cls]
+    assert memory and all(r.fill == LIGHT.memory for r in memory)
+    assert sum(len(r) for r in memory) == int((schedule.stage == 1).sum())
+    hatched = [i for i in figure.walk() if isinstance(i, Hatch) and "legend" not in i.cls]
+    gaps = warp_idle(schedule)
+    assert sum(len(h) for h in hatched if h.reason == "stall") == int((gaps.reason == STALL).sum())
+    labels = figure.texts("task-label")
+    issue_row = figure.runs[0][1] - (figure.runs[0][1] - figure.runs[0][0]) / 5
+    assert labels and all(t.y > issue_row for t in labels)  # the issue unit's row only
+    assert [t.text for t in figure.texts("run-title")] == ["4 warps, C = 10, L = 40"]
+    with pytest.raises(PipeLabError, match="rows per op"):
+        layout_of([schedule], ".svg", rows="ops")

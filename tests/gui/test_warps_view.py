@@ -102,15 +102,15 @@ def test_bars_are_grouped_not_one_item_per_task(view):
 
 
 def test_exports_a_png_that_shows_the_run(view, tmp_path):
+    """The PNG is the figure of the run (1600 px by default), not a grab of the widgets."""
     target = tmp_path / "warps.png"
     view.export(target)
     image = QImage(str(target))
-    assert not image.isNull()
-    assert (image.width(), image.height()) == (view.width(), view.height())
+    assert not image.isNull() and image.width() == 1600
+    assert image.width() != view.width()
     # The picture has the warps' colours in it (not a blank grab).
-    small = image.scaled(300, 200)
-    colours = {small.pixelColor(x, y).name() for x in range(300) for y in range(200)}
-    assert len(colours) > 20
+    small = image.scaled(300, 100)
+    colours = {small.pixelColor(x, y).name() for x in range(300) for y in range(100)}
     first_warp = QColor(WARP_COLOURS[0])
     near = [
         c
@@ -123,16 +123,24 @@ def test_exports_a_png_that_shows_the_run(view, tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["warps.png"]
 
 
-def test_exports_svg_pdf_and_scaled_png(view, tmp_path):
+def test_exports_the_figure_as_svg_pdf_and_scaled_png(view, tmp_path):
+    """SVG and PDF are the pipeline exports' figure: text labels per warp and for the
+    issue unit, a page wide (7 in), no embedded picture, no non-scaling strokes (Qt's
+    SVG generator wrote both, and librsvg drew slanted polygons)."""
+    from xml.etree import ElementTree
+
     view.export(tmp_path / "warps.svg")
-    view.export(tmp_path / "warps.pdf")
+    view.export(tmp_path / "warps.pdf", size="column")
     view.export(tmp_path / "small.png", width=600)
-    assert (tmp_path / "warps.svg").read_bytes().lstrip().startswith(b"<?xml")
-    assert (
-        b"<rect" in (tmp_path / "warps.svg").read_bytes()
-        or b"<path" in (tmp_path / "warps.svg").read_bytes()
-    )
-    assert (tmp_path / "warps.pdf").read_bytes().startswith(b"%PDF")
+    svg = (tmp_path / "warps.svg").read_text()
+    assert "<image" not in svg and "non-scaling-stroke" not in svg
+    root = ElementTree.fromstring(svg)
+    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    labels = {"warp 1", "warp 2", "warp 3", "warp 4", "issue unit"}
+    assert labels <= set(texts) and "issue unit busy 80.0% (model 80.0%); knee W = 5" in texts
+    assert root.get("width") == "504pt"
+    pdf = (tmp_path / "warps.pdf").read_bytes()
+    assert pdf.startswith(b"%PDF") and b"/MediaBox [0 0 252" in pdf
     assert QImage(str(tmp_path / "small.png")).width() == 600
 
 

@@ -1,0 +1,93 @@
+"""What a run's figure calls its parts and how it fills them, by the kind of run.
+
+A pipeline run (the default) has ops of read, compute and write on units of workers: a
+bar is its op's colour with "op N" in it, and op colours label themselves. A warp run
+(`engine.warps`: one SM, W warps and its issue unit) has warps for ops, each on a row of
+its own: a compute burst is the warp's colour, a load in flight is drawn in a neutral
+fill, only the issue unit's bars say which warp they are ("warp 3": on a warp's own row
+that is its label already), and the legend explains the warps' colours and the loads.
+The model decides which a run is (`engine.warp_idle.is_warp_schedule`); views only read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.errors import PipeLabError
+from engine.schedule import Schedule
+from engine.warp_idle import is_warp_schedule
+from engine.warps import ISSUE_UNIT, MEMORY
+from gui.figure.rows import ROW_MODES
+
+
+@dataclass(frozen=True)
+class NeutralStage:
+    """A stage drawn in the theme's ``fill`` (a `gui.colours.Theme` field) instead of the
+    op's colour, with ``words`` in the legend."""
+
+    stage: int
+    fill: str
+    words: str
+
+
+@dataclass(frozen=True)
+class RunKind:
+    """How a figure draws and names one kind of run (see the module doc)."""
+
+    name: str
+    op_word: str = "op"
+    neutral: tuple[NeutralStage, ...] = ()
+    #: Units whose bars carry labels (None: every unit's).
+    labelled_units: tuple[int, ...] | None = None
+    rows: tuple[str, ...] = ROW_MODES
+    #: Legend words for the op colours where bars do not label them ("": no entry).
+    colour_words: str = ""
+    #: Whether the legend's wait entries follow a title ("Idle:"); a warp run's words
+    #: say what each is on their own.
+    wait_title: bool = True
+    noun: str = "pipeline run"
+    #: Rows per worker stay this many rows' height in all, thinner beyond (None: every
+    #: row is tall; a pipeline's worker rows are, as its size checks expect).
+    worker_rows_tall: int | None = None
+    own_rows: str = "its workers or its ops"
+
+    def title(self, schedule: Schedule) -> str:
+        """The run's heading: "pipelined · 3 ops", "4 warps, C = 10, L = 40"."""
+        if self.name == "warps":
+            return schedule.label or "warps"
+        name = schedule.label or schedule.policy
+        measured = " (measured)" if schedule.source == "measured" else ""
+        plural = "s" if schedule.n_ops != 1 else ""
+        return f"{name}{measured} · {schedule.n_ops:,} op{plural}"
+
+    def bar_words(self, op: int) -> list[str]:
+        """What a bar of op ``op`` may say, longest first: "op 12", "12"."""
+        return [f"{self.op_word} {op + 1}", str(op + 1)]
+
+    def check_rows(self, rows: str) -> None:
+        """PipeLabError when rows per ``rows`` do not apply to this kind of run."""
+        if rows not in self.rows:
+            raise PipeLabError(
+                f"rows per {rows.removesuffix('s')} do not apply to a {self.noun}: "
+                f"its rows are {self.own_rows}"
+            )
+
+
+PIPELINE = RunKind("pipeline")
+WARPS = RunKind(
+    "warps",
+    op_word="warp",
+    neutral=(NeutralStage(MEMORY, "memory", "waiting for memory (load in flight)"),),
+    labelled_units=(ISSUE_UNIT,),
+    rows=("workers",),
+    colour_words="computing (each warp its colour)",
+    wait_title=False,
+    noun="warp run",
+    worker_rows_tall=20,  # 64 warps: a page's height, a label every few rows
+    own_rows="its warps and the issue unit already",
+)
+
+
+def kind_of(schedule: Schedule) -> RunKind:
+    """The kind of run ``schedule`` is."""
+    return WARPS if is_warp_schedule(schedule) else PIPELINE
