@@ -6,68 +6,26 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import sys
-import time
-from collections.abc import Callable
-from typing import Any, TextIO
+from typing import Any
 
-from cli.parser import HelpFormatter, columns
+from cli.console import Progress
+from cli.parser import HelpFormatter, columns, emit
 from cli.table import text_gantt
 from engine.errors import PipeLabError
+from engine.text import time_text
+from engine.validation import shown, value_text
 from engine.writers import schedule_to_dict
 from gpu.calibration import RunTooLong
 from gpu.detect import BACKENDS, Detection, resolve_backend
 from gpu.experiments import default_params, pipeline_experiment, run_to_end
 from gpu.measured import PipelineResult
-from gpu.params import MIB, Progress
+from gpu.params import MIB
 from gpu.report import pipeline_rows, tile_rows
-from gpu.tiles import TileParams, TileResult, intensities_from_text, run_tiles
+from gpu.tiles import TileParams, TileResult, run_tiles
 
 EXPERIMENTS = ("streams", "tiles", "both")
 #: Experiment 1 is refused up front when its calibrated estimate is longer than this.
 DEFAULT_TIME_LIMIT_S = 180.0
-#: Progress appears on a terminal's stderr only for work that has run this long.
-PROGRESS_AFTER_S = 2.0
-#: ... and is redrawn at most this often.
-PROGRESS_EVERY_S = 0.1
-
-
-class StderrProgress:
-    """One self-overwriting progress line on stderr, for work longer than `PROGRESS_AFTER_S`,
-    only when stderr is a terminal (never in pipes, files or tests' captured output)."""
-
-    def __init__(
-        self,
-        stream: TextIO | None = None,
-        clock: Callable[[], float] | None = None,
-        width: int | None = None,
-    ) -> None:
-        self.stream = stream if stream is not None else sys.stderr
-        self.clock = clock or time.monotonic
-        self.started = self.clock()
-        self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.width = width or shutil.get_terminal_size((100, 24)).columns
-        self.shown = False
-        self._last = -float("inf")
-
-    def __call__(self, progress: Progress) -> None:
-        if not self.enabled:
-            return
-        now = self.clock()
-        if now - self.started < PROGRESS_AFTER_S or now - self._last < PROGRESS_EVERY_S:
-            return
-        self._last = now
-        line = f"{progress.fraction:4.0%} {progress.message}"[: max(10, self.width - 1)]
-        self.stream.write(f"\r{line}\x1b[K")
-        self.stream.flush()
-        self.shown = True
-
-    def close(self) -> None:
-        """Clear the line (so the results start on a clean one)."""
-        if self.shown:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
-            self.shown = False
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -137,7 +95,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default=DEFAULT_TIME_LIMIT_S,
         metavar="SECONDS",
         help="refuse experiment 1 when a short calibration estimates it longer than this "
-        f"(default {DEFAULT_TIME_LIMIT_S:g})",
+        f"(default {time_text(DEFAULT_TIME_LIMIT_S)})",
     )
     parser.add_argument(
         "--format",
@@ -155,59 +113,67 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
+    # Every flag is checked before the backend loads or any experiment runs: a bad value
+    # must not cost a calibration (or a run of experiment 1) before its one line.
+    size = _size_bytes(args.size)
+    intensity = _intensity(args.intensity)
+    time_limit = _time_limit(args.time_limit)
+    intensities = _intensities(args.intensities, args.experiment)
     backend, detection = resolve_backend(args.backend)
     if args.experiment != "streams" and backend != "cupy":
         why = detection.reason or "--backend cpu was given"
         raise PipeLabError(f"experiment 2 (tiles) needs the cupy backend: {why}")
-    size = _size_bytes(args.size)
-    results: dict[str, Any] = {}
+    stream_params = None
     if args.experiment in ("streams", "both"):
-        params = default_params(
+        stream_params = default_params(
             backend,
             size_bytes=size,
             chunks=args.chunks,
             streams=args.streams,
-            intensity=_intensity(args.intensity),
+            intensity=intensity,
             repeats=args.repeats,
             warmup=args.warmup,
-            time_limit_s=_time_limit(args.time_limit),
+            time_limit_s=time_limit,
         )
+    tile_params = None
+    if args.experiment in ("tiles", "both"):
+        changes: dict[str, Any] = {
+            "size_bytes": size,
+            "intensities": intensities,
+            "repeats": args.repeats,
+            "warmup": args.warmup,
+        }
+        tile_params = TileParams(**{k: v for k, v in changes.items() if v is not None})
+    results: dict[str, Any] = {}
+    if stream_params is not None:
         try:
-            results["streams"] = _with_progress(pipeline_experiment(backend, params))
+            results["streams"] = _with_progress(pipeline_experiment(backend, stream_params))
         except RunTooLong as error:
             raise PipeLabError(f"{error}, or raise --time-limit") from None
-    if args.experiment in ("tiles", "both"):
-        changes: dict[str, Any] = {}
-        if size is not None:
-            changes["size_bytes"] = size
-        if args.intensities is not None:
-            changes["intensities"] = intensities_from_text(args.intensities)
-        if args.repeats is not None:
-            changes["repeats"] = args.repeats
-        if args.warmup is not None:
-            changes["warmup"] = args.warmup
-        results["tiles"] = _with_progress(run_tiles(TileParams(**changes)))
+    if tile_params is not None:
+        results["tiles"] = _with_progress(run_tiles(tile_params))
     if args.format == "json":
         text = json.dumps(_as_json(results, detection), indent=1)
     else:
         width = args.width or shutil.get_terminal_size((100, 24)).columns
         text = _as_table(results, detection, width)
-    sys.stdout.write(text + "\n")
+    emit(text, None)
     return 0
 
 
 def _with_progress(experiment: Any) -> Any:
     """Run an experiment generator to its result, with progress on a terminal's stderr."""
-    progress = StderrProgress()
-    try:
-        return run_to_end(experiment, progress)
-    finally:
-        progress.close()
+    with Progress() as progress:
+        return run_to_end(
+            experiment, lambda report: progress.update(report.message, report.fraction)
+        )
 
 
 def _time_limit(seconds: float) -> float:
     if not seconds > 0 or seconds != seconds or seconds == float("inf"):
-        raise PipeLabError(f"--time-limit must be a number of seconds above 0, not {seconds:g}")
+        raise PipeLabError(
+            f"--time-limit must be a number of seconds above 0, not {value_text(seconds)}"
+        )
     return seconds
 
 
@@ -215,7 +181,9 @@ def _size_bytes(mib: float | None) -> int | None:
     if mib is None:
         return None
     if not mib > 0 or mib > 1 << 20:
-        raise PipeLabError(f"--size must be more than 0 and at most 1,048,576 MiB, not {mib:g}")
+        raise PipeLabError(
+            f"--size must be more than 0 and at most 1,048,576 MiB, not {value_text(mib)}"
+        )
     return int(mib * MIB)
 
 
@@ -226,6 +194,25 @@ def _intensity(text: str) -> int | None:
         return int(text)
     except ValueError:
         raise PipeLabError(f"--intensity must be a whole number or auto, not {text!r}") from None
+
+
+def _intensities(text: str | None, experiment: str) -> tuple[int, ...] | None:
+    """``--intensities``: experiment 2's sweep, every item a whole number (no empty items);
+    refused when only experiment 1 runs, where it would be ignored."""
+    if text is None:
+        return None
+    try:
+        values = tuple(int(item) for item in text.split(","))  # "1,,2": int("") fails
+    except ValueError:
+        raise PipeLabError(
+            f"--intensities must be whole numbers separated by commas, not {shown(text)}"
+        ) from None
+    if experiment == "streams":
+        raise PipeLabError(
+            "--intensities is experiment 2's sweep (tiles): add --experiment tiles or both, "
+            "or leave it out (experiment 1 takes --intensity)"
+        )
+    return values
 
 
 def _as_table(results: dict[str, Any], detection: Detection, width: int) -> str:

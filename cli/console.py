@@ -5,13 +5,17 @@ for work that takes a while.
   cp1252 console, ``PYTHONIOENCODING=ascii``) gets ASCII stand-ins (█ → #, ░ → :, → → ->)
   instead of a UnicodeEncodeError. UTF-8 consoles are untouched.
 * `Progress`: after `DELAY` seconds, a line on stderr saying what runs and how far it is,
-  redrawn in place; only when stderr is a terminal, so pipes and files stay clean.
+  redrawn in place; only when stderr is a terminal, so pipes and files stay clean. The one
+  progress line of every command.
 """
 
 from __future__ import annotations
 
 import codecs
 import contextlib
+import math
+import os
+import shutil
 import sys
 import threading
 import time
@@ -19,7 +23,7 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any, TextIO
 
-from engine.text import time_text
+from engine.text import duration_words
 
 ERRORS = "pipelab-ascii"
 #: Stand-ins for the non-ASCII characters PipeLab prints (others become "?").
@@ -80,15 +84,20 @@ def use_ascii_fallback(stream: Any) -> None:
 DELAY = 2.0
 #: How often the progress line is redrawn.
 INTERVAL = 0.5
+#: The redrawing thread never wakes more often than this (an interval of 0 would spin).
+_QUICKEST = 0.02
 
 
 class Progress:
     """What a long command is doing, on stderr: "pipelab: writing JSON 45% (12 s)".
 
-    Use as a context manager; call `phase` when the work changes and `advance` as it goes.
-    A daemon thread redraws the line every `INTERVAL` seconds once `DELAY` seconds have
-    passed (so it also shows while one long numpy call runs), and the line is erased at
-    the end. Disabled (costless) unless ``stream`` is a terminal.
+    The one progress line of the command line (simulate, warps, export and bench). Use as
+    a context manager; call `phase` when the work changes and `advance` as it goes, or
+    `update` with a fraction (bench's experiments report one). Once `DELAY` seconds have
+    passed the line is drawn, redrawn in place every `INTERVAL` seconds by a daemon thread
+    (so it also shows while one long numpy or Qt call runs) and at each phase or update,
+    cut to the terminal's width, and erased at the end. Disabled (costless) unless
+    ``stream`` is a terminal, so pipes, files and tests' captured output stay clean.
     """
 
     def __init__(
@@ -98,6 +107,7 @@ class Progress:
         interval: float | None = None,
         clock: Callable[[], float] = time.monotonic,
         streaming_to_stdout: bool = False,
+        width: int | None = None,
     ) -> None:
         self._stream = stream if stream is not None else sys.stderr
         # Output streamed to a terminal shares the screen: a progress line would cut into it.
@@ -105,10 +115,13 @@ class Progress:
         self._delay = DELAY if delay is None else delay
         self._interval = INTERVAL if interval is None else interval
         self._clock = clock
+        self._width = width if width is not None else _columns(self._stream)
         self._started = clock()
+        self._drawn_at = -math.inf
         self._text = ""
         self._done = 0
         self._total: int | None = None
+        self._fraction: float | None = None
         self._shown = 0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -137,23 +150,48 @@ class Progress:
     def phase(self, text: str, total: int | None = None) -> None:
         """Now doing ``text``, with ``total`` steps to go (None: no percentage)."""
         with self._lock:
-            self._text, self._total, self._done = text, total, 0
+            self._text, self._total, self._done, self._fraction = text, total, 0, None
+        self._draw_if_due(changed=True)  # a new step shows at once
+
+    def update(self, text: str, fraction: float) -> None:
+        """Now doing ``text``, ``fraction`` (0 to 1) of the whole work done (frequent
+        reports are drawn at most every `INTERVAL` seconds)."""
+        with self._lock:
+            self._text, self._total, self._fraction = text, None, fraction
+        self._draw_if_due()
 
     def advance(self, count: int = 1) -> None:
         self._done += count
 
     def line(self) -> str:
-        """The progress line as it would be drawn now."""
+        """The progress line as it would be drawn now, at most the terminal's width."""
         elapsed = self._clock() - self._started
         text = f"pipelab: {self._text}"
-        if self._total:
-            text += f" {min(1.0, self._done / self._total):.0%}"
-        return f"{text} ({time_text(elapsed)})"
+        fraction = self._fraction
+        if fraction is None and self._total:
+            fraction = self._done / self._total
+        if fraction is not None:
+            text += f" {min(1.0, max(0.0, fraction)):.0%}"
+        text = f"{text} ({duration_words(elapsed, about=False)})"
+        return text[: max(10, self._width - 1)]  # a wrapped line could not be redrawn
+
+    def _due(self, now: float, changed: bool = False) -> bool:
+        return (
+            bool(self._text)
+            and now - self._started >= self._delay
+            and (changed or now - self._drawn_at >= self._interval)
+        )
+
+    def _draw_if_due(self, changed: bool = False) -> None:
+        if self.enabled and not self._stop.is_set():
+            with self._lock:
+                if self._due(self._clock(), changed):
+                    self._draw(self.line())
 
     def _run(self) -> None:
-        while not self._stop.wait(self._interval):
-            if self._clock() - self._started >= self._delay and self._text:
-                with self._lock:
+        while not self._stop.wait(max(self._interval, _QUICKEST)):
+            with self._lock:
+                if self._due(self._clock()):
                     self._draw(self.line())
 
     def _draw(self, text: str) -> None:
@@ -162,6 +200,7 @@ class Progress:
             self._stream.write("\r" + text + pad)
             self._stream.flush()
             self._shown = len(text)
+            self._drawn_at = self._clock()
         except (OSError, ValueError):  # stderr closed under us: progress is optional
             self._stop.set()
 
@@ -173,6 +212,15 @@ class Progress:
             except (OSError, ValueError):
                 pass
             self._shown = 0
+
+
+def _columns(stream: Any) -> int:
+    """The width of the terminal ``stream`` writes to (100 when it cannot say)."""
+    try:
+        columns = os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        columns = 0
+    return columns or shutil.get_terminal_size((100, 24)).columns  # 0: a size never set
 
 
 def _isatty(stream: Any) -> bool:

@@ -14,13 +14,17 @@ import os
 import sys
 from pathlib import Path
 
+from cli.console import Progress, counting_lines
 from cli.limits import check_simulation
 from cli.parser import HelpFormatter
-from cli.paths import check_output_path
+from cli.paths import check_output_path, nonempty
 from cli.scenario_args import add_scenario_arguments, scenario_from_args
+from engine.atomic import write_text_atomic
 from engine.errors import PipeLabError
+from engine.schedule import Schedule
 from engine.scheduler import simulate
-from engine.view_model import format_time
+from engine.validation import value_text
+from engine.writers import write_trace
 
 SUFFIXES = (".png", ".svg", ".pdf", ".gif", ".webp", ".json")
 RASTER = (".png", ".gif", ".webp")
@@ -71,6 +75,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument(
         "--out",
         required=True,
+        type=nonempty,
         metavar="FILE",
         help="FILE.png, .svg, .pdf, .gif, .webp or .json (Chrome trace); written atomically",
     )
@@ -139,16 +144,6 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--fps", type=int, default=10, help="animation frames per second")
 
 
-def check_suffix(path: str) -> str:
-    suffix = Path(path).suffix.lower()
-    if suffix not in SUFFIXES:
-        raise PipeLabError(
-            f"{path}: unknown export format {suffix or '(no suffix)'!r} "
-            f"(use one of {', '.join(SUFFIXES)})"
-        )
-    return suffix
-
-
 def check_flags(args: argparse.Namespace, suffix: str) -> None:
     """Flags that do not fit the format: one line each, before anything is simulated."""
     if args.time is not None and not math.isfinite(args.time):
@@ -167,28 +162,39 @@ def check_flags(args: argparse.Namespace, suffix: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    check_output_path(args.out, SUFFIXES)
-    suffix = check_suffix(args.out)
+    out = check_output_path(args.out, SUFFIXES)  # the one check: name, suffix, folder
+    suffix = out.suffix.lower()
     check_flags(args, suffix)
-    folder = Path(args.out).parent
-    if str(folder) and not folder.is_dir():
-        raise PipeLabError(f"{args.out}: folder {folder} does not exist")
     scenario = scenario_from_args(args)
     policies = ["sequential", "pipelined"] if args.policy == "both" else [args.policy]
     check_simulation(scenario, len(policies), "trace-export" if suffix == ".json" else "image")
-    schedules = [simulate(scenario, p) for p in policies]
-    end = max(s.makespan for s in schedules)
-    if args.time is not None and not 0 <= args.time <= end:
-        raise PipeLabError(
-            f"--time {args.time:g} is outside the run: give a time from 0 to "
-            f"{format_time(end, schedules[0].time_unit)}"
-        )
-    if suffix == ".json":
-        from engine.atomic import write_atomic
-        from engine.writers import to_trace
+    with Progress() as progress:
+        schedules = []
+        for policy in policies:
+            progress.phase(f"simulating {scenario.n_ops:,} ops, {policy}")
+            schedules.append(simulate(scenario, policy))
+        end = max(s.makespan for s in schedules)
+        if args.time is not None and not 0 <= args.time <= end:
+            # Both ends exact: "--time 9.0000001 … from 0 to 9 s", never "--time 9 … to 9 s".
+            raise PipeLabError(
+                f"--time {value_text(args.time)} is outside the run: give a time from 0 to "
+                f"{value_text(end)} {schedules[0].time_unit}"
+            )
+        if suffix == ".json":
+            tasks = sum(len(s) for s in schedules)
+            progress.phase(f"writing {tasks:,} tasks", tasks)
+            # Streamed as `simulate --format trace` writes it: never the whole text in memory.
+            write_text_atomic(
+                out, lambda write: write_trace(counting_lines(write, progress), schedules)
+            )
+            return 0
+        progress.phase(f"drawing the {suffix[1:].upper()} (the app's renderer)")
+        _render(args, out, schedules, scenario.name)
+    return 0
 
-        write_atomic(args.out, to_trace(schedules).encode("utf-8"))
-        return 0
+
+def _render(args: argparse.Namespace, out: Path, schedules: list[Schedule], name: str) -> None:
+    """Draw ``schedules`` with the app's own renderer, headless (Qt loads only here)."""
     if "PySide6.QtWidgets" not in sys.modules:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"  # before Qt loads: no display needed
     from PySide6.QtWidgets import QApplication
@@ -198,7 +204,7 @@ def run(args: argparse.Namespace) -> int:
     app = QApplication.instance() or QApplication(["pipelab-export"])
     export(
         schedules,
-        args.out,
+        out,
         width=args.width,
         size=args.size,
         scale=args.scale,
@@ -207,9 +213,8 @@ def run(args: argparse.Namespace) -> int:
         theme=args.theme,
         time=args.time,
         with_assembly=args.assembly,
-        title=scenario.name if args.title is None else args.title,
+        title=name if args.title is None else args.title,
         caption=not args.no_caption,
         fps=args.fps,
     )
     del app
-    return 0

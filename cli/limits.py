@@ -15,74 +15,101 @@ from dataclasses import dataclass
 
 from engine.errors import PipeLabError
 from engine.scenario import Scenario
-from engine.text import time_text
+from engine.text import duration_words
 
-#: Refuse runs estimated above these: "several GB", "a few minutes".
+#: Refuse runs estimated above these: "several GB", "a few minutes", "several GB written".
 MEMORY_LIMIT = 4 * 2**30
 TIME_LIMIT = 180.0
+OUTPUT_LIMIT = 4 * 2**30
 #: The interpreter, numpy and PipeLab before any work.
 BASE_BYTES = 60 * 2**20
+#: How fast output leaves, sustained: 5.6 GB of trace took 4 min on the 2-core machine's
+#: disk, about 3 of them writing (a pipe's reader may be slower still).
+WRITE_BYTES_PER_S = 30e6
 
 #: Bytes and seconds per op for one policy's Schedule, simulated (one worker per unit: the
 #: vectorized path; several: the event-by-event reference).
 _SCHEDULE = {"one worker": (300, 1.2e-6), "several workers": (550, 5.0e-6)}
 #: Each further policy's Schedule costs less than the first (shared inputs).
 _FURTHER = {"one worker": (200, 1.2e-6), "several workers": (160, 5.0e-6)}
-#: What each output adds per op and policy: bytes and seconds.
+#: What each output adds per op and policy: memory (bytes), time to produce it (seconds,
+#: before writing) and bytes written. The written bytes are the largest measured, with
+#: 17-digit times ("read = 0.123456789"): JSON 510, a trace 570 per op and policy.
 OUTPUTS = {
-    "table": (0, 0.6e-6),
-    "json": (30, 5.0e-6),
-    "trace": (30, 6.0e-6),
-    "image": (600, 3.0e-6),  # export: PNG, SVG, PDF, GIF (the app's renderer)
-    "trace-export": (1600, 9.0e-6),  # export: trace JSON built in memory
+    "table": (0, 0.6e-6, 0),
+    "json": (30, 5.0e-6, 520),
+    "trace": (30, 6.0e-6, 600),  # streamed, as JSON is
+    "trace-export": (30, 6.0e-6, 600),  # export to .json: the same trace, no --format
+    "image": (600, 3.0e-6, 0),  # export: PNG, SVG, PDF, GIF (the app's renderer)
 }
 
 
 @dataclass(frozen=True)
 class Estimate:
-    """Expected peak memory (bytes) and run time (seconds)."""
+    """Expected peak memory (bytes), run time (seconds) and output written (bytes)."""
 
     bytes: float
     seconds: float
+    output_bytes: float = 0.0
 
     def text(self) -> str:
-        return f"about {_duration(self.seconds)} and {self.bytes / 2**30:.1f} GB"
+        memory = f"{duration_words(self.seconds)} and {_gigabytes(self.bytes)} of memory"
+        if self.output_bytes < 2**20:
+            return memory
+        return f"{memory}, writing {_gigabytes(self.output_bytes)}"
 
 
 def estimate_simulation(scenario: Scenario, policies: int, output: str) -> Estimate:
     """What simulating ``scenario`` under ``policies`` policies and writing ``output`` (a
-    key of `OUTPUTS`) will take."""
+    key of `OUTPUTS`) will take; the time includes writing the output at
+    `WRITE_BYTES_PER_S`."""
     kind = "one worker" if scenario.workers == (1, 1, 1) else "several workers"
     first_bytes, first_seconds = _SCHEDULE[kind]
     more_bytes, more_seconds = _FURTHER[kind]
-    out_bytes, out_seconds = OUTPUTS[output]
-    per_op_bytes = first_bytes + (policies - 1) * more_bytes + policies * out_bytes
+    out_memory, out_seconds, out_written = OUTPUTS[output]
+    per_op_bytes = first_bytes + (policies - 1) * more_bytes + policies * out_memory
     per_op_seconds = first_seconds + (policies - 1) * more_seconds + policies * out_seconds
     n = scenario.n_ops
-    return Estimate(BASE_BYTES + n * per_op_bytes, n * per_op_seconds)
+    written = n * policies * out_written
+    return Estimate(
+        BASE_BYTES + n * per_op_bytes, n * per_op_seconds + written / WRITE_BYTES_PER_S, written
+    )
 
 
 def check_simulation(scenario: Scenario, policies: int, output: str) -> Estimate:
-    """`estimate_simulation`, or a one-line PipeLabError when the run is too big; the
-    message gives the estimate and the most ops that fit."""
+    """`estimate_simulation`, or a one-line PipeLabError when the run is too big (memory,
+    time or output); the message gives the estimate and the most ops that fit."""
     estimate = estimate_simulation(scenario, policies, output)
-    if estimate.bytes <= MEMORY_LIMIT and estimate.seconds <= TIME_LIMIT:
+    if (
+        estimate.bytes <= MEMORY_LIMIT
+        and estimate.seconds <= TIME_LIMIT
+        and estimate.output_bytes <= OUTPUT_LIMIT
+    ):
         return estimate
     per_op = estimate_simulation(_one_op(scenario), policies, output)
     fits = min(
         (MEMORY_LIMIT - BASE_BYTES) / max(per_op.bytes - BASE_BYTES, 1.0),
         TIME_LIMIT / max(per_op.seconds, 1e-12),
+        OUTPUT_LIMIT / max(per_op.output_bytes, 1e-12),
     )
     others = [
         "one policy" if policies > 1 else "",
         "one worker per unit" if scenario.workers != (1, 1, 1) else "",
+        "--format table" if output in ("json", "trace") else "",
     ]
     alternative = " or ".join(o for o in others if o)
+    limits = f"{duration_words(TIME_LIMIT, about=False)}, {_gigabytes(MEMORY_LIMIT)} of memory"
+    if OUTPUTS[output][2]:
+        limits += f", {_gigabytes(OUTPUT_LIMIT)} written"
     raise PipeLabError(
         f"{scenario.n_ops:,} ops would take {estimate.text()}, more than the limits "
-        f"({TIME_LIMIT / 60:.0f} min, {MEMORY_LIMIT / 2**30:.0f} GB): use at most about "
-        f"{_round_down(fits):,} ops" + (f" (or {alternative})" if alternative else "")
+        f"({limits}): use at most about {_round_down(fits):,} ops"
+        + (f" (or {alternative})" if alternative else "")
     )
+
+
+def _gigabytes(size: float) -> str:
+    return f"{size / 2**30:.1f} GB".replace(".0 GB", " GB")
 
 
 def _one_op(scenario: Scenario) -> Scenario:
@@ -95,13 +122,3 @@ def _round_down(value: float) -> int:
         return max(1, int(value))
     scale = 10 ** (int(math.log10(value)) - 1)
     return int(value // scale * scale)
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return time_text(seconds)
-    if seconds < 600:
-        return f"{seconds / 60:.1f} min"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"

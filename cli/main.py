@@ -19,6 +19,7 @@ import warnings
 from cli import bench, export, simulate, warps
 from cli.console import use_ascii_fallback
 from cli.parser import build_parser
+from cli.stdout import silence_stdout
 from engine.errors import PipeLabError
 
 COMMANDS = {"simulate": simulate, "export": export, "bench": bench, "warps": warps}
@@ -41,22 +42,27 @@ def main(argv: list[str] | None = None) -> int:
             warnings.simplefilter("error", RuntimeWarning)
             return int(COMMANDS[args.command].run(args))
     except RuntimeWarning as warning:
-        print(f"pipelab: a number went out of range ({warning})", file=sys.stderr)
-        return 2
+        return _fail(f"a number went out of range ({warning})")
     except PipeLabError as error:
-        print(f"pipelab: {error}", file=sys.stderr)
-        return 2
+        return _fail(str(error))
     except MemoryError:  # e.g. 10^7 ops as JSON: say so in a line, not a traceback
-        print(
-            "pipelab: out of memory: try a smaller run (fewer ops or cycles, less data, "
-            "or --format table)",
-            file=sys.stderr,
+        return _fail(
+            "out of memory: try a smaller run (fewer ops or cycles, less data, or --format table)"
         )
-        return 2
-    except BrokenPipeError:  # `… | head` closed the pipe: not an error worth a traceback
+    except BrokenPipeError:
+        # `… | head` took what it wanted and closed the pipe: the reader's choice, not an
+        # error worth a message or a failing status.
+        silence_stdout()
         return 0
     except KeyboardInterrupt:
         return 130
+
+
+def _fail(message: str) -> int:
+    """Say ``message`` in one line on stderr (when there is one); exit status 2."""
+    if sys.stderr is not None:  # print(file=None) would write to stdout
+        print(f"pipelab: {message}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

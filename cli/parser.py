@@ -3,22 +3,32 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from cli.paths import nonempty
+from cli.stdout import stdout_writer, write_stdout
 from engine.atomic import write_text_atomic
 from engine.errors import PipeLabError
-from engine.resources import version
+from engine.resources import model_doc, version
 
-#: Where every help text sends people for what the numbers mean.
-MODEL_DOC = (
-    "What ops, stages, units, workers and buffer slots are, how they are scheduled and "
-    "what the limits are: docs/model.md."
-)
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
+
+
+def model_doc_epilog() -> str:
+    """Where every help text sends people for what the numbers mean: the page in the
+    source and where an installed PipeLab keeps it, and the app's menu."""
+    return (
+        "What ops, stages, units, workers and buffer slots are, how they are scheduled and "
+        f"what the limits are: the model, docs/model.md in the source ({model_doc()} here), "
+        "or Help → The model in the app."
+    )
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -30,19 +40,55 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
             return text
         return super()._get_help_string(action)
 
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        # Paragraphs (the description, the epilog) break at spaces only: a path such as
+        # /home/me/my-venv/…/model.md stays whole, for copying.
+        words = " ".join(text.split())
+        return textwrap.fill(
+            words,
+            width,
+            initial_indent=indent,
+            subsequent_indent=indent,
+            break_on_hyphens=False,
+            break_long_words=False,
+        )
+
+
+_DIGITS = r"\d(?:_?\d)*"
+#: What argparse takes for a negative number (a value), not an option: every form float()
+#: and int() read. argparse's own pattern misses exponents, so ``--read -1e-7`` said
+#: "expected one argument" where ``--read=-1e-7`` names the value and the limit.
+NEGATIVE_NUMBER = re.compile(
+    rf"^-(?:(?:{_DIGITS}(?:\.(?:{_DIGITS})?)?|\.{_DIGITS})(?:[eE][-+]?{_DIGITS})?"
+    r"|inf|infinity|nan)$",
+    re.IGNORECASE,
+)
+
 
 class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors raise PipeLabError (one line, exit 2 in main); every
-    command's help ends by pointing to docs/model.md."""
+    command's help ends by pointing to docs/model.md; every negative number, exponents
+    included, is a value (`NEGATIVE_NUMBER`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("epilog", MODEL_DOC)
+        kwargs.setdefault("epilog", model_doc_epilog())
         super().__init__(*args, **kwargs)
+        # A private attribute, read by argparse on every Python PipeLab supports (3.11+);
+        # each subparser is a Parser too, so every command gets it.
+        self._negative_number_matcher = NEGATIVE_NUMBER
 
     def error(self, message: str) -> NoReturn:
         # main() prefixes "pipelab: "; a subcommand adds its own name ("simulate: …").
         command = self.prog.split()[1:]
         raise PipeLabError(f"{command[-1]}: {message}" if command else message)
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        # argparse's own print (--help, --version) drops OSErrors and exits 0: a help
+        # written to a full disk would pass for success.
+        if message and (file is None or file is sys.stdout):
+            write_stdout(message)
+        else:
+            super()._print_message(message, file)
 
 
 def build_parser(commands: dict[str, ModuleType]) -> Parser:
@@ -111,8 +157,10 @@ def emit(text: str, out: str | Path | None) -> None:
 
 
 def emit_stream(produce: Callable[[Callable[[str], Any]], None], out: str | Path | None) -> None:
-    """Hand ``produce`` a ``write`` for standard output, or for ``out`` (atomically)."""
+    """Hand ``produce`` a ``write`` for standard output, or for ``out`` (atomically).
+    Either way a failed write is one line (`cli.stdout`, `engine.atomic`)."""
     if out is not None:
         write_text_atomic(out, produce)
     else:
-        produce(sys.stdout.write)
+        with stdout_writer() as write:
+            produce(write)

@@ -19,8 +19,9 @@ from engine.errors import PipeLabError
 
 
 def nonempty(text: str) -> str:
-    """argparse type for names and paths: the empty string is refused (``--out ''`` would
-    otherwise mean "no file" or the current folder, silently)."""
+    """argparse type for names and paths, the one check for an empty one: ``--out ''``
+    would otherwise mean "no file" or the current folder, silently; every command says
+    "argument --out: must not be empty"."""
     if not text.strip():
         raise argparse.ArgumentTypeError("must not be empty")
     return text
@@ -29,8 +30,6 @@ def nonempty(text: str) -> str:
 def check_output_path(path: str, suffixes: Iterable[str] | None = None) -> Path:
     """``path`` as a file the command may write, or a one-line PipeLabError that says why
     not. With ``suffixes`` (".png", ".json", …), the file's suffix must be one of them."""
-    if not path.strip():
-        raise PipeLabError("--out: give a file name, not an empty string")
     if "\0" in path:
         raise PipeLabError(f"{path!r}: a file name cannot hold a NUL character")
     separators = (os.sep, os.altsep) if os.altsep else (os.sep,)

@@ -25,7 +25,7 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
         type=nonempty,
         default=None,
         metavar="FILE",
-        help="a scenario TOML file (format and limits: docs/model.md)",
+        help="a scenario TOML file (its format and limits: the model, see below)",
     )
     group.add_argument(
         "--ops", type=int, default=None, metavar="N", help="number of ops (default: the scenario's)"

@@ -14,6 +14,7 @@ from cli.table import describe, policy_block, seconds
 from engine.metrics import speedup
 from engine.schedule import Schedule
 from engine.scheduler import simulate
+from engine.text import number_text
 from engine.writers import Write, write_both_json, write_json, write_trace
 
 
@@ -71,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         if policy == "both":
             seq, pipe = schedules["sequential"], schedules["pipelined"]
             blocks.append(
-                f"speedup      {speedup(seq, pipe):.3g}× (sequential "
+                f"speedup      {number_text(speedup(seq, pipe))}× (sequential "
                 f"{seconds(seq.makespan)} → pipelined {seconds(pipe.makespan)})"
             )
         text = "\n\n".join(blocks)

@@ -1,7 +1,7 @@
 """Shared-memory slots as the assembly line shows them: which interval each op holds a
 slot for, which slot it holds, and the words for what a slot holds.
 
-Pure (no Qt). The engine's rule (ARCHITECTURE.md): with B slots op i holds one from its
+Pure (no Qt). The engine's rule (docs/model.md): with B slots op i holds one from its
 grant to the end of its write, and slots are granted in op order. Which slot an op gets is
 not part of that contract; here it is chosen so that slots are taken in turn where they can
 be (always so with one worker per unit), without a Python loop wherever ops are granted in
@@ -45,7 +45,7 @@ SLOT_WORDS: dict[SlotState, str] = {
 def slot_holds(schedule: Schedule) -> tuple[FloatArray, FloatArray]:
     """Per op, the interval [from, to) during which it holds a shared-memory slot.
 
-    With B > 0 slots the engine's rule (ARCHITECTURE.md): from its grant (its first start
+    With B > 0 slots the engine's rule (docs/model.md): from its grant (its first start
     when the Schedule has no grants, as a measured run may not) to the end of its last
     stage. With unlimited slots (B = 0) every grant is at 0 and nothing ever waits for a
     slot, so the hold shown is the time the op's data is in shared memory: from the start

@@ -105,19 +105,20 @@ def write_atomic(path: str | Path, data: bytes | Callable[[BinaryIO], None]) -> 
     """Write ``data`` (bytes, or a function that writes to a binary file) to ``path``.
 
     OS errors become a one-line `PipeLabError`. A path that names a device or a pipe
-    (``/dev/null``, ``/dev/stdout``) is written directly: there is nothing to replace.
+    (``/dev/null``, ``/dev/stdout``, a FIFO) is written directly: nothing can be put in its
+    place, so there is no temporary file, and a failed write may leave part of the data
+    with the reader.
     """
     shown = Path(path)
-    target = resolve_target(shown)
-    try:
-        mode = target.stat().st_mode
-    except OSError:
-        mode = None
+    mode = _mode(shown)
     if mode is not None and stat.S_ISDIR(mode):
         raise PipeLabError(f"{shown}: is a folder, not a file")
     if mode is not None and not stat.S_ISREG(mode):
-        _write_stream(shown, target, data)
+        # Opened by its own name: /dev/stdout is a link to /proc/self/fd/1, which names the
+        # pipe or terminal only as "pipe:[1234]", a path that does not exist.
+        _write_stream(shown, shown, data)
         return
+    target = resolve_target(shown)
     folder = target.parent if str(target.parent) else Path(".")
     try:
         folder_exists = folder.is_dir()
@@ -150,6 +151,14 @@ def write_atomic(path: str | Path, data: bytes | Callable[[BinaryIO], None]) -> 
             raise
 
 
+def _mode(path: Path) -> int | None:
+    """The mode of what ``path`` (through its links) names, or None where nothing is."""
+    try:
+        return os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+
+
 def _remove(name: str | None) -> None:
     if name is not None:
         with contextlib.suppress(OSError):
@@ -163,6 +172,8 @@ def _write_stream(shown: Path, target: Path, data: bytes | Callable[[BinaryIO], 
                 stream.write(data)
             else:
                 data(stream)
+    except BrokenPipeError:
+        raise  # the reader stopped reading (`| head`): its choice, for the caller to take
     except OSError as error:
         raise PipeLabError(f"{shown}: cannot write: {error.strerror}") from None
 

@@ -1,9 +1,9 @@
 """What PipeLab's installed distribution carries: its data files and its version.
 
-Every package keeps its own files beside its modules (engine/presets, gui/assets,
-gpu/kernels) and ships them as package data; `resource` is the one way any code finds them,
-through importlib.resources, so a source checkout and an installed wheel behave alike and no
-path is ever computed from the source tree's layout.
+Every package keeps its own files beside its modules (engine/presets, engine/model.md,
+gui/assets, gpu/kernels) and ships them as package data; `resource` is the one way any code
+finds them, through importlib.resources, so a source checkout and an installed wheel behave
+alike and no path is ever computed from the source tree's layout.
 """
 
 from __future__ import annotations
@@ -26,6 +26,12 @@ def resource(package: str, *parts: str) -> Path:
     if not isinstance(root, Path):
         raise PipeLabError(f"package {package!r} is not installed as files on disk ({root})")
     return root.joinpath(*parts)
+
+
+def model_doc() -> Path:
+    """The model in words (docs/model.md in the source), shipped inside the engine package
+    as ``engine/model.md`` so an installed PipeLab has the page every ``--help`` cites."""
+    return resource("engine", "model.md")
 
 
 def version() -> str:

@@ -184,7 +184,10 @@ class Scenario:
 
     @classmethod
     def from_toml(cls, text: str, source: str = "scenario") -> Scenario:
-        """Parse and validate a scenario file's text; errors name the key and its line."""
+        """Parse and validate a scenario file's text; errors name the key and its line.
+        A leading byte-order mark (Notepad writes one) is no part of the TOML; it is no
+        newline either, so line numbers stay right."""
+        text = text.removeprefix("\ufeff")
         depth, line = deepest_nesting(text)
         if depth > MAX_NESTING:
             raise PipeLabError(
@@ -221,7 +224,7 @@ class Scenario:
         except OSError as error:
             raise PipeLabError(f"{path}: cannot read: {error.strerror}") from None
         try:
-            text = raw.decode("utf-8")
+            text = raw.decode("utf-8-sig")  # UTF-8, with or without a byte-order mark
         except UnicodeDecodeError:
             raise PipeLabError(f"{path}: not a text (UTF-8) file") from None
         return cls.from_toml(text, source=str(path))
@@ -374,12 +377,23 @@ def preset_names() -> list[str]:
     return names
 
 
+def _close_preset(name: str) -> list[str]:
+    """The preset ``name`` was probably meant to be, whatever its case ("BOOK" → "book")."""
+    names = preset_names()
+    by_fold = {known.casefold(): known for known in names}
+    folded = name.strip().casefold().removesuffix(".toml")
+    if folded in by_fold:
+        return [by_fold[folded]]
+    close = difflib.get_close_matches(folded, list(by_fold), n=1)
+    return [by_fold[c] for c in close]
+
+
 def load_preset(name: str) -> Scenario:
     """The shipped preset ``name`` (a file stem in assets/presets; nothing else)."""
     path = PRESETS_DIR / f"{name}.toml"
     if name not in preset_names():
         known = ", ".join(preset_names())
-        close = difflib.get_close_matches(name, preset_names(), n=1)
+        close = _close_preset(name)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise PipeLabError(f"unknown preset {shown(name)}{hint} (known: {known})")
     return Scenario.load(path)

@@ -1,6 +1,6 @@
 """The scheduler: turns a Scenario into a simulated Schedule.
 
-Semantics (ARCHITECTURE.md, binding): op i's stages run read → compute → write on the load,
+Semantics (docs/model.md, binding): op i's stages run read → compute → write on the load,
 compute and store units. A stage is ready when the op's previous stage ends (read: when the
 op is granted a buffer slot; slots go out in op order and are held until the write ends).
 A unit gives a free worker to the stage that became ready earliest, ties to the lower op.

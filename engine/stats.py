@@ -22,7 +22,7 @@ from engine.metrics import (
 )
 from engine.scenario import Scenario
 from engine.schedule import Schedule
-from engine.text import TimeText, count_words, format_time, op_list, span_text
+from engine.text import TimeText, count_words, format_time, number_text, op_list, span_text
 from engine.waits import DONE, IDLE_REASONS, IdleSpans, idle_spans
 
 #: A worker with at most this many idle spans has them listed; more are summed by reason.
@@ -254,7 +254,7 @@ def comparison(schedules: list[Schedule]) -> StatLine | None:
     a, b = first.label or first.policy, last.label or last.policy
     return StatLine(
         "speedup",
-        f"{factor:.3g}×",
+        f"{number_text(factor)}×",
         f"Makespan of {a} ({format_time(first.makespan, first.time_unit)}) divided by the "
         f"makespan of {b} ({format_time(last.makespan, last.time_unit)}).",
     )

@@ -3,7 +3,8 @@ app and every exported figure write them. Ops are numbered from 1 here (op index
 "op 1"), as everywhere users read.
 
 ONE time formatter, `time_text`, and its pieces (`number_text`, `time_scale`,
-`tick_text`, `span_text`) for axes and intervals. The rules:
+`tick_text`, `span_text`) for axes and intervals; `duration_words` for how long a whole
+run takes (minutes and hours). The rules:
 
 * Three significant digits, trailing zeros dropped: "5 s", "1.5 s", "723 ms", "9.67 ms".
 * Seconds get an SI prefix that keeps the number in [1, 1000): "s", "ms", "µs" (a time
@@ -107,18 +108,62 @@ def time_text(value: float, unit: str = "s", digits: int = DIGITS) -> str:
 format_time = time_text
 
 
+def duration_words(seconds: float, about: bool = True) -> str:
+    """How long a whole run takes (an estimate, a limit, time spent), for people: "about
+    40 s", "about 13 min", "about 3.5 h" (or without "about"). `time_text` up to two
+    minutes; then whole minutes, from two hours on hours to a tenth: a run of hours is
+    not read in seconds."""
+    if seconds >= 7200:
+        text = f"{seconds / 3600:,.1f} h"
+    elif seconds >= 120:
+        text = f"{seconds / 60:,.0f} min"
+    else:
+        text = time_text(seconds)
+    return f"about {text}" if about else text
+
+
 def span_text(start: float, end: float, unit: str = "s", time: TimeText = time_text) -> str:
-    """ "2–3 s", "0.5–1.5 s", "250–750 ms": an interval with the unit written once, both
-    ends in the scale of the larger one. ``time`` is kept for callers that pass a
-    formatter; a formatter other than `time_text` writes both ends in full."""
+    """An interval, readable at any magnitude: "2–3 s", "0.5–1.5 s", "250–750 ms" (both
+    ends in the scale of the larger one, the unit written once); "2.00012–2.00013 s"
+    (digits added, up to six, until the ends differ); "1 µs–1,000,000,000 s" (ends of very
+    different sizes each in their own prefix); "1,000,000,000 s + 1 µs" (a start and a
+    length, where no digits tell the ends apart). ``time`` is kept for callers that pass
+    a formatter; a formatter other than `time_text` writes both ends in full."""
     if time is not time_text:
         first = time(start, unit)
         return f"{first.removesuffix(' ' + unit) if unit else first}–{time(end, unit)}"
     if unit in _CYCLES:
         return f"{round(start):,}–{time_text(end, unit)}"
-    scale = time_scale(max(abs(start), abs(end)), unit)
+    larger = max(abs(start), abs(end))
+    scale = time_scale(larger, unit)
     tail = f" {scale.unit}" if scale.unit else ""
-    return f"{scale.number(start)}–{scale.number(end)}{tail}"
+    first, last = scale.number(start), scale.number(end)
+    if first == last and start != end:
+        for digits in range(DIGITS + 1, _SPAN_DIGITS + 1):
+            if larger * scale.factor >= 1000:
+                break  # whole numbers from 1000 up: more digits show nothing more
+            first, last = scale.number(start, digits), scale.number(end, digits)
+            if first != last:
+                return f"{first}–{last}{tail}"
+        return f"{time_text(start, unit)} + {_length_text(start, end, unit)}"
+    if start != 0 and time_scale(start, unit).unit != scale.unit and start * scale.factor < _FAINT:
+        return f"{time_text(start, unit)}–{time_text(end, unit)}"
+    return f"{first}–{last}{tail}"
+
+
+#: Most significant digits a span's ends get before it is written as a start and a length.
+_SPAN_DIGITS = 6
+#: A start below this in the end's scale ("0.000001" s) is written in its own prefix.
+_FAINT = 0.01
+
+
+def _length_text(start: float, end: float, unit: str) -> str:
+    """``end - start`` with only the digits the floats carry: near 1e9 s a float steps by
+    1.2e-7 s, so a 1 µs span is "1 µs", not "0.954 µs"."""
+    length = end - start
+    grain = math.ulp(max(abs(start), abs(end)))
+    known = math.floor(math.log10(length / grain)) if length > grain else 1
+    return time_text(length, unit, digits=max(1, min(DIGITS, known)))
 
 
 def axis_scale(span: float, unit: str = "s") -> TimeScale:

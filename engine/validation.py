@@ -39,21 +39,28 @@ def shown(value: Any) -> str:
     return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
 
 
-def number_text(value: float) -> str:
-    """A number as people write it in a message: 2.5, -1, 1e-320, 3e9 (no "e+09"); the
-    exact value when six digits would misstate it and it is short (1e-320, not 9.99989e-321)."""
-    text = f"{value:.6g}"
-    exact = repr(float(value))
-    if (float(text) != value and len(exact) <= 17) or len(exact) < len(text):
+def value_text(value: float) -> str:
+    """A number someone gave, as they would write it, for a message that quotes it: 2.5,
+    -1, 1e-320, 3e9 (not "3e+09"), 9.0000001 (not "9"). The short form when it reads back
+    as exactly the value, else Python's shortest exact one: never a value the message
+    misstates. The one formatter for user-given numbers (times for people:
+    `engine.text.time_text`)."""
+    number = float(value)
+    if not math.isfinite(number):
+        return str(number)
+    text = f"{number:.6g}"
+    exact = repr(number)
+    if float(text) != number or len(exact) < len(text):
         text = exact
     if "e" in text:
         mantissa, exponent = text.split("e")
         text = f"{mantissa.removesuffix('.0')}e{int(exponent)}"
-    return text
+    return text.removesuffix(".0")
 
 
 def whole_number(value: Any, what: str, low: int, high: int, unit: str = "") -> int:
     """``value`` as an int in [low, high]; a float with no fraction (3.0) is accepted."""
+    given = value
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
         if isinstance(value, float) and value.is_integer():
             value = int(value)
@@ -62,10 +69,19 @@ def whole_number(value: Any, what: str, low: int, high: int, unit: str = "") -> 
             raise PipeLabError(f"{what} must be {noun}, not {shown(value)}")
     number = int(value)
     if number < low or number > high:
-        # 10^5000 has more digits than a line should hold: say "more" or "less" instead.
-        text = f"{number:,}" if abs(number) < 10**30 else ("more" if number > 0 else "less")
-        raise PipeLabError(f"{what} must be between {low} and {high:,}, not {text}")
+        raise PipeLabError(f"{what} must be between {low} and {high:,}, not {_whole_text(given)}")
     return number
+
+
+def _whole_text(value: Any) -> str:
+    """A whole number as given: 1,000,000; a float as written (1e300, not its 301 digits);
+    an int too long for a line (10^5000) by its length."""
+    if isinstance(value, float):
+        return value_text(value)
+    number = int(value)
+    if abs(number) < 10**30:
+        return f"{number:,}"
+    return f"a {len(str(abs(number))):,}-digit number"
 
 
 def duration(value: Any, what: str) -> float:
@@ -76,13 +92,13 @@ def duration(value: Any, what: str) -> float:
     try:
         number = float(value)
     except OverflowError:  # an int beyond a float (10^400)
-        raise PipeLabError(f"{what} must be {DURATION_LIMITS}, not more") from None
+        raise PipeLabError(f"{what} must be {DURATION_LIMITS}, not {_whole_text(value)}") from None
     if math.isnan(number) or math.isinf(number):
         raise PipeLabError(f"{what} must be a finite number, not {number}")
     if number < 0:
-        raise PipeLabError(f"{what} must be 0 or more, not {number_text(number)}")
+        raise PipeLabError(f"{what} must be 0 or more, not {value_text(number)}")
     if number != 0 and not MIN_DURATION <= number <= MAX_DURATION:
-        raise PipeLabError(f"{what} must be {DURATION_LIMITS}, not {number_text(number)}")
+        raise PipeLabError(f"{what} must be {DURATION_LIMITS}, not {value_text(number)}")
     return number
 
 
@@ -92,14 +108,20 @@ def check_durations(array: npt.NDArray[np.float64], what: str) -> None:
     finite = np.isfinite(array)
     if not finite.all():
         bad = int(np.flatnonzero(~finite)[0])
-        raise PipeLabError(f"{what} duration of op {bad + 1} must be a finite number")
+        raise PipeLabError(
+            f"{what} duration of op {bad + 1} must be a finite number, "
+            f"not {value_text(float(array[bad]))}"
+        )
     if (array < 0).any():
         bad = int(np.flatnonzero(array < 0)[0])
-        raise PipeLabError(f"{what} duration of op {bad + 1} must be 0 or more")
+        raise PipeLabError(
+            f"{what} duration of op {bad + 1} must be 0 or more, "
+            f"not {value_text(float(array[bad]))}"
+        )
     outside = (array != 0) & ((array < MIN_DURATION) | (array > MAX_DURATION))
     if outside.any():
         bad = int(np.flatnonzero(outside)[0])
         raise PipeLabError(
             f"{what} duration of op {bad + 1} must be {DURATION_LIMITS}, "
-            f"not {number_text(float(array[bad]))}"
+            f"not {value_text(float(array[bad]))}"
         )

@@ -1,10 +1,11 @@
 """Warp latency hiding: how one SM pipelines its warps, simulated as a `Schedule`.
 
-Model (ARCHITECTURE.md, binding): one SM, W warps, one issue unit. Each warp loops: C cycles
-of compute, which need the issue unit, then a memory load of latency L cycles (any number in
-flight), then again. When the issue unit is free it goes to the ready warp that became ready
-first (ties: lower warp index); every warp is ready at cycle 0. A warp keeps the issue unit
-for its whole C-cycle burst. The run lasts T cycles; tasks still going at T are cut there.
+Model (docs/model.md, "The warp model", binding): one SM, W warps, one issue unit. Each warp
+loops: C cycles of compute, which need the issue unit, then a memory load of latency L
+cycles (any number in flight), then again. When the issue unit is free it goes to the ready
+warp that became ready first (ties: lower warp index); every warp is ready at cycle 0. A
+warp keeps the issue unit for its whole C-cycle burst. The run lasts T cycles; tasks still
+going at T are cut there.
 
 The timeline is an ordinary `Schedule` (time unit "cycles", source "simulated"):
 

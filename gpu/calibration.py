@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.text import time_text
+from engine.text import duration_words, time_text
 from gpu.errors import GpuError
 from gpu.params import MAX_INTENSITY, PipelineParams
 
@@ -89,17 +89,6 @@ class StageCosts:
             "fewer repeats",
             estimate,
         )
-
-
-def duration_words(seconds: float, about: bool = True) -> str:
-    """'about 26 min', 'about 3.5 h', 'about 40 s' (or without 'about')."""
-    if seconds >= 7200:
-        text = f"{seconds / 3600:,.1f} h"
-    elif seconds >= 120:
-        text = f"{seconds / 60:,.0f} min"
-    else:
-        text = time_text(seconds)
-    return f"about {text}" if about else text
 
 
 def _brief(milliseconds: float) -> str:

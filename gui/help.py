@@ -1,6 +1,17 @@
-"""The short "what am I looking at" help shown in its own dock (F1)."""
+"""The app's help: the short "what am I looking at" text shown in its own dock (F1), and
+Help → The model, the model in words (docs/model.md, shipped as package data) in a window
+of its own, so the page every ``--help`` cites is there in an installed app too."""
 
 from __future__ import annotations
+
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QDialog, QMainWindow, QMenu, QTextBrowser, QVBoxLayout, QWidget
+
+from engine.resources import model_doc
+
+#: The menu entry, and the object name of its window (found again, never made twice).
+MODEL_ACTION = "The &model"
+MODEL_WINDOW = "model-help"
 
 HELP_TEXT = """
 <p><b>An assembly line for data.</b> Every op is read from global memory by the
@@ -45,3 +56,53 @@ from the model.</p>
 <p>Each tab keeps its own time: seconds on Pipeline, cycles on Warps, milliseconds on
 GPU.</p>
 """
+
+
+def model_window(parent: QWidget) -> QDialog:
+    """The model page in a non-modal window over ``parent``: made on first use, then shown
+    again as it was left (scrolled where the reader was)."""
+    found = parent.findChild(QDialog, MODEL_WINDOW)
+    if found is not None:
+        return found
+    dialog = QDialog(parent)
+    dialog.setObjectName(MODEL_WINDOW)
+    dialog.setWindowTitle("The model behind PipeLab")
+    browser = QTextBrowser(dialog)
+    browser.setOpenExternalLinks(True)
+    browser.setMarkdown(model_doc().read_text(encoding="utf-8"))
+    layout = QVBoxLayout(dialog)
+    layout.addWidget(browser)
+    dialog.resize(720, 640)
+    return dialog
+
+
+def show_model(parent: QWidget) -> QDialog:
+    """Help → The model: show the model page and bring it to the front."""
+    dialog = model_window(parent)
+    dialog.show()
+    dialog.raise_()
+    dialog.activateWindow()
+    return dialog
+
+
+def add_model_help(window: QMainWindow) -> QAction:
+    """Put "The model" in ``window``'s Help menu, before About (a Help menu is made if
+    the window has none)."""
+    menu = _help_menu(window)
+    action = QAction(MODEL_ACTION, window)
+    action.triggered.connect(lambda _=False: show_model(window))
+    about = next((a for a in menu.actions() if "about" in a.text().lower()), None)
+    if about is not None:
+        menu.insertAction(about, action)
+    else:
+        menu.addAction(action)
+    return action
+
+
+def _help_menu(window: QMainWindow) -> QMenu:
+    bar = window.menuBar()
+    for entry in bar.actions():
+        menu = entry.menu()
+        if isinstance(menu, QMenu) and entry.text().replace("&", "") == "Help":
+            return menu
+    return bar.addMenu("&Help")

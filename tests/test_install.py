@@ -95,7 +95,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     env = _uv_env()
     uv = _uv()
     source, dist, venv = base / "source", base / "dist", base / "venv"
-    shutil.copytree(ROOT, source, ignore=BUILD_IGNORE)
+    # Links kept as links (engine/model.md is one): the build must ship the text, as a
+    # wheel built from a git checkout would.
+    shutil.copytree(ROOT, source, ignore=BUILD_IGNORE, symlinks=True)
     _check(
         [uv, "build", "--wheel", "--out-dir", str(dist), "--python", sys.executable], source, env
     )
@@ -132,6 +134,8 @@ def test_wheel_carries_the_packages_their_data_and_the_licence(installed: Instal
         if "__pycache__" not in path.parts
     }
     assert modules <= names, f"modules missing from the wheel: {sorted(modules - names)}"
+    model = wheel_text(installed.wheel, "engine/model.md")
+    assert model == (ROOT / "docs" / "model.md").read_text(encoding="utf-8"), "the text, no link"
     for folder in DATA_DIRS:
         shipped = {
             path.relative_to(ROOT).as_posix()
@@ -161,6 +165,22 @@ def test_installed_packages_and_data_come_from_the_venv(
     kernels, presets = map(int, counts.split())
     assert kernels == len(list((ROOT / "gpu" / "kernels").glob("*.cu"))) > 0
     assert presets == len(list((ROOT / "engine" / "presets").glob("*.toml"))) > 0
+
+
+def wheel_text(wheel: Path, name: str) -> str:
+    with zipfile.ZipFile(wheel) as archive:
+        return archive.read(name).decode("utf-8")
+
+
+def test_help_points_to_the_installed_model_page(installed: Installed, elsewhere: Path) -> None:
+    """Every --help cites the model; installed, the page is inside the venv."""
+    result = _run([installed.pipelab, "simulate", "--help"], elsewhere, _clean_env(installed.home))
+    assert result.returncode == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    assert "docs/model.md" in text and "Help → The model" in text
+    (page,) = [Path(w.lstrip("(")) for w in text.split() if w.startswith("(/")]
+    assert page.resolve().is_relative_to(installed.venv.resolve()), page
+    assert page.read_text(encoding="utf-8").startswith("# The model behind PipeLab")
 
 
 def test_version(installed: Installed, elsewhere: Path) -> None:

@@ -73,6 +73,15 @@ def test_json_is_valid_and_complete() -> None:
         (["--repeats", "0"], "repeats must be between"),
         (["--backend", "tpu"], "invalid choice"),
         (["--experiment", "tiles"], "experiment 2 (tiles) needs the cupy backend"),
+        (["--intensities", "a,b"], "--intensities must be whole numbers separated by commas"),
+        (["--intensities", ""], "--intensities must be whole numbers separated by commas"),
+        (["--intensities", "1,,2"], "not '1,,2'"),
+        (["--intensities", "1,2"], "--intensities is experiment 2's sweep (tiles)"),
+        # Checked before the calibration that would refuse --intensity 1000000.
+        (["--intensity", "1000000", "--intensities", "x"], "--intensities must be"),
+        (["--size", "1e12"], "at most 1,048,576 MiB, not 1e12"),
+        (["--size", "1.0000001", "--chunks", "0"], "chunks must be between"),
+        (["--time-limit", "-1e-7"], "--time-limit must be a number of seconds above 0, not -1e-7"),
     ],
 )
 def test_bad_flags_exit_2_with_one_line(args: list[str], message: str) -> None:
@@ -135,47 +144,46 @@ class Terminal(io.StringIO):
 
 
 def test_progress_shows_on_a_terminal_after_two_seconds() -> None:
-    from cli.bench import StderrProgress
-    from gpu.params import Progress
+    """bench reports a fraction and a message; the one progress line (cli.console) shows
+    them after its delay, cut to the terminal's width, and erases itself at the end."""
+    from cli.console import Progress
 
     now = [0.0]
     terminal = Terminal()
-    progress = StderrProgress(terminal, clock=lambda: now[0], width=40)
-    progress(Progress(0.1, "calibrating"))
-    assert terminal.getvalue() == ""  # short work stays quiet
-    now[0] = 2.5
-    progress(Progress(0.4, "sequential run 2: chunk 3 of 16, and a long tail of words"))
-    now[0] = 2.55
-    progress(Progress(0.45, "too soon after the last line"))
-    assert terminal.getvalue() == "\r 40% sequential run 2: chunk 3 of 16, a\x1b[K"  # 39 wide
-    progress.close()
-    assert terminal.getvalue().endswith("\r\x1b[K")
+    with Progress(terminal, clock=lambda: now[0], width=40, interval=0.1) as progress:
+        progress.update("calibrating", 0.1)
+        assert terminal.getvalue() == ""  # short work stays quiet
+        now[0] = 2.5
+        progress.update("sequential run 2: chunk 3 of 16, and a long tail of words", 0.4)
+        now[0] = 2.55
+        progress.update("too soon after the last line", 0.45)
+        shown = terminal.getvalue()
+        assert shown == "\rpipelab: sequential run 2: chunk 3 of 1"  # 39 columns
+    assert terminal.getvalue() == shown + "\r" + " " * 39 + "\r"
 
 
 def test_no_progress_where_stderr_is_not_a_terminal() -> None:
-    from cli.bench import StderrProgress
-    from gpu.params import Progress
+    from cli.console import Progress
 
     quiet = io.StringIO()
-    progress = StderrProgress(quiet, clock=lambda: 100.0)
-    progress(Progress(0.5, "half"))
-    progress.close()
+    with Progress(quiet, clock=lambda: 100.0, delay=0.0) as progress:
+        progress.update("half", 0.5)
     assert quiet.getvalue() == ""
 
 
 def test_bench_feeds_its_progress_to_the_terminal(monkeypatch, capsys) -> None:
     """The real command, in-process, with a terminal for stderr and a clock that runs fast."""
-    import cli.bench
+    import cli.console
     from main import main
 
-    ticks = iter(range(0, 10_000_000, 3))
-    monkeypatch.setattr(cli.bench.time, "monotonic", lambda: float(next(ticks)))
+    monkeypatch.setattr(cli.console, "DELAY", 0.0)
+    monkeypatch.setattr(cli.console, "INTERVAL", 0.0)
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     assert main(["bench", *SMALL, "--format", "json"]) == 0
     shown = terminal.getvalue()
-    assert "\r" in shown and "%" in shown and "chunk" in shown
-    assert shown.endswith("\r\x1b[K")  # cleared before the results
+    assert "\rpipelab: " in shown and "%" in shown and "chunk" in shown
+    assert shown.endswith("\r")  # erased before the results
     assert json.loads(capsys.readouterr().out)["streams"]["chunks"] == 8
 
 

@@ -84,6 +84,13 @@ def test_gif_and_webp(tmp_path: Path) -> None:
         (("--out", "t.svg", "--assembly"), "SVG cannot hold the assembly line"),
         (("--out", "t.webp", "--transparent"), "not animations"),
         (("--out", "t.png", "--time", "9.5"), "--time 9.5 is outside the run"),
+        # Shown as given, not rounded: "--time 9 is outside … from 0 to 9 s" once.
+        (
+            ("--out", "t.png", "--time", "9.0000001"),
+            "--time 9.0000001 is outside the run: give a time from 0 to 9 s",
+        ),
+        (("--out", "t.png", "--time", "1e308"), "--time 1e308 is outside"),  # not 1e+308
+        (("--out", ""), "argument --out: must not be empty"),  # as simulate and warps say
         (("--out", "t.png", "--time", "-1"), "outside the run"),
         (("--out", "t.png", "--time", "nan"), "--time must be a finite number"),
         (("--out", "t.png", "--ops", "0"), "--ops must be at least 1"),
@@ -149,3 +156,56 @@ def test_a_title_with_control_characters_or_too_long_still_makes_a_figure(
         grey = Image.open(png).convert("L")
         margin = grey.crop((grey.width - 8, 0, grey.width, 40))
         assert np.asarray(margin).min() > 200
+
+
+#: main(argv) in a child whose stderr is a terminal, progress drawn at once at every phase
+#: (and not redrawn in between).
+_ON_A_TERMINAL = (
+    "import sys, cli.console as c; c.DELAY = 0.0; c.INTERVAL = 3600.0\n"
+    "from main import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
+def on_a_terminal(*argv: str) -> tuple[int, str]:
+    """Run ``argv`` with stderr on a pseudo-terminal; its exit status and what it drew."""
+    import pty
+
+    leader, follower = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "DISPLAY")}
+    with subprocess.Popen(
+        [sys.executable, "-c", _ON_A_TERMINAL, *argv],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=follower,
+    ) as process:
+        os.close(follower)
+        drawn = b""
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the child has gone: the terminal is closed
+                break
+            if not chunk:
+                break
+            drawn += chunk
+        code = process.wait(timeout=300)
+    os.close(leader)
+    return code, drawn.decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize(
+    ("name", "phases"),
+    [("t.json", ["simulating 2,000 ops, sequential", "writing 12,000 tasks"]),
+     ("t.png", ["simulating 2,000 ops, pipelined", "drawing the PNG"])],
+)  # fmt: skip
+def test_long_exports_show_progress_on_a_terminal(tmp_path: Path, name: str, phases) -> None:
+    """`export --ops 1000000` was silent for a minute on a terminal: each step is on the
+    progress line (as in simulate and warps), erased before the command ends."""
+    code, drawn = on_a_terminal("export", "--ops", "2000", "--out", str(tmp_path / name))
+    assert code == 0, drawn
+    for phase in phases:
+        assert f"pipelab: {phase}" in drawn, drawn
+    assert drawn.rstrip(" ").endswith("\r"), drawn  # erased: the prompt comes back clean
+    assert (tmp_path / name).stat().st_size > 0

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -32,15 +33,43 @@ FUZZ = settings(
 )
 
 
-def _run(argv: list[str]) -> tuple[int, str, str]:
+class FullStdout(io.StringIO):
+    """Standard output on a full disk (``> /dev/full``): every write fails."""
+
+    written = False
+
+    def write(self, text: str) -> int:
+        self.written = True
+        raise OSError(28, "No space left on device")
+
+
+#: Where standard output goes: a terminal or pipe, a full disk, or nowhere (``>&-``: Python
+#: then has sys.stdout None).
+STDOUTS = ("open", "full", "closed")
+
+
+def _run(argv: list[str], stdout: str = "open") -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    target = {"open": out, "full": FullStdout(), "closed": None}[stdout]
+    with contextlib.redirect_stdout(target), contextlib.redirect_stderr(err):  # type: ignore[type-var]
         code = main(argv)
+    if isinstance(target, FullStdout) and target.written:
+        assert code == 2, (argv, "a failed write to stdout passed for success")
+    if stdout == "closed" and "--out" not in argv:
+        assert code == 2, (argv, "nothing could be printed, yet it succeeded")
     return code, out.getvalue(), err.getvalue()
 
 
-def _check(argv: list[str]) -> int:
-    code, out, err = _run(argv)
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _check(argv: list[str], stdout: str = "open") -> int:
+    code, out, err = _run(argv, stdout)
     if code == 0:
         assert err == "", (argv, err)
     else:
@@ -48,6 +77,14 @@ def _check(argv: list[str]) -> int:
         assert out == "", (argv, out[:200])
         assert err.startswith("pipelab: ") and err.count("\n") == 1, (argv, err)
         assert "Traceback" not in err and "Warning" not in err, (argv, err)
+        missing = re.search(r"argument (--[\w-]+): expected one argument", err)
+        if missing:  # only a flag with no value, never one given a number (-1e-7)
+            flag = missing.group(1)
+            places = [i for i, item in enumerate(argv) if item == flag]
+            assert any(i + 1 == len(argv) or not _is_number(argv[i + 1]) for i in places), (
+                argv,
+                err,
+            )
     return code
 
 
@@ -133,6 +170,23 @@ _bytes = st.one_of(
 
 
 @FUZZ
+@given(
+    st.sampled_from(_PRESETS),
+    st.booleans(),
+    st.sampled_from(["\n", "\r\n"]),
+    st.sampled_from(["", "\n", "\n# the end\n", "   \n"]),
+)
+def test_valid_files_stay_valid_in_any_dress(text: str, bom: bool, newline: str, tail: str) -> None:
+    """A byte-order mark (Notepad), CRLF line ends, a trailing comment or blank: the same
+    scenario, read without complaint."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "dressed.toml"
+        body = (text + tail).replace("\n", newline).encode("utf-8")
+        path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + body)
+        assert _check(["simulate", "--scenario", str(path), "--width", "50"]) == 0
+
+
+@FUZZ
 @given(st.one_of(_structured, _shaped, _mutated(), _bytes))
 def test_random_scenario_files_succeed_or_fail_in_one_line(content: str | bytes) -> None:
     with tempfile.TemporaryDirectory() as folder:
@@ -150,11 +204,13 @@ NUMBERS = [
     "0", "-0", "1", "-1", "2", "1.5", "1e-6", "9e-7", "1e9", "1000000001", "1e308", "1e-320",
     "nan", "inf", "-inf", "", " ", "abc", "1,5", "١٢", "0x10", "1_000", "10000001", "1024",
     "1025", "4294967296", "9" * 30, "1e3", "+3", "3.0", "--", "-", "None",
+    "-1e-7", "-1e5", "-0e0", "-1E+3", "-.5e1", "-5.", "-1_0", "-nan", "-Infinity", "9.0000001",
 ]  # fmt: skip
 _number = st.one_of(
     st.sampled_from(NUMBERS),
     st.integers(-3, 300).map(str),
     st.floats(min_value=-1e10, max_value=1e10).map(repr),
+    st.floats(allow_nan=False).map(lambda x: f"{x:e}"),  # every exponent form, negatives too
     st.text(max_size=6),
 )
 _name = st.one_of(
@@ -208,15 +264,15 @@ def _bounded(argv: list[str]) -> bool:
 
 
 @FUZZ
-@given(_argv(SIMULATE_FLAGS).filter(_bounded))
-def test_random_simulate_flags(argv: list[str]) -> None:
-    _check(["simulate", *argv])
+@given(_argv(SIMULATE_FLAGS).filter(_bounded), st.sampled_from(STDOUTS))
+def test_random_simulate_flags(argv: list[str], stdout: str) -> None:
+    _check(["simulate", *argv], stdout)
 
 
 @FUZZ
-@given(_argv(WARPS_FLAGS).filter(_bounded))
-def test_random_warps_flags(argv: list[str]) -> None:
-    _check(["warps", *argv])
+@given(_argv(WARPS_FLAGS).filter(_bounded), st.sampled_from(STDOUTS))
+def test_random_warps_flags(argv: list[str], stdout: str) -> None:
+    _check(["warps", *argv], stdout)
 
 
 @FUZZ

@@ -50,3 +50,32 @@ def test_a_parse_error_is_one_line_with_one_prefix(
     err = capsys.readouterr().err
     assert err.startswith(expected) and err.count("\n") == 1, err
     assert "pipelab: pipelab:" not in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["simulate", "--read", "-1e-7"], "read must be 0 or more, not -1e-7"),
+        (["simulate", "--compute", "-1E5"], "compute must be 0 or more, not -100000"),
+        (["simulate", "--write", "-2.5e+3"], "write must be 0 or more, not -2500"),
+        (["simulate", "--read", "-.5e1"], "read must be 0 or more, not -5"),
+        (["simulate", "--read", "-inf"], "read must be a finite number, not -inf"),
+        (["simulate", "--ops", "-1_000"], "--ops must be at least 1, not -1000"),
+        (["export", "--out", "t.png", "--time", "-1e-3"], "--time -0.001 is outside the run"),
+        (["warps", "--latency", "-1e3"], "argument --latency: invalid int value: '-1e3'"),
+        (["bench", "--time-limit", "-1e-7"], "--time-limit must be a number of seconds above 0"),
+    ],
+)
+def test_negative_numbers_in_any_form_are_values(
+    argv: list[str], expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """argparse took -1e-7 for an option ("expected one argument"); every subcommand now
+    reads it as the value it is, and says what is wrong with it."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and expected in err, err
+
+
+def test_negative_zero_in_exponent_form_is_zero(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--read", "-0e0", "--format", "json"]) == 0
+    assert '"makespan": 4' in capsys.readouterr().out

@@ -227,7 +227,7 @@ def test_messages_quote_a_long_value_short() -> None:
         ("[defaults]\ncount = 1" + "0" * 5000 + "\n", "a number with too many digits"),
         (
             "[defaults]\ncount = " + "9" * 40 + "\n",
-            "count must be between 1 and 10,000,000, not more",
+            "count must be between 1 and 10,000,000, not a 40-digit number",
         ),
         ("[defaults]\nread = 1979-05-27\n", "read duration must be a number"),
         ("[defaults]\nread = [1, 2]\n", "read duration must be a number"),

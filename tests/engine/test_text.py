@@ -77,6 +77,53 @@ def test_intervals_write_the_unit_once_in_the_larger_ends_scale() -> None:
     assert span_text(3.0, 40.0, "cycles") == "3–40 cycles"
 
 
+@pytest.mark.parametrize(
+    ("start", "end", "text"),
+    [
+        (1e9, 1e9 + 1e-6, "1,000,000,000 s + 1 µs"),  # was "1,000,000,000–1,000,000,000 s"
+        (1e9 - 1e-6, 1e9, "1,000,000,000 s + 1 µs"),
+        (1e9, 1e9 + 0.4, "1,000,000,000 s + 400 ms"),
+        (1e-6, 1e9, "1 µs–1,000,000,000 s"),  # was "0.000001–1,000,000,000 s"
+        (1e-4, 5.0, "100 µs–5 s"),
+        (0.0, 1e-6, "0–1 µs"),
+        (1e-6, 2e-6, "1–2 µs"),
+        (0.0, 1e9, "0–1,000,000,000 s"),
+        (2.00012, 2.00013, "2.00012–2.00013 s"),  # digits until the ends differ
+        (12.5, 12.5 + 1e-6, "12.5 s + 1 µs"),
+        (5.0, 5.0, "5–5 s"),
+    ],
+)
+def test_intervals_stay_readable_at_the_extremes(start: float, end: float, text: str) -> None:
+    assert span_text(start, end) == text
+
+
+def _span_back(text: str) -> tuple[float, float]:
+    """A span text read back as (start, end) in seconds."""
+    if " + " in text:
+        first, length = text.split(" + ")
+        return seconds_of(first), seconds_of(first) + seconds_of(length)
+    first, last = text.split("–")
+    if " " not in first:  # the unit written once, after the end
+        first += " " + last.split(" ")[1]
+    return seconds_of(first), seconds_of(last)
+
+
+@given(times, st.one_of(st.just(0.0), st.floats(min_value=1e-6, max_value=1e9)))
+def test_intervals_tell_their_ends_apart_at_any_magnitude(start: float, length: float) -> None:
+    """Every span a run can hold (ends 0 or 1e-6 .. 3e16, lengths 1e-6 .. 1e9): no
+    scientific notation, a short line, ends that differ when the span has a length, each
+    read back within the rounding of what is shown."""
+    end = start + length
+    text = span_text(start, end)
+    assert not re.search(r"[eE]|inf|nan", text.replace("µs", "")), text
+    assert len(text) <= 60, text
+    low, high = _span_back(text)
+    if end > start:
+        assert high > low, (start, end, text)
+    assert abs(low - start) <= 5e-3 * start + 0.5, (start, end, text)
+    assert abs(high - end) <= 5e-3 * end + 0.5, (start, end, text)
+
+
 @given(times)
 def test_never_scientific_and_three_significant_digits(value: float) -> None:
     text = time_text(value)
