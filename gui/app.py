@@ -60,12 +60,9 @@ def make_window(scenario_path: str | None = None, preset: str | None = None) -> 
     """Create the app (if needed) and the main window on the chosen scenario."""
     make_app()
     scenario, name = initial_scenario(scenario_path, preset)
-    from gui.help import add_model_help
     from gui.main_window import MainWindow
 
-    window = MainWindow(scenario=scenario, preset=name) if not name else MainWindow(preset=name)
-    add_model_help(window)  # Help → The model
-    return window
+    return MainWindow(scenario=scenario, preset=name) if not name else MainWindow(preset=name)
 
 
 #: Set to a number of milliseconds, the app quits by itself that long after it started:

@@ -4,8 +4,7 @@ of its own, so the page every ``--help`` cites is there in an installed app too.
 
 from __future__ import annotations
 
-from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QDialog, QMainWindow, QMenu, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QTextBrowser, QVBoxLayout, QWidget
 
 from engine.resources import model_doc
 
@@ -83,26 +82,3 @@ def show_model(parent: QWidget) -> QDialog:
     dialog.raise_()
     dialog.activateWindow()
     return dialog
-
-
-def add_model_help(window: QMainWindow) -> QAction:
-    """Put "The model" in ``window``'s Help menu, before About (a Help menu is made if
-    the window has none)."""
-    menu = _help_menu(window)
-    action = QAction(MODEL_ACTION, window)
-    action.triggered.connect(lambda _=False: show_model(window))
-    about = next((a for a in menu.actions() if "about" in a.text().lower()), None)
-    if about is not None:
-        menu.insertAction(about, action)
-    else:
-        menu.addAction(action)
-    return action
-
-
-def _help_menu(window: QMainWindow) -> QMenu:
-    bar = window.menuBar()
-    for entry in bar.actions():
-        menu = entry.menu()
-        if isinstance(menu, QMenu) and entry.text().replace("&", "") == "Help":
-            return menu
-    return bar.addMenu("&Help")

@@ -45,7 +45,7 @@ from gui.about import about_text
 from gui.app_model import GUI_MAX_OPS, AppModel, ScenarioChange
 from gui.clock import Clock
 from gui.errors import one_line
-from gui.help import HELP_TEXT
+from gui.help import HELP_TEXT, MODEL_ACTION, show_model
 from gui.icons import raw_icon
 from gui.keys import KeyRouter, transport_actions
 from gui.run_heading import RunHeading, figure_title
@@ -527,6 +527,7 @@ class MainWindow(QMainWindow):
 
     def _build_help_menu(self, menu: QMenu) -> None:
         menu.addAction(self._action("&What am I looking at?", self._show_help, "F1"))
+        menu.addAction(self._action(MODEL_ACTION, lambda: show_model(self)))
         menu.addAction(self._action("&About PipeLab", self._about))
 
     def _build_clock_shortcuts(self) -> None:
