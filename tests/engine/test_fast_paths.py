@@ -21,25 +21,11 @@ from engine.errors import PipeLabError
 from engine.scenario import Scenario
 from engine.schedule import Schedule
 from engine.scheduler import simulate, simulate_reference
-from engine.validation import MIN_DURATION
 from engine.view_model import idle_intervals, typical_duration
 from engine.wait_index import wait_index
 from engine.waits import idle_spans
 from tests.engine import legacy_indexes as legacy
-
-duration = st.one_of(
-    st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, 3.0]),
-    st.floats(min_value=MIN_DURATION, max_value=10.0, allow_nan=False, allow_infinity=False),
-)
-
-
-@st.composite
-def scenarios(draw: st.DrawFn) -> Scenario:
-    n = draw(st.integers(1, 14))
-    rows = draw(st.lists(st.tuples(duration, duration, duration), min_size=n, max_size=n))
-    workers = draw(st.tuples(*(st.integers(1, 3) for _ in range(3))))
-    r, c, w = (np.array(column) for column in zip(*rows, strict=True))
-    return Scenario(r, c, w, workers=workers, buffers=draw(st.integers(0, 5)))
+from tests.engine.strategies import duration, scenarios
 
 
 @st.composite
@@ -63,7 +49,7 @@ def schedules(draw: st.DrawFn) -> Schedule:
             op=np.arange(n) % ops, stage=unit, unit=unit, worker=worker, start=start,
             end=start + length, workers=workers, n_ops=ops, source="measured",
         )  # fmt: skip
-    scenario = draw(scenarios())
+    scenario = draw(scenarios(max_ops=14))
     model = simulate(scenario, draw(st.sampled_from(["sequential", "pipelined"])))
     if kind == "simulated":
         return model
@@ -171,7 +157,7 @@ def test_span_index_answers_as_before(schedule, t0, span, columns, shortest) -> 
 
 
 @settings(max_examples=60, deadline=None)
-@given(scenarios(), st.sampled_from(["sequential", "pipelined"]))
+@given(scenarios(max_ops=14), st.sampled_from(["sequential", "pipelined"]))
 def test_handed_over_columns_equal_the_reference(scenario, policy) -> None:
     fast, reference = simulate(scenario, policy), simulate_reference(scenario, policy)
     for column in ("op", "stage", "unit", "worker", "start", "end", "grant"):

@@ -9,11 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.metrics import idle_gaps, makespan_formula, steady_state
-from engine.scenario import Scenario
 from engine.schedule import Schedule
 from engine.scheduler import simulate
 from engine.timeline import narrate
-from engine.validation import MIN_DURATION
 from engine.waits import (
     DONE,
     INPUT,
@@ -25,23 +23,11 @@ from engine.waits import (
     idle_spans,
     op_waits,
 )
+from tests.engine.strategies import scenarios
 
 EPS = 1e-9
 
 # As in test_properties: a small grid makes ties and zero-length stages common.
-duration = st.one_of(
-    st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, 3.0]),
-    st.floats(min_value=MIN_DURATION, max_value=10.0, allow_nan=False, allow_infinity=False),
-)
-
-
-@st.composite
-def scenarios(draw: st.DrawFn) -> Scenario:
-    n = draw(st.integers(1, 12))
-    rows = draw(st.lists(st.tuples(duration, duration, duration), min_size=n, max_size=n))
-    workers = draw(st.tuples(*(st.integers(1, 3) for _ in range(3))))
-    r, c, w = (list(col) for col in zip(*rows, strict=True))
-    return Scenario(r, c, w, workers=workers, buffers=draw(st.integers(0, 5)))
 
 
 def _holders(schedule: Schedule, time: float) -> int:
