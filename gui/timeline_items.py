@@ -27,7 +27,7 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 from engine.schedule import Schedule
 from engine.view_model import format_time
 from gui.colours import OP_COLOURS, Theme, density_colours, idle_style, ink_on
-from gui.figure.bars import BAR_HEIGHT, THIN_PIXELS, long_and_visible, plan_bars
+from gui.figure.bars import BAR_HEIGHT, THIN_PIXELS, BarPlan, long_and_visible, plan_bars
 from gui.figure.legend import Entry, legend_entries, legend_figure
 from gui.figure.model import Figure
 from gui.figure.painter import render_image
@@ -113,6 +113,11 @@ class BarsItem(pg.GraphicsObject):
         self.paint_count = 0  # how often paint ran: the benchmark checks ticks leave it alone
         self.last_plan: list[tuple[int, int]] = []  # per group: (bars drawn, density runs)
         self.hatched: frozenset[str] = frozenset()  # the wait reasons the last paint hatched
+        # The last paint's plans, by what they were planned from: a repaint of a group
+        # whose Schedule and view are unchanged (the sequential run of an edit of the
+        # slots, a theme change) plans nothing again.
+        self._plans: dict[tuple[object, ...], BarPlan] = {}
+        self._planned: dict[tuple[object, ...], BarPlan] = {}
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     def set_groups(self, groups: list[RowGroup]) -> None:
@@ -150,10 +155,12 @@ class BarsItem(pg.GraphicsObject):
             return
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
         labels: list[tuple[RowGroup, np.ndarray, np.ndarray]] = []
+        self._planned = {}
         for group in self._groups:
             drawn = self._paint_group(painter, group, view, sx, sy)
             if drawn is not None:
                 labels.append((group, *drawn))
+        self._plans = self._planned  # only this paint's: the old runs' go with them
         for group, wide, rows in labels:
             self._paint_labels(painter, group, wide, rows)
 
@@ -177,18 +184,22 @@ class BarsItem(pg.GraphicsObject):
             tasks, index = self._op_tasks(s, r0, r1), None
             start, end, rows = s.start[tasks], s.end[tasks], s.op[tasks] - r0
             n_rows, first = r1 - r0, r0
-        plan = plan_bars(
-            start,
-            end,
-            rows,
-            n_rows=n_rows,
-            t0=t0,
-            t1=t1,
-            pixels=(t1 - t0) * sx,
-            row_pixels=sy,
-            capacity=s.n_workers if group.rows == "ops" else None,
-            index=index,
-        )
+        key = (s, group.rows, r0, r1, t0, t1, sx, sy)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = plan_bars(
+                start,
+                end,
+                rows,
+                n_rows=n_rows,
+                t0=t0,
+                t1=t1,
+                pixels=(t1 - t0) * sx,
+                row_pixels=sy,
+                capacity=s.n_workers if group.rows == "ops" else None,
+                index=index,
+            )
+        self._planned[key] = plan
         painter.setPen(Qt.PenStyle.NoPen)
         if group.rows == "workers":
             self._paint_idle_rows(painter, group, s.makespan)
