@@ -132,25 +132,11 @@ def fonts(base: QFont, density: Density) -> tuple[QFont, QFont]:
 def fit_text(variants: tuple[str, ...] | list[str], font: QFont, width: float) -> str:
     """The first variant that fits ``width`` pixels in ``font``, else the last one elided
     (possibly to nothing)."""
-    metrics = _metrics(font)
+    metrics = QFontMetricsF(font)
     for text in variants:
         if metrics.horizontalAdvance(text) <= width:
             return text
     return metrics.elidedText(variants[-1], Qt.TextElideMode.ElideRight, max(0.0, width))
-
-
-def _metrics(font: QFont) -> QFontMetricsF:
-    """``font``'s metrics, kept per font (every text of every frame is fitted)."""
-    key = font.key()
-    metrics = _METRICS.get(key)
-    if metrics is None:
-        if len(_METRICS) > 64:
-            _METRICS.clear()
-        metrics = _METRICS[key] = QFontMetricsF(font)
-    return metrics
-
-
-_METRICS: dict[str, QFontMetricsF] = {}
 
 
 def chip_font_px(height: float) -> int:
