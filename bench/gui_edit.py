@@ -6,10 +6,13 @@ beside a reference measured in the same run, as a ratio and in ms:
   every Schedule shown) and repainted once;
 * tick: a bare pyqtgraph plot of those rectangles whose `InfiniteLine` cursor moves once.
 
-An edit changes the buffers of a scenario with random durations (uniform 0.5–1.5, seed 0)
-through the app model, as the form does: off the GUI thread above 2,000 ops. The edit's
-time is split into the worker's steps (simulate, stats, cache warm-up, composing) and the
-GUI thread's (landing: setting the views; painting).
+An edit changes the buffers (3 ↔ 4) of a scenario with random durations (uniform 0.5–1.5,
+seed 0) through the app model, as the form does: off the GUI thread above 2,000 ops; a
+second row changes every op's compute time instead (1.0 ↔ 1.05 s). An edit of the buffers
+keeps the sequential run (it has one slot whatever the scenario says); an edit of a
+duration simulates both. The edit's time is split into the worker's steps (simulate,
+stats, cache warm-up, composing) and the GUI thread's (landing: setting the views;
+painting).
 
     uv run python bench/gui_edit.py                   # everything (10^6 with 2 workers: minutes)
     uv run python bench/gui_edit.py --sizes 1000,100000 --workers 1 --no-tick
@@ -142,7 +145,11 @@ def timed_steps(record: list[tuple[str, float]]):  # type: ignore[no-untyped-def
     return compute_run
 
 
-def edit_once(window: object, buffers: int, app: QApplication) -> dict[str, float]:
+#: The edits timed: form field → the two values it alternates between.
+EDITS = {"buffers": (4, 3), "compute": (1.05, 1.0)}
+
+
+def edit_once(window: object, field: str, value: float, app: QApplication) -> dict[str, float]:
     import gui.app_model
 
     steps: list[tuple[str, float]] = []
@@ -155,7 +162,7 @@ def edit_once(window: object, buffers: int, app: QApplication) -> dict[str, floa
 
     model.run_changed.connect(mark)
     start = time.perf_counter()
-    wait_for(model.shown_changed, lambda: model.edit("buffers", buffers))
+    wait_for(model.shown_changed, lambda: model.edit(field, value))
     landed = time.perf_counter()
     app.processEvents()  # paints what the landing dirtied, once
     painted = time.perf_counter()
@@ -176,7 +183,7 @@ def edit_once(window: object, buffers: int, app: QApplication) -> dict[str, floa
     return out
 
 
-def bench_edits(sizes: list[int], workers: list[int]) -> None:
+def bench_edits(sizes: list[int], workers: list[int], fields: list[str]) -> None:
     from gui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication([])
@@ -187,14 +194,15 @@ def bench_edits(sizes: list[int], workers: list[int]) -> None:
     bare.clear()
     for _ in range(5):
         app.processEvents()
-    print("edit → redrawn (view: both policies; buffers 3 ↔ 4), median of the samples")
+    print("edit → redrawn (view: both policies), median of the samples")
     print(
-        f"{'ops':>9} {'k':>2} {'tasks':>10} | {'edit→drawn':>10} {'bare bars':>10} {'ratio':>6} |"
+        f"{'ops':>9} {'k':>2} {'edit':>8} {'tasks':>10} | {'edit→drawn':>10} {'bare bars':>10}"
+        f" {'ratio':>6} |"
         " worker: wall [simulate / stats / narration / gantt / assembly, summed over the"
         " Schedules] | GUI: landing / paint (ms)"
     )
     for k in workers:
-        for n in sizes:
+        for n, field in ((n, field) for n in sizes for field in fields):
             window.apply_scenario(scenario_of(n, k))  # the starting point, not timed
             app.processEvents()
             samples = (
@@ -204,14 +212,15 @@ def bench_edits(sizes: list[int], workers: list[int]) -> None:
                 if n <= 100_000
                 else int(os.environ.get("BENCH_BIG_SAMPLES", "1"))
             )
-            runs = [edit_once(window, 4 if i % 2 == 0 else 3, app) for i in range(samples)]
+            values = EDITS[field]
+            runs = [edit_once(window, field, values[i % 2], app) for i in range(samples)]
             refs = [bare.redraw(window.schedules) for _ in range(max(1, samples))]
             bare.clear()
             ms = {key: 1000 * statistics.median(r.get(key, 0.0) for r in runs) for key in runs[0]}
             ref = 1000 * statistics.median(refs)
             tasks = sum(len(s) for s in window.schedules)
             print(
-                f"{n:>9,} {k:>2} {tasks:>10,} | {ms['total']:>8.1f}ms {ref:>8.1f}ms "
+                f"{n:>9,} {k:>2} {field:>8} {tasks:>10,} | {ms['total']:>8.1f}ms {ref:>8.1f}ms "
                 f"{ms['total'] / ref:>5.2f}× | {ms['worker']:.1f} ["
                 + " / ".join(f"{ms.get(step, 0):.1f}" for step in WORKER_STEPS)
                 + f"] (hop {ms['to worker']:.1f}, compose+back {ms['to GUI']:.1f}) | "
@@ -408,6 +417,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000,1000000")
     parser.add_argument("--workers", default="1,2")
+    parser.add_argument("--edits", default="buffers,compute", help="of: " + ", ".join(EDITS))
     parser.add_argument("--no-tick", action="store_true")
     parser.add_argument("--no-rss", action="store_true")
     parser.add_argument("--rss-only", action="store_true")
@@ -417,7 +427,11 @@ def main() -> None:
     )
     if not args.rss_only:
         sizes = [int(s) for s in args.sizes.split(",")]
-        bench_edits(sizes, [int(k) for k in args.workers.split(",")])
+        fields = [f for f in args.edits.split(",") if f]
+        unknown = [f for f in fields if f not in EDITS]
+        if unknown:
+            parser.error(f"unknown edit {unknown[0]!r} (expected {', '.join(EDITS)})")
+        bench_edits(sizes, [int(k) for k in args.workers.split(",")], fields)
         if not args.no_tick:
             bench_ticks([1_000, 1_000_000])
     if not args.no_rss:

@@ -15,7 +15,7 @@ chips and their words on top, in time independent of the number of ops.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtCore import QPoint, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QPaintEngine, QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
@@ -36,6 +36,9 @@ GLIDE_SECONDS = 0.3
 GLIDE_SHARE = 0.35
 #: Margins around the lanes, and between two lanes.
 MARGIN_X, MARGIN_Y, LANE_GAP = 10, 6, 8
+#: Each lane's static layer reaches this many pixels past its rectangle (less than half
+#: the gap: the layers of two lanes never overlap).
+LAYER_PAD = 3
 
 
 class AssemblyLineView(QWidget):
@@ -49,7 +52,9 @@ class AssemblyLineView(QWidget):
         self._specs: list[LaneSpec] = []
         self._static: QPixmap | None = None
         self._static_key: tuple[object, ...] = ()
+        self._lane_layers: dict[tuple[object, ...], tuple[QPoint, QPixmap]] = {}
         self.static_paints = 0  # how often the static layer was drawn (ticks leave it alone)
+        self.lane_paints = 0  # how often a lane's part of it was drawn
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setAutoFillBackground(False)
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)  # we fill every pixel
@@ -71,6 +76,7 @@ class AssemblyLineView(QWidget):
     def set_theme(self, theme: Theme) -> None:
         self._theme = theme
         self._static = None
+        self._lane_layers = {}
         self.update()
 
     # -- geometry ------------------------------------------------------------------------
@@ -84,8 +90,10 @@ class AssemblyLineView(QWidget):
         return QSize(width, height)
 
     def _update_minimum(self) -> None:
-        self.setMinimumSize(self.minimum_size())
-        self.updateGeometry()
+        minimum = self.minimum_size()
+        if minimum != self.minimumSize():  # else the layouts above would redo for nothing
+            self.setMinimumSize(minimum)
+            self.updateGeometry()
 
     def lane_rects(self) -> list[QRectF]:
         """One rectangle per Schedule, stacked top to bottom."""
@@ -166,21 +174,58 @@ class AssemblyLineView(QWidget):
 
     def _static_layer(self) -> QPixmap:
         """What does not change with time, drawn once per size, theme and the lanes'
-        shape (an edited duration keeps the layer; other workers or buffers redraw it)."""
+        shape (an edited duration keeps the layer; other workers or buffers redraw it).
+        Each lane's part is kept apart (`_lane_layer`): an edit of the slots redraws the
+        pipelined lane's only (the sequential run has one slot whatever the scenario)."""
         ratio = self.devicePixelRatioF()
-        key = (self.width(), self.height(), ratio, self.font(), *self._specs)
+        font = self.font()
+        key = (self.width(), self.height(), ratio, font, *self._specs)
         if self._static is None or self._static_key != key:
             pixmap = QPixmap(round(self.width() * ratio), round(self.height() * ratio))
             pixmap.setDevicePixelRatio(ratio)
             pixmap.fill(self._theme.colour("background"))
             painter = QPainter(pixmap)
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-            for lane in self._lanes(painter, self._clock.time):
-                lane.paint_static()
+            kept: dict[tuple[object, ...], tuple[QPoint, QPixmap]] = {}
+            lanes = zip(
+                self.lane_rects(), self.layouts(), self._schedules, self._specs, strict=False
+            )
+            for rect, layout, schedule, spec in lanes:
+                # Outlines reach a pixel past the lane's rectangle; lanes are further apart.
+                area = rect.toAlignedRect().adjusted(-LAYER_PAD, -LAYER_PAD, LAYER_PAD, LAYER_PAD)
+                area = area.intersected(self.rect())
+                lane_key = (area.getRect(), rect.getRect(), ratio, font.key(), spec)
+                drawn = self._lane_layers.get(lane_key) or kept.get(lane_key)
+                if drawn is None:
+                    layer = self._lane_layer(schedule, rect, layout, area, ratio)
+                    drawn = (area.topLeft(), layer)
+                kept[lane_key] = drawn
+                painter.drawPixmap(*drawn)
             painter.end()
+            self._lane_layers = kept
             self._static, self._static_key = pixmap, key
             self.static_paints += 1
         return self._static
+
+    def _lane_layer(
+        self, schedule: Schedule, rect: QRectF, layout: LaneLayout, area: QRect, ratio: float
+    ) -> QPixmap:
+        """One lane's static parts on the background, over ``area`` (its rectangle
+        widened to whole pixels and `LAYER_PAD`: shifted by whole pixels, the picture is
+        the one drawn in place)."""
+        pixmap = QPixmap(round(area.width() * ratio), round(area.height() * ratio))
+        pixmap.setDevicePixelRatio(ratio)
+        pixmap.fill(self._theme.colour("background"))
+        painter = QPainter(pixmap)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        # The lane's own coordinates (widget pixels) through the window, not the world
+        # transform: what it draws is where it lands in the widget.
+        painter.setWindow(area)
+        painter.setViewport(0, 0, area.width(), area.height())
+        lane = LanePainter(painter, self._theme, schedule, self._clock.time, rect, layout, 0.0)
+        lane.paint_static()
+        painter.end()
+        self.lane_paints += 1
+        return pixmap
 
 
 __all__ = ["AssemblyLineView", "LanePainter", "lane_spec", "static_signature"]

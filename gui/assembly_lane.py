@@ -38,6 +38,9 @@ from gui.icons import tinted
 
 #: Device pixel ratio of the worker figures embedded in vector exports (sharp in print).
 VECTOR_FIGURE_RATIO = 4.0
+#: Each alignment's drawText flags, vertically centred (enum arithmetic is slow in Python
+#: and every text of every frame goes through `LanePainter.draw`).
+_CENTRED: dict[Qt.AlignmentFlag, int] = {}
 
 
 class LanePainter:
@@ -138,9 +141,12 @@ class LanePainter:
         theme colour (by name) or ``colour``. Every text of the lane goes through here."""
         if not text:
             return
+        flags = _CENTRED.get(align)
+        if flags is None:
+            flags = _CENTRED[align] = int(align | Qt.AlignmentFlag.AlignVCenter)
         self.p.setFont(font)
         self.p.setPen(self.theme.colour(colour) if isinstance(colour, str) else colour)
-        self.p.drawText(rect, int(align | Qt.AlignmentFlag.AlignVCenter), text)
+        self.p.drawText(rect, flags, text)
 
     def fit(
         self,

@@ -14,7 +14,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QPixmap
 
 from engine.assembly_slots import SlotState
 from gui.assembly_parts import CHIP_FONT_MIN, chip_font_px
-from gui.colours import Theme, ink_on, op_colour
+from gui.colours import OP_COLOURS, Theme, ink_on, op_colour
 
 
 def chip_label(op: int, width: float, height: float, base: QFont) -> tuple[str, QFont]:
@@ -67,7 +67,12 @@ def chip_pixmap(colour_index: int, width: int, height: int, ratio: float) -> QPi
 
 def chip_ink(op: int) -> QColor:
     """The colour of the number on op ``op``'s chip."""
-    return ink_on(op_colour(op))
+    return QColor(_ink_of(op % len(OP_COLOURS)))
+
+
+@lru_cache(maxsize=len(OP_COLOURS))
+def _ink_of(colour_index: int) -> QColor:
+    return ink_on(op_colour(colour_index))
 
 
 def paint_empty_slot(painter: QPainter, rect: QRectF, theme: Theme) -> None:

@@ -6,6 +6,7 @@ is pale and hatched. The app's Gantt and every exported figure read these same t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from PySide6.QtGui import QColor
 
@@ -161,5 +162,11 @@ def blend(low: QColor, high: QColor, share: float) -> QColor:
 def density_colours(theme: Theme, base: str = "idle") -> list[QColor]:
     """The density ramp: entry k is a cell busy k / DENSITY_LEVELS of the time, from the
     theme's ``base`` colour (idle rows; background where rows are ops) to ``busy``."""
+    return [QColor(colour) for colour in _density_ramp(theme, base)]
+
+
+@lru_cache(maxsize=16)
+def _density_ramp(theme: Theme, base: str) -> tuple[QColor, ...]:
+    """`density_colours`, blended once per theme (each Gantt paint asks for it)."""
     low, high = theme.colour(base), theme.colour("busy")
-    return [blend(low, high, k / DENSITY_LEVELS) for k in range(DENSITY_LEVELS + 1)]
+    return tuple(blend(low, high, k / DENSITY_LEVELS) for k in range(DENSITY_LEVELS + 1))

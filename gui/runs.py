@@ -132,8 +132,9 @@ def compute_run(
     """Simulate ``scenario`` under ``policies`` (or take the ``given`` Schedules), then
     derive everything per Schedule. Yields a word after each step (an abort point).
 
-    ``reuse``: a Run of the same scenario whose Schedules for these policies are taken as
-    they are (switching the view from both to pipelined simulates nothing).
+    ``reuse``: a Run whose Schedules for these policies are taken as they are when they
+    are this scenario's (switching the view from both to pipelined simulates nothing;
+    nor does the sequential run of an edit of the slots).
 
     Big runs (`gui.run_steps.PARALLEL_TASKS`) work on their Schedules side by side, one thread each
     (the compiled scheduler and numpy release the GIL), and yield every few ms while they
@@ -166,9 +167,17 @@ def _derived_of(run: Run, index: int) -> dict[str, object]:
 
 
 def _reusable(run: Run | None, scenario: Scenario, policy: str) -> int | None:
-    if run is None or run.scenario is not scenario:
+    """Which of ``run``'s Schedules is ``scenario``'s under ``policy`` already: that of
+    the same scenario (another view of it), or of a scenario that differs in nothing
+    that matters to ``policy`` (a sequential run, when only the slots changed: it has one
+    slot whatever the scenario says, and its stats read no scenario)."""
+    if run is None or run.scenario is None or policy not in run.policies:
         return None
-    return run.policies.index(policy) if policy in run.policies else None
+    if run.scenario is not scenario and (
+        policy != "sequential" or difference_names(run.scenario, scenario, policy) is not None
+    ):
+        return None
+    return run.policies.index(policy)
 
 
 # -- pins ----------------------------------------------------------------------------------

@@ -18,13 +18,14 @@ import numpy as np
 import numpy.typing as npt
 from PySide6.QtCore import QByteArray, QEvent, QSize, Qt
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QLabel, QScrollArea, QSizePolicy, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QScrollArea, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
 from engine.schedule import Schedule
 from engine.timeline import narrate
 from gui.assembly import AssemblyLineView
 from gui.clock import Clock
 from gui.colours import LIGHT, Theme
+from gui.narration_label import NarrationLabel
 from gui.runs import Shown
 from gui.timeline import TimelineView
 
@@ -68,8 +69,6 @@ class ScheduleView(QWidget):
         self.narration_box = _FixedLabelBox(top)
         self.narration = self.narration_box.label
         self.narration.setObjectName("narration")
-        self.narration.setWordWrap(True)
-        self.narration.setTextFormat(Qt.TextFormat.RichText)
         top_layout.addWidget(self.narration_box)
         self.timeline = TimelineView(clock, theme, self.splitter, floor=TIMELINE_MIN_HEIGHT)
         self.splitter.addWidget(top)
@@ -216,14 +215,16 @@ class ScheduleView(QWidget):
 
 
 class _FixedLabelBox(QScrollArea):
-    """Holds a word-wrapped QLabel at a fixed size that follows this box's width.
+    """Holds a word-wrapped `NarrationLabel` at a fixed size that follows this box's width.
 
     A QLabel whose text changes asks its parent's layout to recompute on every change
     (about a millisecond here, at every event the clock passes); a label of fixed size
     does not. The box asks for the height its text needs (its size hint and maximum) only
     when the new text needs more or fewer lines, which is rare, and never beyond its cap
     (`set_cap`): a longer text scrolls. Where room is short (a 1280 × 720 screen) the
-    layout may give it less, down to `floor`: the text scrolls then too.
+    layout may give it less, down to `floor`: the text scrolls then too. The label
+    measures a text's height with the layout it then paints (`NarrationLabel.height_for`):
+    one layout per text.
 
     Until the box is shown it has no real width; it measures the text at a nominal width
     then (measured at its default width of a hundred pixels, two lines of narration
@@ -237,11 +238,8 @@ class _FixedLabelBox(QScrollArea):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.setWidgetResizable(False)
-        self.label = QLabel()
+        self.label = NarrationLabel()
         self.setWidget(self.label)
-        # A fixed-size label reports its fixed size as its height for any width, so the
-        # height a text needs is measured on a twin that is never shown or sized.
-        self._twin = QLabel()
         self._cap: int | None = None  # the most height the box takes (None: the floor)
         self._wanted = 0  # the height the text asks for (within the cap)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
@@ -272,9 +270,10 @@ class _FixedLabelBox(QScrollArea):
 
     def floor(self) -> int:
         """The least height the cap may be: two and a half lines of the label's font."""
-        self._sync_twin()
-        margins = self._twin.contentsMargins()
-        lines = self._twin.fontMetrics().lineSpacing() * 5 // 2
+        label = self.label
+        label.polish_as_named()
+        margins = label.contentsMargins()
+        lines = label.fontMetrics().lineSpacing() * 5 // 2
         return lines + margins.top() + margins.bottom()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
@@ -287,32 +286,20 @@ class _FixedLabelBox(QScrollArea):
         if event.type() in (QEvent.Type.StyleChange, QEvent.Type.FontChange):
             self._fit()  # the stylesheet sets the label's font and padding
 
-    def _sync_twin(self) -> None:
-        twin, label = self._twin, self.label
-        if twin.objectName() != label.objectName():
-            twin.setObjectName(label.objectName())  # the stylesheet's padding and font
-            twin.style().unpolish(twin)
-            twin.style().polish(twin)
-        twin.setWordWrap(label.wordWrap())
-        twin.setTextFormat(label.textFormat())
-        twin.ensurePolished()
-
     def _fit(self, shrink: bool = True) -> None:
-        self._sync_twin()
-        twin = self._twin
-        twin.setText(self.label.text())
+        label = self.label
         width = max(1, self.width() if self.isVisible() else max(self.width(), NOMINAL_WIDTH))
         cap = max(self.floor(), self._cap or 0)
-        needed = max(1, twin.heightForWidth(width))
+        needed = max(1, label.height_for(width))
         height = min(needed, cap)
         if not shrink:
             height = min(max(height, self._wanted), cap)
         shown = min(height, self.height()) if self.isVisible() else height
         if needed > shown:  # it scrolls: the scroll bar takes some of the width
             width = max(1, width - self.verticalScrollBar().sizeHint().width())
-            needed = max(1, twin.heightForWidth(width))
-        if self.label.size() != QSize(width, needed):
-            self.label.setFixedSize(width, needed)
+            needed = max(1, label.height_for(width))
+        if label.size() != QSize(width, needed):
+            label.setFixedSize(width, needed)
         if height != self._wanted:
             self._wanted = height
             self.setMaximumHeight(height)

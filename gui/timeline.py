@@ -30,6 +30,7 @@ from gui.timeline_items import (
     RowAxis,
     RowGroup,
     layout_groups,
+    ticks_drawn,
 )
 from gui.timeline_rows import CURSOR_ROOM, MIN_GAP, TITLE_ROOM, RowFit, fit_rows, rows_height
 
@@ -58,7 +59,10 @@ class TimeAxis(pg.AxisItem):
         self.scale_of_times = axis_scale(0.0)
 
     def set_span(self, span: float, unit: str) -> None:
-        self.scale_of_times = axis_scale(span, unit)
+        scale = axis_scale(span, unit)
+        if scale == self.scale_of_times and ticks_drawn(self):
+            return  # the same tick words (a new range redraws them itself)
+        self.scale_of_times = scale
         self.picture = None
         self.update()
 

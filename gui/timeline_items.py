@@ -27,7 +27,7 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 from engine.schedule import Schedule
 from engine.view_model import format_time
 from gui.colours import OP_COLOURS, Theme, density_colours, idle_style, ink_on
-from gui.figure.bars import BAR_HEIGHT, THIN_PIXELS, long_and_visible, plan_bars
+from gui.figure.bars import BAR_HEIGHT, THIN_PIXELS, BarPlan, long_and_visible, plan_bars
 from gui.figure.legend import Entry, legend_entries, legend_figure
 from gui.figure.model import Figure
 from gui.figure.painter import render_image
@@ -113,6 +113,11 @@ class BarsItem(pg.GraphicsObject):
         self.paint_count = 0  # how often paint ran: the benchmark checks ticks leave it alone
         self.last_plan: list[tuple[int, int]] = []  # per group: (bars drawn, density runs)
         self.hatched: frozenset[str] = frozenset()  # the wait reasons the last paint hatched
+        # The last paint's plans, by what they were planned from: a repaint of a group
+        # whose Schedule and view are unchanged (the sequential run of an edit of the
+        # slots, a theme change) plans nothing again.
+        self._plans: dict[tuple[object, ...], BarPlan] = {}
+        self._planned: dict[tuple[object, ...], BarPlan] = {}
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     def set_groups(self, groups: list[RowGroup]) -> None:
@@ -150,10 +155,12 @@ class BarsItem(pg.GraphicsObject):
             return
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
         labels: list[tuple[RowGroup, np.ndarray, np.ndarray]] = []
+        self._planned = {}
         for group in self._groups:
             drawn = self._paint_group(painter, group, view, sx, sy)
             if drawn is not None:
                 labels.append((group, *drawn))
+        self._plans = self._planned  # only this paint's: the old runs' go with them
         for group, wide, rows in labels:
             self._paint_labels(painter, group, wide, rows)
 
@@ -177,18 +184,22 @@ class BarsItem(pg.GraphicsObject):
             tasks, index = self._op_tasks(s, r0, r1), None
             start, end, rows = s.start[tasks], s.end[tasks], s.op[tasks] - r0
             n_rows, first = r1 - r0, r0
-        plan = plan_bars(
-            start,
-            end,
-            rows,
-            n_rows=n_rows,
-            t0=t0,
-            t1=t1,
-            pixels=(t1 - t0) * sx,
-            row_pixels=sy,
-            capacity=s.n_workers if group.rows == "ops" else None,
-            index=index,
-        )
+        key = (s, group.rows, r0, r1, t0, t1, sx, sy)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = plan_bars(
+                start,
+                end,
+                rows,
+                n_rows=n_rows,
+                t0=t0,
+                t1=t1,
+                pixels=(t1 - t0) * sx,
+                row_pixels=sy,
+                capacity=s.n_workers if group.rows == "ops" else None,
+                index=index,
+            )
+        self._planned[key] = plan
         painter.setPen(Qt.PenStyle.NoPen)
         if group.rows == "workers":
             self._paint_idle_rows(painter, group, s.makespan)
@@ -351,14 +362,27 @@ class RowAxis(pg.AxisItem):
     def __init__(self) -> None:
         super().__init__("left")
         self._groups: list[RowGroup] = []
+        self._rows_drawn: tuple[object, ...] = ()  # `_rows_signature` of the drawn ticks
         self._words: dict[float, str] = {}
         self._font_size = label_font_size(LABEL_PIXELS)
 
     def set_groups(self, groups: list[RowGroup]) -> None:
+        rows = _rows_signature(groups)
         self._groups = groups
+        if rows == self._rows_drawn and ticks_drawn(self):
+            return  # an edit that keeps the rows and their names: the ticks stand
+        self._rows_drawn = rows
         self.picture = None  # redraw the ticks
         self.fit_width()
         self.update()
+
+    def setRange(self, mn: float, mx: float) -> None:
+        """pyqtgraph redraws the ticks at every range it is told, changed or not (each
+        edit tells it the rows' range again); the rows' labels only move with the range.
+        A resize redraws them (`resizeEvent`); this axis draws no grid."""
+        if ticks_drawn(self) and [mn, mx] == self.range:
+            return
+        super().setRange(mn, mx)
 
     @property
     def font_size(self) -> int:
@@ -433,6 +457,25 @@ class RowAxis(pg.AxisItem):
 
     def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
         return [self._words.get(value, "") for value in values]
+
+
+def ticks_drawn(axis: pg.AxisItem) -> bool:
+    """Whether ``axis`` holds its drawn ticks (pyqtgraph's ``picture``; None: redraw)."""
+    return getattr(axis, "picture", None) is not None
+
+
+def _rows_signature(groups: list[RowGroup]) -> tuple[object, ...]:
+    """What the row axis draws from the groups: where each starts, its rows and (worker
+    rows) their names; op rows are named by number."""
+    return tuple(
+        (
+            g.first_row,
+            g.rows,
+            g.n_rows,
+            tuple(g.schedule.row_label(r) for r in range(g.n_rows)) if g.rows == "workers" else (),
+        )
+        for g in groups
+    )
 
 
 @dataclass(frozen=True)
@@ -565,6 +608,9 @@ class LegendItem(pg.GraphicsWidget):
         self._rows = "workers"
         self._image: QImage | None = None
         self._image_key: tuple[object, ...] = ()
+        #: Layouts by width, for these entries, rows and theme (asked for at every paint,
+        #: resize and size hint: laying out costs about as much as painting).
+        self._figures: dict[float, Figure] = {}
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self._fit()
 
@@ -576,19 +622,29 @@ class LegendItem(pg.GraphicsWidget):
     def set_reasons(self, reasons: Iterable[str], rows: str) -> None:
         """Show an entry for each of ``reasons`` (in the shared table's order) after the
         title of ``rows`` ("Idle:" for worker rows, "Ops wait:" for op rows)."""
-        self._entries = legend_entries(reasons, rows, density=False, makespan=False)
-        self._rows = rows
+        entries = legend_entries(reasons, rows, density=False, makespan=False)
+        if entries == self._entries and rows == self._rows:
+            return  # an edit that keeps the reasons: nothing to lay out or repaint
+        self._entries, self._rows = entries, rows
+        self._figures = {}
         self._fit()
 
     def set_theme(self, theme: Theme) -> None:
         self._theme = theme
         self._image = None
+        self._figures = {}
         self.update()
 
     def figure(self, width: float | None = None) -> Figure:
         """The legend laid out at ``width`` (default: the current width; units: pixels)."""
         width = max(120.0, width if width is not None else float(self.size().width()) or 600.0)
-        return legend_figure(self._entries, width, self.TEXT, self._theme, self._rows)
+        figure = self._figures.get(width)
+        if figure is None:
+            if len(self._figures) >= 8:
+                self._figures.clear()
+            figure = legend_figure(self._entries, width, self.TEXT, self._theme, self._rows)
+            self._figures[width] = figure
+        return figure
 
     def height_for(self, width: float) -> float:
         """The legend's height at ``width`` pixels (0 when it has nothing to say)."""

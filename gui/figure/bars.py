@@ -25,6 +25,11 @@ THIN_PIXELS = 2.0
 MIN_ROW_PIXELS = 2.0
 #: Height of a bar as a share of its row.
 BAR_HEIGHT = 0.72
+#: Up to this many visible tasks per (row, pixel column), the density is summed from the
+#: visible tasks themselves (O(visible tasks): a few hundred µs at 10^4 tasks) rather than
+#: searched in the index per column (O(rows · columns · log n): about 1 ms per row at
+#: 1,200 columns, however few the tasks). Both are bounded by the pixels.
+DIRECT_PER_CELL = 32
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -132,9 +137,14 @@ def _plan_indexed(
     shortest: float,
 ) -> BarPlan:
     wide = long_and_visible(index, start, end, t0, t1, shortest)
-    if index.count_visible(t0, t1) <= len(wide):
+    visible = index.count_visible(t0, t1)
+    if visible <= len(wide):
         return BarPlan(wide, None, False)
-    fraction = index.busy_fraction(t0, t1, columns)  # every task: a search per column
+    fraction = None
+    if visible <= DIRECT_PER_CELL * n_rows * columns:
+        fraction = _visible_fraction(index, start, end, row, n_rows, t0, t1, columns)
+    if fraction is None:
+        fraction = index.busy_fraction(t0, t1, columns)  # every task: a search per column
     gaps = _gaps(fraction, float(index.reach.max()), t0, t1)
     if len(wide):  # the bars are drawn over it: the shade shows the thin tasks only
         fraction = np.clip(
@@ -146,6 +156,25 @@ def _plan_indexed(
             1.0,
         )
     return BarPlan(wide, _runs(fraction, t0, t1, n_rows, banded=False), False, gaps)
+
+
+def _visible_fraction(
+    index: SpanIndex,
+    start: FloatArray,
+    end: FloatArray,
+    row: IntArray,
+    n_rows: int,
+    t0: float,
+    t1: float,
+    columns: int,
+) -> FloatArray | None:
+    """`busy_fraction` of the visible tasks, summed from them; None where two of them
+    overlap on a row (the index merges overlaps, a sum would count them twice)."""
+    found = index.visible(t0, t1)  # row by row, each row's in time order
+    s, e, r = start[found], end[found], row[found]
+    if len(found) > 1 and bool(((s[1:] < e[:-1]) & (r[1:] == r[:-1])).any()):
+        return None
+    return busy_fraction(s, e, r, n_rows=n_rows, t0=t0, t1=t1, columns=columns)
 
 
 def _gaps(fraction: FloatArray, last_end: float, t0: float, t1: float) -> bool:

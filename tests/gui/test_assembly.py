@@ -126,6 +126,12 @@ def test_a_tick_repaints_neither_the_bars_nor_the_static_layer(window: MainWindo
     window.edit("load_workers", 2)
     window.view.assembly.repaint()
     assert window.view.assembly.static_paints == static + 1
+    # Other slots change the pipelined lane's shape only: the sequential lane is kept.
+    lanes = window.view.assembly.lane_paints
+    window.edit("buffers", 5)
+    window.view.assembly.repaint()
+    assert window.view.assembly.static_paints == static + 2
+    assert window.view.assembly.lane_paints == lanes + 1
 
 
 def test_idle_time_stops_at_the_lanes_makespan(window: MainWindow, painted: Painted) -> None:

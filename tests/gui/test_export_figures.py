@@ -334,10 +334,15 @@ def test_a_million_ops_are_laid_out_as_density(qapp) -> None:
     assert any("density" in r.cls for r in rects)
 
 
+@pytest.mark.parametrize("per_cell", [0, 32], ids=["searched", "summed"])
 @pytest.mark.parametrize("window", [(0.0, 1.0), (0.4, 0.41), (0.2, 0.6), (0.3, 0.332)])
-def test_the_gantts_indexed_plan_is_the_exports_plan(window) -> None:
+def test_the_gantts_indexed_plan_is_the_exports_plan(window, per_cell, monkeypatch) -> None:
     """The app plans through the tasks' index (cost follows pixels), an export scans the
-    tasks: the same bars, and the same shade wherever tasks are too thin."""
+    tasks: the same bars, and the same shade wherever tasks are too thin; whether the
+    index sums the visible tasks' shade or searches it per pixel column."""
+    import gui.figure.bars
+
+    monkeypatch.setattr(gui.figure.bars, "DIRECT_PER_CELL", per_cell)
     schedule = simulate(Scenario.uniform_ops(5_000, 1.0, 2.5, 0.5, buffers=2), "pipelined")
     t0, t1 = (f * schedule.makespan for f in window)
     common = {"n_rows": 3, "t0": t0, "t1": t1, "pixels": 800.0, "row_pixels": 20.0}
@@ -349,6 +354,23 @@ def test_the_gantts_indexed_plan_is_the_exports_plan(window) -> None:
     assert (scan.density is None) == (fast.density is None)
     if scan.density is not None and fast.density is not None:
         assert abs(len(scan.density) - len(fast.density)) <= 0.02 * len(scan.density) + 3
+
+
+def test_the_visible_tasks_shade_is_the_indexs_and_overlaps_go_to_the_index() -> None:
+    """Summed from the visible tasks, the shade is the index's own; where two spans
+    overlap on a row (the index merges them) the sum is not used."""
+    from engine.density import SpanIndex
+    from gui.figure.bars import _visible_fraction
+
+    schedule = simulate(Scenario.uniform_ops(2_000, 1.0, 2.5, 0.5, buffers=2), "pipelined")
+    index = task_index(schedule)
+    t0, t1 = 0.1 * schedule.makespan, 0.7 * schedule.makespan
+    summed = _visible_fraction(index, schedule.start, schedule.end, schedule.row, 3, t0, t1, 700)
+    assert summed is not None
+    assert np.abs(summed - index.busy_fraction(t0, t1, 700)).max() < 1e-9
+    start, end, row = np.array([0.0, 1.0, 5.0]), np.array([3.0, 2.0, 6.0]), np.zeros(3, int)
+    overlapping = SpanIndex.build(start, end, row, 1)
+    assert _visible_fraction(overlapping, start, end, row, 1, 0.0, 6.0, 12) is None
 
 
 def book_with_two_slots():

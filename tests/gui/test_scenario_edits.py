@@ -4,6 +4,8 @@ names and the comparison line of a pinned run beside the current one."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -153,3 +155,21 @@ def test_switching_the_view_reuses_the_schedules_already_simulated() -> None:
     only = finish(compute_run(book, ("pipelined",), reuse=both))
     assert only.schedules[0] is both.schedules[1]
     assert only.stats[0] is both.stats[1]
+
+
+def test_an_edit_of_the_slots_keeps_the_sequential_run() -> None:
+    """A sequential run has one slot whatever the scenario says: an edit of the slots
+    simulates only the pipelined run; any other edit simulates both."""
+    book, both_policies = load_preset("book"), ("sequential", "pipelined")
+    both = run_of(book)
+    slots = finish(compute_run(book.with_changes(buffers=2), both_policies, reuse=both))
+    assert slots.schedules[0] is both.schedules[0] and slots.stats[0] is both.stats[0]
+    assert slots.schedules[1] is not both.schedules[1]
+    assert slots.schedules[1].makespan == 6.0
+    fresh = run_of(book.with_changes(buffers=2))
+    assert np.array_equal(slots.schedules[0].start, fresh.schedules[0].start)
+    assert slots.stats[0] == fresh.stats[0]
+    slower = finish(compute_run(book.with_changes(compute=2.0), both_policies, reuse=both))
+    assert slower.schedules[0] is not both.schedules[0]
+    more = finish(compute_run(replace(book, workers=(2, 1, 1)), both_policies, reuse=both))
+    assert more.schedules[0] is not both.schedules[0]

@@ -194,3 +194,46 @@ def test_the_table_is_a_model_view_that_holds_a_million_ops(qtbot) -> None:
     table.ops.set_scenario(edited)
     assert table.model().data(table.model().index(999_999, 2)) == "2"
     assert table.model().data(table.model().index(0, 2)) == "0.8"
+
+
+def test_a_painted_cell_asks_once_and_reads_what_data_says(qtbot) -> None:
+    """A view asks a cell for all its roles in one call (multiData), and each answer is
+    what data() gives for that role."""
+    from PySide6.QtCore import QModelRoleData, QModelRoleDataSpan
+
+    from gui.ops_table import OpsTable, OpsTableModel
+
+    table = OpsTable()
+    qtbot.addWidget(table)
+    table.ops.set_scenario(Scenario.uniform_ops(50, 1.0, 1.2345678, 0.8))
+    roles = [
+        Qt.ItemDataRole.DisplayRole,
+        Qt.ItemDataRole.EditRole,
+        Qt.ItemDataRole.TextAlignmentRole,
+        Qt.ItemDataRole.FontRole,
+        Qt.ItemDataRole.BackgroundRole,
+    ]
+    index = table.ops.index(3, 1)
+    for role in roles:
+        item = QModelRoleData(int(role))
+        table.ops.multiData(index, QModelRoleDataSpan(item))
+        assert item.data() == table.ops.data(index, role), role
+    asked: list[int] = []
+
+    class Counted(OpsTableModel):
+        def data(self, index, role=Qt.ItemDataRole.DisplayRole):  # type: ignore[no-untyped-def]
+            asked.append(int(role))
+            return super().data(index, role)
+
+        def multiData(self, index, span):  # type: ignore[no-untyped-def]
+            asked.append(-1)
+            super().multiData(index, span)
+
+    counted = Counted(table)
+    counted.set_scenario(Scenario.uniform_ops(50, 1.0, 1.2345678, 0.8))
+    table.setModel(counted)
+    table.resize(300, 200)
+    table.show()
+    qtbot.waitExposed(table)
+    table.grab()
+    assert asked and set(asked) == {-1}  # every cell in one call, never role by role

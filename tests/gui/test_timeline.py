@@ -4,6 +4,8 @@ than a pixel, bars again when zoomed in."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from PySide6.QtCore import QPointF
@@ -481,3 +483,23 @@ def test_a_long_title_is_cut_before_its_makespan_label_leaves_the_view(qtbot) ->
     boxes = view.marks.drawn[1]
     assert boxes.label.right() <= boxes.right_edge
     assert boxes.title.right() < boxes.label.left()
+
+
+def test_an_edit_that_keeps_the_rows_keeps_the_row_axis_and_legend(
+    timeline: TimelineView, qtbot
+) -> None:
+    """Same rows and reasons (other durations): the row names and the legend are not laid
+    out or drawn again; other workers redraw the row names."""
+    qtbot.wait(20)
+    axis, legend = timeline.row_axis, timeline.legend
+    drawn, image = axis.picture, legend._image
+    assert drawn is not None and image is not None
+    scenario = load_preset("book").with_changes(compute=1.5)
+    timeline.set_schedules([simulate(scenario, "sequential"), simulate(scenario, "pipelined")])
+    qtbot.wait(20)
+    assert axis.picture is drawn and legend._image is image
+    more = replace(scenario, workers=(1, 2, 1))
+    timeline.set_schedules([simulate(more, "sequential"), simulate(more, "pipelined")])
+    qtbot.wait(20)
+    assert axis.picture is not drawn
+    assert "compute unit 2" in {word for _, word in axis.labels(0, 20, 400)}
