@@ -1,4 +1,5 @@
-/* The scheduler's event loop, compiled (and the critical path's walk, below): engine/fast_scheduler.py holds the same algorithm in
+/* The scheduler's event loop, compiled (and the critical path's walk, below; the idle
+ * spans' pass is in engine/_idle_pass.c): engine/fast_scheduler.py holds the same algorithm in
  * Python (the fallback when this module is not built) and explains it. Both reproduce
  * engine.scheduler.simulate_reference bit for bit: the only arithmetic is `end = now + d`,
  * done in double precision exactly where the reference does it, and every choice (which
@@ -401,6 +402,9 @@ done:
     return result;
 }
 
+/* engine/_idle_pass.c */
+PyObject *fastsched_rows_pass(PyObject *self, PyObject *args);
+
 static PyMethodDef methods[] = {
     {"schedule", schedule, METH_VARARGS,
      "schedule(durations, (k_load, k_compute, k_store), buffers, starts, workers, grant)\n"
@@ -411,6 +415,13 @@ static PyMethodDef methods[] = {
      "              path, sums)\n"
      "--\n\n"
      "Walk the critical path back from task `last`; fills path and sums, returns the length."},
+    {"rows_pass", fastsched_rows_pass, METH_VARARGS,
+     "rows_pass(row_starts, reach, bounds, first_row, n_rows, span, points, starts, tasks,\n"
+     "          hold_lo, hold_hi, slots, (input, slot, done), budget,\n"
+     "          out_row, out_start, out_end, out_reason, out_task)\n"
+     "--\n\n"
+     "One unit's idle gaps, found row by row and cut at the points: counted (out columns\n"
+     "None) or written with each piece's awaited task and reason; returns (gaps, cuts)."},
     {NULL, NULL, 0, NULL},
 };
 

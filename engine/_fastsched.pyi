@@ -1,4 +1,4 @@
-"""Type stub for the optional compiled event loop (engine/_fastsched.c)."""
+"""Type stub for the optional compiled module (engine/_fastsched.c, engine/_idle_pass.c)."""
 
 import numpy as np
 import numpy.typing as npt
@@ -27,3 +27,28 @@ def critical_path(
     sums: npt.NDArray[np.float64],
 ) -> int:
     """Walk the critical path back from ``last``; fills path and sums, returns its length."""
+
+def rows_pass(
+    row_starts: npt.NDArray[np.float64],
+    reach: npt.NDArray[np.float64],
+    bounds: npt.NDArray[np.int64],
+    first_row: int,
+    n_rows: int,
+    span: float,
+    points: npt.NDArray[np.float64],
+    starts: npt.NDArray[np.float64],
+    tasks: npt.NDArray[np.int64],
+    hold_lo: npt.NDArray[np.float64],
+    hold_hi: npt.NDArray[np.float64],
+    slots: int,
+    codes: tuple[int, int, int],
+    budget: int,
+    out_row: npt.NDArray[np.int64] | None,
+    out_start: npt.NDArray[np.float64] | None,
+    out_end: npt.NDArray[np.float64] | None,
+    out_reason: npt.NDArray[np.int8] | None,
+    out_task: npt.NDArray[np.int64] | None,
+) -> tuple[int, int]:
+    """One unit's idle gaps (rows ``first_row`` .. + ``n_rows``), cut at ``points``:
+    counted with every out column None ((gaps, cuts), cuts -1 past ``budget``), else
+    written with each piece's awaited task and reason (``codes``: input, slot, done)."""

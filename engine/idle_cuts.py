@@ -3,14 +3,21 @@ gap (every simulated run; see engine.waits): gaps cut at their unit's starts, ea
 with the task it awaits and its reason, written straight into the five columns of
 `engine.waits.IdleSpans`. At 10^6 ops there are millions of spans: no temporary array is
 made that is not needed, and no binary search where the pass that found the gaps knows
-the answer."""
+the answer.
+
+Two builds, identical columns bit for bit: one compiled pass per unit (engine/_idle_pass.c,
+with the scheduler's module, where that was built) and the numpy code below."""
 
 from __future__ import annotations
 
+import sys
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
+
+from engine import fast_scheduler
 
 if TYPE_CHECKING:
     from engine.wait_index import UnitTasks, WaitIndex
@@ -31,6 +38,9 @@ def idle_columns(
     10^6 ops there are millions of spans, and every temporary array costs its page faults.
     Where no gap is cut (one worker per unit) the spans are the gaps: their row, start
     and end columns are the gaps' own arrays."""
+    compiled = fast_scheduler.compiled if fast_scheduler.use_compiled else None
+    if compiled is not None:
+        return _compiled_columns(compiled, index, budget, reasons)
     s = index.schedule
     input_, slot, done_code = reasons
     rows, lo, hi = index.gaps
@@ -82,6 +92,58 @@ def idle_columns(
             full = index.holds.count(middle, near=ranks) >= index.slots
             full &= ~done
             reason[full] = slot
+    return out_row, out_start, out_end, out_reason, out_task
+
+
+def _compiled_columns(
+    compiled: ModuleType, index: WaitIndex, budget: int, reasons: tuple[int, int, int]
+) -> tuple[IntArray, FloatArray, FloatArray, ReasonArray, IntArray]:
+    """`idle_columns` by the compiled pass, which finds the gaps itself, row by row
+    (`Schedule.by_row`): per unit, its gaps and cuts counted (the same budget rule), then
+    every piece written with its task and reason. Where nothing is cut the pieces are the
+    gaps: written once, they become `WaitIndex.gaps` too (or are those, when built)."""
+    s = index.schedule
+    _, bounds = s.by_row
+    row_starts, reach = s.row_starts, s.row_reach[0]
+    no_points = np.zeros(0)
+    plans = []
+    for u, unit in enumerate(index.units):
+        rows = (int(s.worker_offsets[u]), s.workers[u])
+        points = unit.points if s.workers[u] > 1 else no_points
+        holds = (no_points, no_points)
+        if index.pipeline and u == index.load_unit and index.slots > 0:
+            holds = (index.holds.lo, index.holds.hi_sorted)
+        inputs = (
+            row_starts, reach, bounds, *rows, index.span, points,
+            np.ascontiguousarray(unit.starts), np.ascontiguousarray(unit.tasks, np.int64),
+            *holds, index.slots, reasons,
+        )  # fmt: skip
+        gaps, cuts = compiled.rows_pass(*inputs, budget, None, None, None, None, None)
+        if cuts < 0:  # too many: cut at its last start only (at most once a gap)
+            points = np.asarray([unit.last_start])
+            inputs = (*inputs[:6], points, *inputs[7:])
+            gaps, cuts = compiled.rows_pass(*inputs, sys.maxsize, None, None, None, None, None)
+        plans.append((inputs, gaps + cuts, cuts))
+    total = sum(n for _, n, _ in plans)
+    cut = any(cuts for _, _, cuts in plans)
+    known = None if cut else index.__dict__.get("gaps")
+    if known is None:
+        out_row, out_start, out_end = np.empty(total, np.int64), np.empty(total), np.empty(total)
+    else:
+        out_row, out_start, out_end = known  # nothing is cut: the gaps themselves
+    out_reason, out_task = np.empty(total, np.int8), np.empty(total, np.int64)
+    at = 0
+    for inputs, n, _ in plans:
+        piece = slice(at, at + n)
+        geometry = (None, None, None) if known is not None else (
+            out_row[piece], out_start[piece], out_end[piece]
+        )  # fmt: skip
+        compiled.rows_pass(*inputs, 0, *geometry, out_reason[piece], out_task[piece])
+        at += n
+    if not cut and known is None:
+        for column in (out_row, out_start, out_end):
+            column.flags.writeable = False
+        index.__dict__["gaps"] = (out_row, out_start, out_end)
     return out_row, out_start, out_end, out_reason, out_task
 
 
