@@ -1,4 +1,4 @@
-"""Type stub for the optional compiled module (engine/_fastsched.c, engine/_idle_pass.c)."""
+"""Type stub for the optional compiled module (engine/_fastsched.c, _idle_pass.c, _row_order.c)."""
 
 import numpy as np
 import numpy.typing as npt
@@ -28,6 +28,24 @@ def critical_path(
 ) -> int:
     """Walk the critical path back from ``last``; fills path and sums, returns its length."""
 
+def critical_path_rows(
+    start: npt.NDArray[np.float64],
+    end: npt.NDArray[np.float64],
+    unit: npt.NDArray[np.int64],
+    op: npt.NDArray[np.int64],
+    stage: npt.NDArray[np.int64],
+    order: npt.NDArray[np.int64],
+    bounds: npt.NDArray[np.int64],
+    slot_of_op: npt.NDArray[np.int64],
+    stages: int,
+    last: int,
+    tolerance: float,
+    path: npt.NDArray[np.int64],
+    sums: npt.NDArray[np.float64],
+) -> int:
+    """`critical_path` of an op-major pipeline, the candidates read off ``by_row`` (order,
+    bounds), the stages and the slot releases per op; returns the path's length."""
+
 def rows_pass(
     row_starts: npt.NDArray[np.float64],
     reach: npt.NDArray[np.float64],
@@ -52,3 +70,17 @@ def rows_pass(
     """One unit's idle gaps (rows ``first_row`` .. + ``n_rows``), cut at ``points``:
     counted with every out column None ((gaps, cuts), cuts -1 past ``budget``), else
     written with each piece's awaited task and reason (``codes``: input, slot, done)."""
+
+def rows_in_time_order(
+    start: npt.NDArray[np.float64],
+    end: npt.NDArray[np.float64],
+    row: npt.NDArray[np.int64],
+    n_rows: int,
+    order: npt.NDArray[np.int64],
+    bounds: npt.NDArray[np.int64],
+    starts: npt.NDArray[np.float64],
+    ends: npt.NDArray[np.float64],
+    resorted: npt.NDArray[np.bool_],
+) -> None:
+    """Spans sorted by (row, start, end; then index) into the out arrays, and per row
+    whether it was not in that order already."""

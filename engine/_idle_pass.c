@@ -85,6 +85,8 @@ typedef struct {
     int8_t *out_reason;
     int64_t *out_task;
     Py_ssize_t capacity; /* entries in each out column */
+    double *totals;      /* NULL, or per (row, reason): the idle time, added piece by piece */
+    Py_ssize_t n_reasons;
 } Pass;
 
 typedef struct {
@@ -131,6 +133,7 @@ static int visit_gap(const Pass *p, Walk *w, int writing, Py_ssize_t budget, int
             }
         }
         p->out_reason[at] = reason;
+        if (p->totals != NULL) p->totals[row * p->n_reasons + reason] += piece_end - piece_start;
         if (!cut) return 0;
         w->cuts++;
         piece_start = p->points[w->point++];
@@ -175,35 +178,39 @@ static int get_array(PyObject *object, Py_buffer *view, Py_ssize_t itemsize, con
 
 /* rows_pass(row_starts, reach, bounds, first_row, n_rows, span, points, starts, tasks,
  *           hold_lo, hold_hi, slots, (input, slot, done), budget,
- *           out_row, out_start, out_end, out_reason, out_task)
+ *           out_row, out_start, out_end, out_reason, out_task, totals)
  * With every out column None: counts, returning (gaps, cuts), cuts -1 past `budget`.
  * With out_reason and out_task (and out_row, out_start, out_end, or all three None):
- * writes the pieces, returning (gaps, cuts) again. */
+ * writes the pieces, returning (gaps, cuts) again, and adds each piece's length to its
+ * row's and reason's entry of `totals` (rows × reasons, or None), in the pieces' order:
+ * the sums `np.bincount(row * reasons + reason, end - start)` makes. */
 PyObject *fastsched_rows_pass(PyObject *self, PyObject *args) {
     (void)self;
-    enum { INPUTS = 9, N = 14 };
+    enum { INPUTS = 9, N = 15 };
     static const char *what[N] = {"row_starts", "reach", "bounds", "points", "starts",
                                   "tasks", "hold_lo", "hold_hi", "", "out_row",
-                                  "out_start", "out_end", "out_reason", "out_task"};
-    static const Py_ssize_t size[N] = {8, 8, 8, 8, 8, 8, 8, 8, 0, 8, 8, 8, 1, 8};
+                                  "out_start", "out_end", "out_reason", "out_task", "totals"};
+    static const Py_ssize_t size[N] = {8, 8, 8, 8, 8, 8, 8, 8, 0, 8, 8, 8, 1, 8, 8};
     static const char *codes[N] = {"d", "d", "lq", "d", "d", "lq", "d", "d",
-                                   "", "lq", "d", "d", "b", "lq"};
+                                   "", "lq", "d", "d", "b", "lq", "d"};
     PyObject *objects[N];
     Py_ssize_t first_row, n_rows, slots, budget;
     double span;
     int input, slot, done_code;
     objects[8] = Py_None;
-    if (!PyArg_ParseTuple(args, "OOOnndOOOOOn(iii)nOOOOO:rows_pass", &objects[0], &objects[1],
+    if (!PyArg_ParseTuple(args, "OOOnndOOOOOn(iii)nOOOOOO:rows_pass", &objects[0], &objects[1],
                           &objects[2], &first_row, &n_rows, &span, &objects[3], &objects[4],
                           &objects[5], &objects[6], &objects[7], &slots, &input, &slot,
                           &done_code, &budget, &objects[9], &objects[10], &objects[11],
-                          &objects[12], &objects[13]))
+                          &objects[12], &objects[13], &objects[14]))
         return NULL;
     int writing = objects[12] != Py_None;
     int geometry = objects[9] != Py_None;
     if (geometry != (objects[10] != Py_None) || geometry != (objects[11] != Py_None) ||
-        writing != (objects[13] != Py_None) || (geometry && !writing)) {
-        PyErr_SetString(PyExc_TypeError, "rows_pass: out columns: all five, the last two or none");
+        writing != (objects[13] != Py_None) || (geometry && !writing) ||
+        (objects[14] != Py_None && !writing)) {
+        PyErr_SetString(PyExc_TypeError, "rows_pass: out columns: all five, the last two or "
+                                         "none (totals: when writing)");
         return NULL;
     }
     Py_buffer views[N];
@@ -223,15 +230,24 @@ PyObject *fastsched_rows_pass(PyObject *self, PyObject *args) {
                    first_row + n_rows < n_bounds && !(input < -128 || input > 127) &&
                    !(slot < -128 || slot > 127) && !(done_code < -128 || done_code > 127);
         for (Py_ssize_t r = first_row; fits && r <= first_row + n_rows; r++) {
-            fits = bounds[r] >= 0 && bounds[r] <= n_tasks && (r == first_row || bounds[r] >= bounds[r - 1]);
+            fits = bounds[r] >= 0 && bounds[r] <= n_tasks &&
+                   (r == first_row || bounds[r] >= bounds[r - 1]);
         }
         Py_ssize_t capacity = writing ? views[13].len / 8 : 0;
         if (writing) {
             fits = fits && views[12].len == capacity;
             for (int i = 9; geometry && i <= 11; i++) fits = fits && views[i].len == 8 * capacity;
         }
+        Py_ssize_t n_reasons = 0;
+        if (got[14]) {
+            n_reasons = (views[14].len / 8) / (n_bounds - 1 > 0 ? n_bounds - 1 : 1);
+            fits = fits && n_bounds > 1 && views[14].len == 8 * n_reasons * (n_bounds - 1) &&
+                   input >= 0 && input < n_reasons && slot >= 0 && slot < n_reasons &&
+                   done_code >= 0 && done_code < n_reasons;
+        }
         if (!fits) {
-            PyErr_SetString(PyExc_ValueError, "rows_pass: columns of unequal lengths or rows out of range");
+            PyErr_SetString(PyExc_ValueError,
+                            "rows_pass: columns of unequal lengths or rows out of range");
             goto done;
         }
         Py_ssize_t n_holds = views[6].len / 8;
@@ -242,7 +258,7 @@ PyObject *fastsched_rows_pass(PyObject *self, PyObject *args) {
             (int8_t)input, (int8_t)slot, (int8_t)done_code,
             geometry ? views[9].buf : NULL, geometry ? views[10].buf : NULL,
             geometry ? views[11].buf : NULL, writing ? views[12].buf : NULL,
-            writing ? views[13].buf : NULL, capacity,
+            writing ? views[13].buf : NULL, capacity, got[14] ? views[14].buf : NULL, n_reasons,
         };
         Walk w;
         int status;

@@ -184,8 +184,13 @@ def _build_idle(index: WaitIndex) -> IdleSpans:
     s = index.schedule
     if index.measured or (index.pipeline and index.slots > 0 and s.grant is None):
         return _build_idle_measured(index)
-    columns = idle_columns(index, _CUTS_PER_TASK * len(s) + 100_000, (INPUT, SLOT, DONE))
-    return IdleSpans(*columns, index)
+    columns, totals = idle_columns(
+        index, _CUTS_PER_TASK * len(s) + 100_000, (INPUT, SLOT, DONE), len(IDLE_REASONS)
+    )
+    spans = IdleSpans(*columns, index)
+    if totals is not None:  # added up by the pass that wrote the spans: `totals` is that
+        spans.__dict__["totals"] = totals
+    return spans
 
 
 def _build_idle_measured(index: WaitIndex) -> IdleSpans:

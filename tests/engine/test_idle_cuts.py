@@ -19,7 +19,7 @@ from engine.schedule import Schedule
 from engine.scheduler import simulate
 from engine.validation import MIN_DURATION
 from engine.wait_index import wait_index
-from engine.waits import DONE, INPUT, SLOT, idle_spans
+from engine.waits import DONE, IDLE_REASONS, INPUT, SLOT, IdleSpans, idle_spans
 
 pytestmark = pytest.mark.skipif(
     fast_scheduler.compiled is None, reason="the compiled extension is not built"
@@ -80,7 +80,11 @@ def _columns(
     if gaps_first:  # (the compiled pass then leaves them be)
         _ = index.gaps
     with fast_scheduler.using(build):
-        columns = idle_columns(index, budget, REASONS)
+        columns, totals = idle_columns(index, budget, REASONS, len(IDLE_REASONS))
+    if totals is not None:  # as IdleSpans.totals adds them up (np.bincount), bit for bit
+        expected = IdleSpans(*columns, index).totals
+        assert totals.dtype == expected.dtype and totals.shape == expected.shape
+        np.testing.assert_array_equal(totals, expected)
     if not gaps_first and build == "compiled":  # what it left as the gaps is what they are
         other = replace(schedule)
         with fast_scheduler.using("python"):
@@ -108,10 +112,11 @@ def test_idle_spans_are_the_same_with_either_build() -> None:
     scenario = Scenario(*(rng.uniform(0.5, 1.5, n) for _ in range(3)), workers=(2, 3, 2), buffers=4)
     for policy in ("sequential", "pipelined"):
         schedule = simulate(scenario, policy)
-        compiled = idle_spans(replace(schedule))
+        copies = replace(schedule), replace(schedule)  # (kept alive: the spans read them)
+        compiled = idle_spans(copies[0])
         with fast_scheduler.using("python"):
-            python = idle_spans(replace(schedule))
-        for name in ("row", "start", "end", "reason", "next_task"):
+            python = idle_spans(copies[1])
+        for name in ("row", "start", "end", "reason", "next_task", "totals"):
             np.testing.assert_array_equal(getattr(compiled, name), getattr(python, name))
 
 
@@ -126,7 +131,7 @@ def test_the_pass_counts_then_refuses_columns_of_the_wrong_size() -> None:
     def run(points: np.ndarray, budget: int, *out: object) -> tuple[int, int]:
         return compiled.rows_pass(
             row_starts, reach, bounds, 0, 2, 5.0, points, empty, tasks, empty, empty, 0,
-            REASONS, budget, *out,
+            REASONS, budget, *out, None,
         )  # fmt: skip
 
     points = np.array([0.5, 2.5, 4.5, 4.7])
