@@ -20,7 +20,7 @@
 /* How many of the sorted `values` lie before `x`: at or below it (`left` 0, as
  * searchsorted "right"), or strictly below (`left` 1, "left"), searched outwards from
  * `guess`: doubling steps, then bisection. */
-static Py_ssize_t gallop(const double *values, Py_ssize_t n, double x, int left,
+static inline Py_ssize_t gallop(const double *values, Py_ssize_t n, double x, int left,
                          Py_ssize_t guess) {
 #define BEFORE(i) (left ? values[i] < x : values[i] <= x)
     Py_ssize_t a, b, step = 1;
@@ -74,6 +74,7 @@ typedef struct {
     double span;                      /* the makespan: every row's gaps end by it */
     const double *points;             /* where gaps are cut (sorted) */
     Py_ssize_t n_points;
+    int points_are_starts;            /* the points are the unit's starts (all distinct) */
     const double *starts;             /* the unit's starts, sorted, and their tasks */
     const int64_t *tasks;
     Py_ssize_t n_starts;
@@ -83,7 +84,7 @@ typedef struct {
     int64_t *out_row; /* NULL: the pieces' rows, starts and ends are not written */
     double *out_start, *out_end;
     int8_t *out_reason;
-    int64_t *out_task;
+    int32_t *out_task;
     Py_ssize_t capacity; /* entries in each out column */
     double *totals;      /* NULL, or per (row, reason): the idle time, added piece by piece */
     Py_ssize_t n_reasons;
@@ -116,14 +117,17 @@ static int visit_gap(const Pass *p, Walk *w, int writing, Py_ssize_t budget, int
             p->out_start[at] = piece_start;
             p->out_end[at] = piece_end;
         }
-        w->rank = gallop(p->starts, p->n_starts, piece_start, 0, w->rank);
+        /* (cut at every start, all distinct: the starts up to the piece's are the points
+         * up to it) */
+        w->rank = p->points_are_starts ? w->point
+                                       : gallop(p->starts, p->n_starts, piece_start, 0, w->rank);
         int8_t reason;
         if (w->rank >= p->n_starts) {
             reason = p->done;
             p->out_task[at] = -1;
         } else {
             reason = p->input;
-            p->out_task[at] = p->tasks[w->rank];
+            p->out_task[at] = (int32_t)p->tasks[w->rank];
             if (p->slots > 0) {
                 double middle = piece_start + piece_end;
                 middle *= 0.5;
@@ -181,18 +185,19 @@ static int get_array(PyObject *object, Py_buffer *view, Py_ssize_t itemsize, con
  *           out_row, out_start, out_end, out_reason, out_task, totals)
  * With every out column None: counts, returning (gaps, cuts), cuts -1 past `budget`.
  * With out_reason and out_task (and out_row, out_start, out_end, or all three None):
- * writes the pieces, returning (gaps, cuts) again, and adds each piece's length to its
- * row's and reason's entry of `totals` (rows × reasons, or None), in the pieces' order:
- * the sums `np.bincount(row * reasons + reason, end - start)` makes. */
+ * writes the pieces (their tasks as 32-bit integers), returning (gaps, cuts) again, and
+ * adds each piece's length to its row's and reason's entry of `totals` (rows × reasons, or
+ * None), in the pieces' order: the sums `np.bincount(row * reasons + reason, end - start)`
+ * makes. */
 PyObject *fastsched_rows_pass(PyObject *self, PyObject *args) {
     (void)self;
     enum { INPUTS = 9, N = 15 };
     static const char *what[N] = {"row_starts", "reach", "bounds", "points", "starts",
                                   "tasks", "hold_lo", "hold_hi", "", "out_row",
                                   "out_start", "out_end", "out_reason", "out_task", "totals"};
-    static const Py_ssize_t size[N] = {8, 8, 8, 8, 8, 8, 8, 8, 0, 8, 8, 8, 1, 8, 8};
+    static const Py_ssize_t size[N] = {8, 8, 8, 8, 8, 8, 8, 8, 0, 8, 8, 8, 1, 4, 8};
     static const char *codes[N] = {"d", "d", "lq", "d", "d", "lq", "d", "d",
-                                   "", "lq", "d", "d", "b", "lq", "d"};
+                                   "", "lq", "d", "d", "b", "i", "d"};
     PyObject *objects[N];
     Py_ssize_t first_row, n_rows, slots, budget;
     double span;
@@ -225,7 +230,8 @@ PyObject *fastsched_rows_pass(PyObject *self, PyObject *args) {
     {
         Py_ssize_t n_tasks = views[0].len / 8, n_bounds = views[2].len / 8;
         const int64_t *bounds = views[2].buf;
-        int fits = views[1].len == views[0].len && views[5].len == views[4].len &&
+        int fits = n_tasks <= INT32_MAX && views[1].len == views[0].len &&
+                   views[5].len == views[4].len &&
                    views[7].len == views[6].len && first_row >= 0 && n_rows >= 0 &&
                    first_row + n_rows < n_bounds && !(input < -128 || input > 127) &&
                    !(slot < -128 || slot > 127) && !(done_code < -128 || done_code > 127);
@@ -233,7 +239,7 @@ PyObject *fastsched_rows_pass(PyObject *self, PyObject *args) {
             fits = bounds[r] >= 0 && bounds[r] <= n_tasks &&
                    (r == first_row || bounds[r] >= bounds[r - 1]);
         }
-        Py_ssize_t capacity = writing ? views[13].len / 8 : 0;
+        Py_ssize_t capacity = writing ? views[13].len / 4 : 0;
         if (writing) {
             fits = fits && views[12].len == capacity;
             for (int i = 9; geometry && i <= 11; i++) fits = fits && views[i].len == 8 * capacity;
@@ -251,9 +257,10 @@ PyObject *fastsched_rows_pass(PyObject *self, PyObject *args) {
             goto done;
         }
         Py_ssize_t n_holds = views[6].len / 8;
+        int same = views[3].buf == views[4].buf && views[3].len == views[4].len;
         Pass p = {
             views[0].buf, views[1].buf, bounds, first_row, n_rows, span,
-            views[3].buf, views[3].len / 8, views[4].buf, views[5].buf, views[4].len / 8,
+            views[3].buf, views[3].len / 8, same, views[4].buf, views[5].buf, views[4].len / 8,
             views[6].buf, views[7].buf, n_holds, n_holds > 0 ? slots : 0,
             (int8_t)input, (int8_t)slot, (int8_t)done_code,
             geometry ? views[9].buf : NULL, geometry ? views[10].buf : NULL,

@@ -139,11 +139,13 @@ def test_the_pass_counts_then_refuses_columns_of_the_wrong_size() -> None:
     assert run(points, 7, None, None, None, None, None)[1] == -1
     with pytest.raises(ValueError):
         run(points, 0, np.zeros(9, np.int64), np.zeros(9), np.zeros(9), np.zeros(9, np.int8),
-            np.zeros(9, np.int64))  # fmt: skip
+            np.zeros(9, np.int32))  # fmt: skip
     with pytest.raises(TypeError):
-        run(points, 0, None, None, None, np.zeros(10, np.int64), np.zeros(10, np.int64))
+        run(points, 0, None, None, None, np.zeros(10, np.int64), np.zeros(10, np.int32))
+    with pytest.raises(TypeError):  # the tasks are written as 32-bit integers
+        run(points, 0, None, None, None, np.zeros(12, np.int8), np.zeros(12, np.int64))
     out = np.zeros(12, np.int64), np.zeros(12), np.zeros(12), np.zeros(12, np.int8)
-    run(points, 0, *out, np.zeros(12, np.int64))
+    run(points, 0, *out, np.zeros(12, np.int32))
     np.testing.assert_array_equal(out[0], [0] * 7 + [1] * 5)
     np.testing.assert_array_equal(out[1], [0, 0.5, 2, 2.5, 4, 4.5, 4.7, 0, 0.5, 2.5, 4.5, 4.7])
     np.testing.assert_array_equal(out[2], [0.5, 1, 2.5, 3, 4.5, 4.7, 5, 0.5, 2.5, 4.5, 4.7, 5])
