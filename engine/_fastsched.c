@@ -437,52 +437,87 @@ done:
     return result;
 }
 
-/* critical_path_rows(start, end, unit, op, stage, order, bounds, slot_of_op, last,
- *                    tolerance, path, sums): `critical_path` of an op-major pipeline
- * (`stages` tasks an op) with the worker's previous task read off `Schedule.by_row`
- * (order, bounds), the op's previous stage by arithmetic and the slot's release per op:
+/* Per op of an op-major pipeline (`stages` tasks an op) with `slots` slots granted in op
+ * order: the write that freed the slot it was granted (-1: none), as
+ * engine.critical_path._slot_releases finds it. Op i gets the slot of the (i - B)-th
+ * release (`by_release`: the ops in the order they released, NULL: op order), or waits
+ * for op i - 1's grant: the release that set each grant is the one at the latest position
+ * holding the running maximum. */
+static void slot_releases(const double *end, Py_ssize_t n_ops, Py_ssize_t stages,
+                          Py_ssize_t slots, const int64_t *by_release, int64_t *released) {
+    double highest = -HUGE_VAL;
+    Py_ssize_t position = 0;
+    for (Py_ssize_t i = 0; i < n_ops; i++) {
+        double freeing = -HUGE_VAL;
+        if (slots > 0 && slots < n_ops && i >= slots) {
+            Py_ssize_t op = by_release ? by_release[i - slots] : i - slots;
+            freeing = end[op * stages + stages - 1];
+        }
+        if (freeing > highest) highest = freeing;
+        if (freeing >= highest) position = i;
+        released[i] = -1;
+        if (slots > 0 && slots < n_ops && position >= slots) {
+            Py_ssize_t op = by_release ? by_release[position - slots] : position - slots;
+            released[i] = op * stages + stages - 1;
+        }
+    }
+}
+
+/* critical_path_rows(start, end, unit, op, stage, order, bounds, by_release, stages, slots,
+ *                    last, tolerance, path, sums): `critical_path` of an op-major pipeline
+ * (`stages` tasks an op, `slots` slots) with the worker's previous task read off
+ * `Schedule.by_row` (order, bounds), the op's previous stage by arithmetic and the slot's
+ * release per op worked out here (`by_release`: the ops in release order, None: op order):
  * no candidate array of n tasks is made but one, freed before it returns. */
 static PyObject *critical_rows(PyObject *self, PyObject *args) {
     (void)self;
     enum { N = 10 };
     PyObject *objects[N];
-    Py_ssize_t last, stages;
+    Py_ssize_t last, stages, slots;
     double tolerance;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOnndOO:critical_path_rows", &objects[0], &objects[1],
+    if (!PyArg_ParseTuple(args, "OOOOOOOOnnndOO:critical_path_rows", &objects[0], &objects[1],
                           &objects[2], &objects[3], &objects[4], &objects[5], &objects[6],
-                          &objects[7], &stages, &last, &tolerance, &objects[8], &objects[9]))
+                          &objects[7], &stages, &slots, &last, &tolerance, &objects[8],
+                          &objects[9]))
         return NULL;
     static const char *const codes[N] = {"d", "d", "lq", "lq", "lq", "lq", "lq", "lq", "lq", "d"};
+    int ordered = objects[7] == Py_None;
+    if (ordered) objects[7] = objects[6]; /* (a placeholder, not read) */
     Py_buffer views[N];
     PyObject *result = NULL;
     Py_ssize_t length = 0;
-    int64_t *worker = NULL;
+    int64_t *worker = NULL, *released = NULL;
     if (get_views(objects, views, N, codes, 2, "critical_path_rows") < 0) return NULL;
     {
-        Py_ssize_t n = views[0].len / 8, n_bounds = views[6].len / 8, n_ops = views[7].len / 8;
+        Py_ssize_t n = views[0].len / 8, n_bounds = views[6].len / 8;
+        Py_ssize_t n_ops = stages >= 1 ? n / stages : 0;
         const int64_t *unit = views[2].buf, *op = views[3].buf, *stage = views[4].buf;
-        const int64_t *order = views[5].buf, *bounds = views[6].buf, *slot_of_op = views[7].buf;
-        int fits = stages >= 1 && n_bounds >= 1 && views[8].len == 8 * n && views[9].len == 40 &&
-                   last >= -1 && last < n && bounds[0] == 0 && bounds[n_bounds - 1] == n;
+        const int64_t *order = views[5].buf, *bounds = views[6].buf;
+        const int64_t *by_release = ordered ? NULL : views[7].buf;
+        int fits = stages >= 1 && n == n_ops * stages && n_bounds >= 1 &&
+                   views[8].len == 8 * n && views[9].len == 40 && last >= -1 && last < n &&
+                   bounds[0] == 0 && bounds[n_bounds - 1] == n &&
+                   (ordered || views[7].len == 8 * n_ops);
         for (int i = 1; i <= 5; i++) fits = fits && views[i].len == 8 * n;
         for (Py_ssize_t k = 1; fits && k < n_bounds; k++) fits = bounds[k] >= bounds[k - 1];
         for (Py_ssize_t t = 0; fits && t < n; t++) {
             fits = unit[t] >= 0 && unit[t] <= 2 && op[t] >= 0 && op[t] < n_ops &&
                    order[t] >= 0 && order[t] < n && stage[t] >= 0;
         }
-        for (Py_ssize_t o = 0; fits && o < n_ops; o++) {
-            fits = slot_of_op[o] >= -1 && slot_of_op[o] < n;
+        for (Py_ssize_t o = 0; fits && by_release != NULL && o < n_ops; o++) {
+            fits = by_release[o] >= 0 && by_release[o] < n_ops;
         }
         if (!fits) {
             PyErr_SetString(PyExc_ValueError, "critical_path_rows: columns out of range");
             goto done;
         }
         worker = malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
-        if (worker == NULL) {
+        released = malloc(sizeof(int64_t) * (size_t)(n_ops > 0 ? n_ops : 1));
+        if (worker == NULL || released == NULL) {
             PyErr_NoMemory();
             goto done;
         }
-        Candidates candidates = {worker, NULL, stages, NULL, slot_of_op, stage};
+        Candidates candidates = {worker, NULL, stages, NULL, released, stage};
         Py_BEGIN_ALLOW_THREADS
         memset(worker, 0xff, sizeof(int64_t) * (size_t)n); /* -1 */
         for (Py_ssize_t k = 0; k + 1 < n_bounds; k++) {
@@ -490,6 +525,7 @@ static PyObject *critical_rows(PyObject *self, PyObject *args) {
                 worker[order[i]] = order[i - 1];
             }
         }
+        slot_releases(views[1].buf, n_ops, stages, slots, by_release, released);
         length = walk_path(views[0].buf, views[1].buf, unit, op, &candidates, last, tolerance,
                            views[8].buf, views[9].buf, n);
         Py_END_ALLOW_THREADS
@@ -497,6 +533,7 @@ static PyObject *critical_rows(PyObject *self, PyObject *args) {
     result = PyLong_FromSsize_t(length);
 done:
     free(worker);
+    free(released);
     for (int i = N - 1; i >= 0; i--) PyBuffer_Release(&views[i]);
     return result;
 }
@@ -517,11 +554,11 @@ static PyMethodDef methods[] = {
      "--\n\n"
      "Walk the critical path back from task `last`; fills path and sums, returns the length."},
     {"critical_path_rows", critical_rows, METH_VARARGS,
-     "critical_path_rows(start, end, unit, op, stage, order, bounds, slot_of_op, stages,\n"
-     "                   last, tolerance, path, sums)\n"
+     "critical_path_rows(start, end, unit, op, stage, order, bounds, by_release, stages,\n"
+     "                   slots, last, tolerance, path, sums)\n"
      "--\n\n"
      "critical_path of an op-major pipeline, its candidates read off by_row and the slot\n"
-     "releases per op."},
+     "releases worked out per op."},
     {"rows_pass", fastsched_rows_pass, METH_VARARGS,
      "rows_pass(row_starts, reach, bounds, first_row, n_rows, span, points, starts, tasks,\n"
      "          hold_lo, hold_hi, slots, (input, slot, done), budget,\n"

@@ -36,15 +36,17 @@ def critical_path_rows(
     stage: npt.NDArray[np.int64],
     order: npt.NDArray[np.int64],
     bounds: npt.NDArray[np.int64],
-    slot_of_op: npt.NDArray[np.int64],
+    by_release: npt.NDArray[np.int64] | None,
     stages: int,
+    slots: int,
     last: int,
     tolerance: float,
     path: npt.NDArray[np.int64],
     sums: npt.NDArray[np.float64],
 ) -> int:
     """`critical_path` of an op-major pipeline, the candidates read off ``by_row`` (order,
-    bounds), the stages and the slot releases per op; returns the path's length."""
+    bounds), the stages and the slot releases worked out per op (``by_release``: the ops
+    in release order, None: op order); returns the path's length."""
 
 def rows_pass(
     row_starts: npt.NDArray[np.float64],

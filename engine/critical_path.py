@@ -93,7 +93,8 @@ def _slot_releases(schedule: Schedule) -> IntArray:
     if 0 < slots < s.n_ops:
         # Slots are granted in op order: op i gets the slot of the (i - B)-th release, or
         # waits for op i - 1's grant; the release that set each grant is the one at the
-        # latest position holding the running maximum.
+        # latest position holding the running maximum (engine/_fastsched.c's
+        # slot_releases does the same in one loop).
         writes = np.asarray(s.task_of(ops, stages - 1), dtype=np.int64)
         releases = s.end[writes]
         in_order = bool((releases[1:] >= releases[:-1]).all())  # always so with one writer
@@ -105,6 +106,19 @@ def _slot_releases(schedule: Schedule) -> IntArray:
         has = position >= slots
         released[has] = writes[by_release[position[has] - slots]]
     return released
+
+
+def _release_order(schedule: Schedule) -> IntArray | None:
+    """An op-major pipeline's ops in the order their writes end (ties: op order), as
+    `_slot_releases` sorts them; None when that is op order (always so with one writer)."""
+    s = schedule
+    if not 0 < s.buffers < s.n_ops:
+        return None
+    stages = len(s.stage_names)
+    releases = s.end[stages - 1 :: stages]
+    if bool((releases[1:] >= releases[:-1]).all()):
+        return None
+    return np.argsort(releases, kind="stable").astype(np.int64)
 
 
 def _walk(schedule: Schedule) -> CriticalPath:
@@ -127,8 +141,8 @@ def _walk(schedule: Schedule) -> CriticalPath:
             order, bounds = s.by_row
             stage = np.ascontiguousarray(s.stage, dtype=np.int64)
             length = compiled.critical_path_rows(
-                start, end, unit, op, stage, order, bounds, _slot_releases(s),
-                len(s.stage_names), last, tolerance, path, sums,
+                start, end, unit, op, stage, order, bounds, _release_order(s),
+                len(s.stage_names), s.buffers, last, tolerance, path, sums,
             )  # fmt: skip
         else:
             length = compiled.critical_path(
