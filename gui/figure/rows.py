@@ -76,8 +76,9 @@ class IdleSpans:
 
     def present(self) -> tuple[str, ...]:
         """The reasons that occur, in `reasons` order."""
-        counts = np.bincount(self.code, minlength=len(self.reasons)) if len(self) else ()
-        return tuple(r for r, n in zip(self.reasons, counts, strict=False) if n)
+        # One comparison a reason (a handful): np.bincount would first copy millions of
+        # int8 codes into an int64 array.
+        return tuple(r for c, r in enumerate(self.reasons) if np.count_nonzero(self.code == c))
 
 
 _CACHE: weakref.WeakKeyDictionary[Schedule, dict[str, IdleSpans]] = weakref.WeakKeyDictionary()
