@@ -538,6 +538,32 @@ done:
     return result;
 }
 
+/* chain_roots(owner): each entry, an earlier index (or itself), replaced in place by the
+ * root of its chain, in one pass in index order (an entry's owner is final before it is
+ * read): what pointer jumping `owner = owner[owner]` until nothing changes ends with. */
+static PyObject *chain_roots(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *object;
+    if (!PyArg_ParseTuple(args, "O:chain_roots", &object)) return NULL;
+    static const char *const codes[1] = {"lq"};
+    Py_buffer view;
+    if (get_views(&object, &view, 1, codes, 1, "chain_roots") < 0) return NULL;
+    int64_t *owner = view.buf;
+    Py_ssize_t n = view.len / 8;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (owner[i] < 0 || owner[i] > i) {
+            PyBuffer_Release(&view);
+            PyErr_SetString(PyExc_ValueError, "chain_roots: each owner must be an earlier index");
+            return NULL;
+        }
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) owner[i] = owner[owner[i]];
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+}
+
 /* engine/_idle_pass.c */
 PyObject *fastsched_rows_pass(PyObject *self, PyObject *args);
 /* engine/_row_order.c */
@@ -571,6 +597,10 @@ static PyMethodDef methods[] = {
      "--\n\n"
      "Spans sorted by (row, start, end; then index): fills the order, the row bounds, the\n"
      "starts and ends in that order, and which rows were not in order already."},
+    {"chain_roots", chain_roots, METH_VARARGS,
+     "chain_roots(owner)\n"
+     "--\n\n"
+     "Each entry (an earlier index or itself) replaced in place by the root of its chain."},
     {NULL, NULL, 0, NULL},
 };
 

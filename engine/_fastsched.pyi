@@ -86,3 +86,6 @@ def rows_in_time_order(
 ) -> None:
     """Spans sorted by (row, start, end; then index) into the out arrays, and per row
     whether it was not in that order already."""
+
+def chain_roots(owner: npt.NDArray[np.int64]) -> None:
+    """Each entry (an earlier index, or itself) replaced in place by its chain's root."""

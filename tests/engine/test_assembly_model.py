@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine import fast_scheduler
 from engine.assembly_model import (
     Spot,
     assembly_frame,
@@ -122,6 +123,42 @@ def test_slots_are_never_double_booked(rows, workers, buffers) -> None:
         now = slots_now(schedule, float(time), plan.count)
         holding = (first <= time) & (time < last)
         assert sorted(now.op[now.op >= 0].tolist()) == np.flatnonzero(holding).tolist()
+
+
+@pytest.mark.skipif(fast_scheduler.compiled is None, reason="the compiled extension is not built")
+@settings(max_examples=150, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(*(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.5]) for _ in range(3))),
+        min_size=1,
+        max_size=40,
+    ),
+    workers=st.tuples(st.integers(1, 3), st.integers(1, 3), st.integers(1, 3)),
+    buffers=st.integers(1, 5),
+)
+def test_slots_passed_on_are_the_same_with_either_build(rows, workers, buffers) -> None:
+    """Slots inherited in release order: the compiled chain walk (engine/_fastsched.c's
+    chain_roots) ends at the roots pointer jumping finds."""
+    d = np.array(rows, dtype=float)
+    schedule = simulate(Scenario(d[:, 0], d[:, 1], d[:, 2], workers=workers, buffers=buffers))
+    first, last = slot_holds(schedule)
+    compiled = assign_slots(first, last, buffers)
+    with fast_scheduler.using("python"):
+        python = assign_slots(first, last, buffers)
+    assert (compiled.modulus, compiled.count) == (python.modulus, python.count)
+    ops = np.arange(schedule.n_ops)
+    np.testing.assert_array_equal(compiled.slot_of(ops), python.slot_of(ops))
+
+
+def test_chain_roots_refuses_a_later_owner() -> None:
+    compiled = fast_scheduler.compiled
+    if compiled is None:
+        pytest.skip("the compiled extension is not built")
+    owner = np.array([0, 0, 1, 2], dtype=np.int64)
+    compiled.chain_roots(owner)
+    assert owner.tolist() == [0, 0, 0, 0]
+    with pytest.raises(ValueError):
+        compiled.chain_roots(np.array([0, 2, 1], dtype=np.int64))
 
 
 # -- chips ----------------------------------------------------------------------------------

@@ -221,6 +221,10 @@ def test_layout_checks_still_refuse_bad_workers() -> None:
         Schedule.from_stage_matrices(
             np.zeros((1, 3)), np.ones((1, 3)), [[0, 2, 0]], workers=(1, 2, 1)
         )
+    for bad in ([[0, 2, 1]], [[0, -1, 1]]):  # one worker count for every unit: one pass
+        with pytest.raises(PipeLabError, match="worker"):
+            Schedule.from_stage_matrices(np.zeros((1, 3)), np.ones((1, 3)), bad, workers=(2, 2, 2))
+    Schedule.from_stage_matrices(np.zeros((1, 3)), np.ones((1, 3)), [[1, 0, 1]], workers=(2, 2, 2))
 
 
 @settings(max_examples=200, deadline=None)
