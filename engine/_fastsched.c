@@ -568,6 +568,7 @@ static PyObject *chain_roots(PyObject *self, PyObject *args) {
 PyObject *fastsched_rows_pass(PyObject *self, PyObject *args);
 /* engine/_row_order.c */
 PyObject *fastsched_rows_in_time_order(PyObject *self, PyObject *args);
+PyObject *fastsched_block_extremes(PyObject *self, PyObject *args);
 
 static PyMethodDef methods[] = {
     {"schedule", schedule, METH_VARARGS,
@@ -597,6 +598,10 @@ static PyMethodDef methods[] = {
      "--\n\n"
      "Spans sorted by (row, start, end; then index): fills the order, the row bounds, the\n"
      "starts and ends in that order, and which rows were not in order already."},
+    {"block_extremes", fastsched_block_extremes, METH_VARARGS,
+     "block_extremes(start, end, block, longest, shortest)\n"
+     "--\n\n"
+     "Each block's longest and shortest span (end - start), spans in index order."},
     {"chain_roots", chain_roots, METH_VARARGS,
      "chain_roots(owner)\n"
      "--\n\n"

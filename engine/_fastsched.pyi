@@ -89,3 +89,12 @@ def rows_in_time_order(
 
 def chain_roots(owner: npt.NDArray[np.int64]) -> None:
     """Each entry (an earlier index, or itself) replaced in place by its chain's root."""
+
+def block_extremes(
+    start: npt.NDArray[np.float64],
+    end: npt.NDArray[np.float64],
+    block: int,
+    longest: npt.NDArray[np.float64],
+    shortest: npt.NDArray[np.float64],
+) -> None:
+    """Each block's longest and shortest span (end - start), spans in index order."""

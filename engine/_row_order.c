@@ -8,8 +8,10 @@
  * 8 moves a span it hands over to a merge sort, so that no row costs more than O(n log n).
  * Both only ever move a span past strictly later ones: equal spans keep their order.
  *
+ * Also each block's longest and shortest span (below), for engine.span_index.
+ *
  * Plain CPython C API and the buffer protocol (no numpy headers); the GIL is released while
- * sorting.
+ * sorting and scanning.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -155,7 +157,7 @@ static int get_array(PyObject *object, Py_buffer *view, Py_ssize_t itemsize, con
     if (*format == '@' || *format == '=') format++;
     if (view->itemsize != itemsize || format[0] == '\0' || format[1] != '\0' ||
         strchr(codes, format[0]) == NULL) {
-        PyErr_SetString(PyExc_TypeError, "rows_in_time_order: wrong item type");
+        PyErr_SetString(PyExc_TypeError, "_row_order: an array of the wrong item type");
         PyBuffer_Release(view);
         return -1;
     }
@@ -201,6 +203,53 @@ PyObject *fastsched_rows_in_time_order(PyObject *self, PyObject *args) {
             PyErr_NoMemory();
             goto done;
         }
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    while (got-- > 0) PyBuffer_Release(&views[got]);
+    return result;
+}
+
+/* block_extremes(start, end, block, longest, shortest): for each block of `block` spans
+ * in index order, the longest and the shortest span (end - start), as numpy's max and min
+ * of each block's lengths give them (engine.span_index finds long spans through these). */
+PyObject *fastsched_block_extremes(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *objects[4];
+    Py_ssize_t block;
+    if (!PyArg_ParseTuple(args, "OOnOO:block_extremes", &objects[0], &objects[1], &block,
+                          &objects[2], &objects[3]))
+        return NULL;
+    Py_buffer views[4];
+    int got = 0;
+    PyObject *result = NULL;
+    for (; got < 4; got++) {
+        if (get_array(objects[got], &views[got], 8, "d", got >= 2) < 0) goto done;
+    }
+    {
+        Py_ssize_t n = views[0].len / 8;
+        Py_ssize_t blocks = block > 0 ? (n + block - 1) / block : -1;
+        if (blocks < 0 || views[1].len != 8 * n || views[2].len != 8 * blocks ||
+            views[3].len != 8 * blocks) {
+            PyErr_SetString(PyExc_ValueError, "block_extremes: one entry per block needed");
+            goto done;
+        }
+        const double *start = views[0].buf, *end = views[1].buf;
+        double *longest = views[2].buf, *shortest = views[3].buf;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t b = 0; b < blocks; b++) {
+            Py_ssize_t lo = b * block, hi = lo + block < n ? lo + block : n;
+            double most = end[lo] - start[lo], least = most;
+            for (Py_ssize_t i = lo + 1; i < hi; i++) {
+                double d = end[i] - start[i];
+                if (d > most) most = d;
+                if (d < least) least = d;
+            }
+            longest[b] = most;
+            shortest[b] = least;
+        }
+        Py_END_ALLOW_THREADS
     }
     result = Py_None;
     Py_INCREF(result);

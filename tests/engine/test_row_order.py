@@ -1,6 +1,7 @@
 """Rows put in time order (`engine.columns.time_order`): the compiled sort
 (engine/_row_order.c) and the numpy one give the same arrays, bit for bit, on spans in any
-order with ties, zero lengths and signed zeros, on rows in order already or not."""
+order with ties, zero lengths and signed zeros, on rows in order already or not; and each
+block's longest and shortest span (`engine.span_index.SpanIndex`), the same both ways."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 from engine import fast_scheduler
 from engine.columns import time_order
+from engine.span_index import SpanIndex
 
 pytestmark = pytest.mark.skipif(
     fast_scheduler.compiled is None, reason="the compiled extension is not built"
@@ -71,3 +73,18 @@ def test_rows_out_of_range_are_refused() -> None:
             one, one, np.array([2], np.int64), 2, np.zeros(1, np.int64), np.zeros(3, np.int64),
             np.zeros(1), np.zeros(1), np.zeros(2, np.bool_),
         )  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(spans())
+def test_the_blocks_longest_and_shortest_spans_are_the_same_both_ways(
+    case: tuple[np.ndarray, np.ndarray, np.ndarray, int],
+) -> None:
+    start, end, row, n_rows = case
+    # (several blocks of 64, and a rest)
+    start, end, row = np.tile(start, 3), np.tile(end, 3), np.tile(row, 3)
+    compiled = SpanIndex.build(start, end, row, n_rows)
+    with fast_scheduler.using("python"):
+        python = SpanIndex.build(start, end, row, n_rows)
+    for name in ("_block_longest", "_block_shortest"):
+        np.testing.assert_array_equal(getattr(compiled, name), getattr(python, name))
