@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from engine import fast_scheduler
 from engine.assembly_model import (
     Spot,
+    _by_slot_then_hold,
     assembly_frame,
     assembly_index,
     chip_motion,
@@ -256,3 +257,26 @@ def test_a_frame_looks_only_at_the_ops_it_draws() -> None:
     assert frame.in_use > 40_000
     assert len(frame.chips.op) <= 3 + 16 + 2 * 6
     assert frame.waiting + frame.done < 100_000
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 3),
+            st.sampled_from([0.0, 1.0, 1.0, 2.5, 4.0]),
+            st.sampled_from([0.0, 1.0, 3.0, 5.0]),
+        ),
+        max_size=40,
+    ),
+    st.booleans(),
+)
+def test_ops_by_slot_then_hold_are_lexsorts(rows, granted_in_order) -> None:
+    if granted_in_order:  # holds in (start, end) order, as a simulated run grants them
+        rows = sorted(rows, key=lambda row: (row[1], row[2]))
+    slots = np.array([r[0] for r in rows], dtype=np.int64)
+    first = np.array([r[1] for r in rows], dtype=np.float64)
+    last = first + np.array([r[2] for r in rows], dtype=np.float64)
+    ours = _by_slot_then_hold(slots, first, last, 4)
+    np.testing.assert_array_equal(ours, np.lexsort((last, first, slots)))
+    assert ours.dtype == np.int64
