@@ -1,10 +1,14 @@
-"""The one compiled piece: the scheduler's event loop (engine/_fastsched.c), optional.
+"""The one compiled piece, optional: the scheduler's event loop and the critical path's walk
+(engine/_fastsched.c), the idle spans' pass (engine/_idle_pass.c) and rows put in time
+order (engine/_row_order.c), one module.
 
 Everything else is configured in pyproject.toml. ``optional=True``: where the extension
 cannot be compiled (no C compiler, no Python headers) setuptools warns and installs the
-project without it; engine.fast_scheduler then runs the identical loop in Python.
+project without it; the engine then runs the identical loops in Python.
 """
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("engine._fastsched", ["engine/_fastsched.c"], optional=True)])
+SOURCES = ["engine/_fastsched.c", "engine/_idle_pass.c", "engine/_row_order.c"]
+
+setup(ext_modules=[Extension("engine._fastsched", SOURCES, optional=True)])

@@ -1,5 +1,7 @@
-/* The scheduler's event loop, compiled (and the critical path's walk, below): engine/fast_scheduler.py holds the same algorithm in
- * Python (the fallback when this module is not built) and explains it. Both reproduce
+/* The scheduler's event loop, compiled (and the critical path's walk, below; the idle
+ * spans' pass is in engine/_idle_pass.c, rows put in time order in engine/_row_order.c):
+ * engine/fast_scheduler.py holds the same algorithm in Python (the fallback when this
+ * module is not built) and explains it. Both reproduce
  * engine.scheduler.simulate_reference bit for bit: the only arithmetic is `end = now + d`,
  * done in double precision exactly where the reference does it, and every choice (which
  * ready stage, which idle worker, which completion first) follows the reference's order.
@@ -298,29 +300,51 @@ done:
 }
 
 
+/* Each task's candidates for what it waited for last: the worker's previous task, the
+ * op's previous stage, the write that freed its slot (-1: none). Given as three arrays
+ * (`critical_path`), or worked out as the walk needs them (`critical_path_rows`). */
+typedef struct {
+    const int64_t *worker;     /* per task */
+    const int64_t *data;       /* per task; NULL: op-major, task - 1 but for the op's first stage */
+    Py_ssize_t stages;
+    const int64_t *slot;       /* per task; NULL: slot_of_op[op] for a first stage, else none */
+    const int64_t *slot_of_op; /* per op */
+    const int64_t *stage;      /* per task */
+} Candidates;
+
+static int64_t candidate(const Candidates *c, int which, Py_ssize_t task, const int64_t *op) {
+    if (which == 0) return c->worker[task];
+    if (which == 1) {
+        if (c->data != NULL) return c->data[task];
+        return task % c->stages == 0 ? -1 : (int64_t)task - 1;
+    }
+    if (c->slot != NULL) return c->slot[task];
+    return c->stage[task] == 0 ? c->slot_of_op[op[task]] : -1;
+}
+
 /* The critical path (engine/critical_path.py explains it and holds the same loop in
  * Python): from task `last`, step to the predecessor each task waited for last. Of its
  * candidates (the worker's previous task, the op's previous stage, the write that freed
  * its slot, in that order), the one ending latest at most `tolerance` after the task's
  * start is taken; ties keep the earlier candidate. Each task's time is charged to its unit,
  * or to the slots (sums[3]) while the path runs through the stages of the op a slot edge
- * led to; waits between tasks go to overhead (sums[4]). Fills `path` from `last` back and
- * returns its length. */
+ * led to; waits between tasks go to overhead (sums[4]). Fills `path` (room for `n`, the
+ * tasks: a path visits each at most once) from `last` back and returns its length. */
 static Py_ssize_t walk_path(const double *start, const double *end, const int64_t *unit,
-                            const int64_t *op, const int64_t *const candidates[3],
+                            const int64_t *op, const Candidates *candidates,
                             Py_ssize_t last, double tolerance, int64_t *path,
-                            double *sums) {
+                            double *sums, Py_ssize_t n) {
     Py_ssize_t length = 0;
     int64_t releasing = -1;
     Py_ssize_t task = last;
-    while (task >= 0) {
+    while (task >= 0 && length < n) {
         path[length++] = task;
         sums[op[task] == releasing ? 3 : unit[task]] += end[task] - start[task];
         Py_ssize_t before = -1;
         int link = -1;
         double best = -HUGE_VAL;
         for (int c = 0; c < 3; c++) {
-            int64_t other = candidates[c][task];
+            int64_t other = candidate(candidates, c, task, op);
             if (other < 0) continue;
             double e = end[other];
             if (e <= start[task] + tolerance && e > best) {
@@ -341,6 +365,26 @@ static Py_ssize_t walk_path(const double *start, const double *end, const int64_
     return length;
 }
 
+/* Gets `n` buffers of 8-byte items (struct codes per buffer), the last `writable` of them
+ * writable; on failure releases those it got and returns -1 with the exception set. */
+static int get_views(PyObject *const *objects, Py_buffer *views, int n, const char *const *codes,
+                     int writable, const char *what) {
+    for (int got = 0; got < n; got++) {
+        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (got >= n - writable ? PyBUF_WRITABLE : 0);
+        int ok = PyObject_GetBuffer(objects[got], &views[got], flags) == 0;
+        if (ok && !holds(&views[got], codes[got])) {
+            PyBuffer_Release(&views[got]);
+            PyErr_Format(PyExc_TypeError, "%s: arrays of 64-bit numbers needed", what);
+            ok = 0;
+        }
+        if (!ok) {
+            while (got-- > 0) PyBuffer_Release(&views[got]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static PyObject *critical(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *objects[9];
@@ -350,20 +394,11 @@ static PyObject *critical(PyObject *self, PyObject *args) {
                           &objects[2], &objects[3], &objects[4], &objects[5], &objects[6],
                           &last, &tolerance, &objects[7], &objects[8]))
         return NULL;
-    static const char *codes[9] = {"d", "d", "lq", "lq", "lq", "lq", "lq", "lq", "d"};
+    static const char *const codes[9] = {"d", "d", "lq", "lq", "lq", "lq", "lq", "lq", "d"};
     Py_buffer views[9];
-    int got = 0;
     PyObject *result = NULL;
     Py_ssize_t n, length;
-    for (; got < 9; got++) {
-        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (got >= 7 ? PyBUF_WRITABLE : 0);
-        if (PyObject_GetBuffer(objects[got], &views[got], flags) < 0) goto done;
-        if (!holds(&views[got], codes[got])) {
-            PyErr_SetString(PyExc_TypeError, "critical_path: arrays of 64-bit numbers needed");
-            got++;
-            goto done;
-        }
-    }
+    if (get_views(objects, views, 9, codes, 2, "critical_path") < 0) return NULL;
     n = views[0].len / 8;
     for (int i = 1; i < 8; i++) {
         if (views[i].len != 8 * n) {
@@ -376,7 +411,7 @@ static PyObject *critical(PyObject *self, PyObject *args) {
         goto done;
     }
     {
-        const int64_t *candidates[3] = {views[4].buf, views[5].buf, views[6].buf};
+        const int64_t *given[3] = {views[4].buf, views[5].buf, views[6].buf};
         const int64_t *unit = views[2].buf;
         for (Py_ssize_t t = 0; t < n; t++) {
             if (unit[t] < 0 || unit[t] > 2) {
@@ -384,22 +419,156 @@ static PyObject *critical(PyObject *self, PyObject *args) {
                 goto done;
             }
             for (int c = 0; c < 3; c++) {
-                if (candidates[c][t] < -1 || candidates[c][t] >= n) {
+                if (given[c][t] < -1 || given[c][t] >= n) {
                     PyErr_SetString(PyExc_ValueError, "critical_path: a task out of range");
                     goto done;
                 }
             }
         }
+        Candidates candidates = {given[0], given[1], 0, given[2], NULL, NULL};
         Py_BEGIN_ALLOW_THREADS
-        length = walk_path(views[0].buf, views[1].buf, unit, views[3].buf, candidates, last,
-                           tolerance, views[7].buf, views[8].buf);
+        length = walk_path(views[0].buf, views[1].buf, unit, views[3].buf, &candidates, last,
+                           tolerance, views[7].buf, views[8].buf, n);
         Py_END_ALLOW_THREADS
     }
     result = PyLong_FromSsize_t(length);
 done:
-    while (got-- > 0) PyBuffer_Release(&views[got]);
+    for (int i = 8; i >= 0; i--) PyBuffer_Release(&views[i]);
     return result;
 }
+
+/* Per op of an op-major pipeline (`stages` tasks an op) with `slots` slots granted in op
+ * order: the write that freed the slot it was granted (-1: none), as
+ * engine.critical_path._slot_releases finds it. Op i gets the slot of the (i - B)-th
+ * release (`by_release`: the ops in the order they released, NULL: op order), or waits
+ * for op i - 1's grant: the release that set each grant is the one at the latest position
+ * holding the running maximum. */
+static void slot_releases(const double *end, Py_ssize_t n_ops, Py_ssize_t stages,
+                          Py_ssize_t slots, const int64_t *by_release, int64_t *released) {
+    double highest = -HUGE_VAL;
+    Py_ssize_t position = 0;
+    for (Py_ssize_t i = 0; i < n_ops; i++) {
+        double freeing = -HUGE_VAL;
+        if (slots > 0 && slots < n_ops && i >= slots) {
+            Py_ssize_t op = by_release ? by_release[i - slots] : i - slots;
+            freeing = end[op * stages + stages - 1];
+        }
+        if (freeing > highest) highest = freeing;
+        if (freeing >= highest) position = i;
+        released[i] = -1;
+        if (slots > 0 && slots < n_ops && position >= slots) {
+            Py_ssize_t op = by_release ? by_release[position - slots] : position - slots;
+            released[i] = op * stages + stages - 1;
+        }
+    }
+}
+
+/* critical_path_rows(start, end, unit, op, stage, order, bounds, by_release, stages, slots,
+ *                    last, tolerance, path, sums): `critical_path` of an op-major pipeline
+ * (`stages` tasks an op, `slots` slots) with the worker's previous task read off
+ * `Schedule.by_row` (order, bounds), the op's previous stage by arithmetic and the slot's
+ * release per op worked out here (`by_release`: the ops in release order, None: op order):
+ * no candidate array of n tasks is made but one, freed before it returns. */
+static PyObject *critical_rows(PyObject *self, PyObject *args) {
+    (void)self;
+    enum { N = 10 };
+    PyObject *objects[N];
+    Py_ssize_t last, stages, slots;
+    double tolerance;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOnnndOO:critical_path_rows", &objects[0], &objects[1],
+                          &objects[2], &objects[3], &objects[4], &objects[5], &objects[6],
+                          &objects[7], &stages, &slots, &last, &tolerance, &objects[8],
+                          &objects[9]))
+        return NULL;
+    static const char *const codes[N] = {"d", "d", "lq", "lq", "lq", "lq", "lq", "lq", "lq", "d"};
+    int ordered = objects[7] == Py_None;
+    if (ordered) objects[7] = objects[6]; /* (a placeholder, not read) */
+    Py_buffer views[N];
+    PyObject *result = NULL;
+    Py_ssize_t length = 0;
+    int64_t *worker = NULL, *released = NULL;
+    if (get_views(objects, views, N, codes, 2, "critical_path_rows") < 0) return NULL;
+    {
+        Py_ssize_t n = views[0].len / 8, n_bounds = views[6].len / 8;
+        Py_ssize_t n_ops = stages >= 1 ? n / stages : 0;
+        const int64_t *unit = views[2].buf, *op = views[3].buf, *stage = views[4].buf;
+        const int64_t *order = views[5].buf, *bounds = views[6].buf;
+        const int64_t *by_release = ordered ? NULL : views[7].buf;
+        int fits = stages >= 1 && n == n_ops * stages && n_bounds >= 1 &&
+                   views[8].len == 8 * n && views[9].len == 40 && last >= -1 && last < n &&
+                   bounds[0] == 0 && bounds[n_bounds - 1] == n &&
+                   (ordered || views[7].len == 8 * n_ops);
+        for (int i = 1; i <= 5; i++) fits = fits && views[i].len == 8 * n;
+        for (Py_ssize_t k = 1; fits && k < n_bounds; k++) fits = bounds[k] >= bounds[k - 1];
+        for (Py_ssize_t t = 0; fits && t < n; t++) {
+            fits = unit[t] >= 0 && unit[t] <= 2 && op[t] >= 0 && op[t] < n_ops &&
+                   order[t] >= 0 && order[t] < n && stage[t] >= 0;
+        }
+        for (Py_ssize_t o = 0; fits && by_release != NULL && o < n_ops; o++) {
+            fits = by_release[o] >= 0 && by_release[o] < n_ops;
+        }
+        if (!fits) {
+            PyErr_SetString(PyExc_ValueError, "critical_path_rows: columns out of range");
+            goto done;
+        }
+        worker = malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
+        released = malloc(sizeof(int64_t) * (size_t)(n_ops > 0 ? n_ops : 1));
+        if (worker == NULL || released == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        Candidates candidates = {worker, NULL, stages, NULL, released, stage};
+        Py_BEGIN_ALLOW_THREADS
+        memset(worker, 0xff, sizeof(int64_t) * (size_t)n); /* -1 */
+        for (Py_ssize_t k = 0; k + 1 < n_bounds; k++) {
+            for (Py_ssize_t i = bounds[k] + 1; i < bounds[k + 1]; i++) {
+                worker[order[i]] = order[i - 1];
+            }
+        }
+        slot_releases(views[1].buf, n_ops, stages, slots, by_release, released);
+        length = walk_path(views[0].buf, views[1].buf, unit, op, &candidates, last, tolerance,
+                           views[8].buf, views[9].buf, n);
+        Py_END_ALLOW_THREADS
+    }
+    result = PyLong_FromSsize_t(length);
+done:
+    free(worker);
+    free(released);
+    for (int i = N - 1; i >= 0; i--) PyBuffer_Release(&views[i]);
+    return result;
+}
+
+/* chain_roots(owner): each entry, an earlier index (or itself), replaced in place by the
+ * root of its chain, in one pass in index order (an entry's owner is final before it is
+ * read): what pointer jumping `owner = owner[owner]` until nothing changes ends with. */
+static PyObject *chain_roots(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *object;
+    if (!PyArg_ParseTuple(args, "O:chain_roots", &object)) return NULL;
+    static const char *const codes[1] = {"lq"};
+    Py_buffer view;
+    if (get_views(&object, &view, 1, codes, 1, "chain_roots") < 0) return NULL;
+    int64_t *owner = view.buf;
+    Py_ssize_t n = view.len / 8;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (owner[i] < 0 || owner[i] > i) {
+            PyBuffer_Release(&view);
+            PyErr_SetString(PyExc_ValueError, "chain_roots: each owner must be an earlier index");
+            return NULL;
+        }
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) owner[i] = owner[owner[i]];
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+}
+
+/* engine/_idle_pass.c */
+PyObject *fastsched_rows_pass(PyObject *self, PyObject *args);
+/* engine/_row_order.c */
+PyObject *fastsched_rows_in_time_order(PyObject *self, PyObject *args);
+PyObject *fastsched_block_extremes(PyObject *self, PyObject *args);
 
 static PyMethodDef methods[] = {
     {"schedule", schedule, METH_VARARGS,
@@ -411,6 +580,32 @@ static PyMethodDef methods[] = {
      "              path, sums)\n"
      "--\n\n"
      "Walk the critical path back from task `last`; fills path and sums, returns the length."},
+    {"critical_path_rows", critical_rows, METH_VARARGS,
+     "critical_path_rows(start, end, unit, op, stage, order, bounds, by_release, stages,\n"
+     "                   slots, last, tolerance, path, sums)\n"
+     "--\n\n"
+     "critical_path of an op-major pipeline, its candidates read off by_row and the slot\n"
+     "releases worked out per op."},
+    {"rows_pass", fastsched_rows_pass, METH_VARARGS,
+     "rows_pass(row_starts, reach, bounds, first_row, n_rows, span, points, starts, tasks,\n"
+     "          hold_lo, hold_hi, slots, (input, slot, done), budget,\n"
+     "          out_row, out_start, out_end, out_reason, out_task)\n"
+     "--\n\n"
+     "One unit's idle gaps, found row by row and cut at the points: counted (out columns\n"
+     "None) or written with each piece's awaited task and reason; returns (gaps, cuts)."},
+    {"rows_in_time_order", fastsched_rows_in_time_order, METH_VARARGS,
+     "rows_in_time_order(start, end, row, n_rows, order, bounds, starts, ends, resorted)\n"
+     "--\n\n"
+     "Spans sorted by (row, start, end; then index): fills the order, the row bounds, the\n"
+     "starts and ends in that order, and which rows were not in order already."},
+    {"block_extremes", fastsched_block_extremes, METH_VARARGS,
+     "block_extremes(start, end, block, longest, shortest)\n"
+     "--\n\n"
+     "Each block's longest and shortest span (end - start), spans in index order."},
+    {"chain_roots", chain_roots, METH_VARARGS,
+     "chain_roots(owner)\n"
+     "--\n\n"
+     "Each entry (an earlier index or itself) replaced in place by the root of its chain."},
     {NULL, NULL, 0, NULL},
 };
 

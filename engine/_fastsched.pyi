@@ -1,4 +1,4 @@
-"""Type stub for the optional compiled event loop (engine/_fastsched.c)."""
+"""Type stub for the optional compiled module (engine/_fastsched.c, _idle_pass.c, _row_order.c)."""
 
 import numpy as np
 import numpy.typing as npt
@@ -27,3 +27,74 @@ def critical_path(
     sums: npt.NDArray[np.float64],
 ) -> int:
     """Walk the critical path back from ``last``; fills path and sums, returns its length."""
+
+def critical_path_rows(
+    start: npt.NDArray[np.float64],
+    end: npt.NDArray[np.float64],
+    unit: npt.NDArray[np.int64],
+    op: npt.NDArray[np.int64],
+    stage: npt.NDArray[np.int64],
+    order: npt.NDArray[np.int64],
+    bounds: npt.NDArray[np.int64],
+    by_release: npt.NDArray[np.int64] | None,
+    stages: int,
+    slots: int,
+    last: int,
+    tolerance: float,
+    path: npt.NDArray[np.int64],
+    sums: npt.NDArray[np.float64],
+) -> int:
+    """`critical_path` of an op-major pipeline, the candidates read off ``by_row`` (order,
+    bounds), the stages and the slot releases worked out per op (``by_release``: the ops
+    in release order, None: op order); returns the path's length."""
+
+def rows_pass(
+    row_starts: npt.NDArray[np.float64],
+    reach: npt.NDArray[np.float64],
+    bounds: npt.NDArray[np.int64],
+    first_row: int,
+    n_rows: int,
+    span: float,
+    points: npt.NDArray[np.float64],
+    starts: npt.NDArray[np.float64],
+    tasks: npt.NDArray[np.int64],
+    hold_lo: npt.NDArray[np.float64],
+    hold_hi: npt.NDArray[np.float64],
+    slots: int,
+    codes: tuple[int, int, int],
+    budget: int,
+    out_row: npt.NDArray[np.int64] | None,
+    out_start: npt.NDArray[np.float64] | None,
+    out_end: npt.NDArray[np.float64] | None,
+    out_reason: npt.NDArray[np.int8] | None,
+    out_task: npt.NDArray[np.int64] | None,
+) -> tuple[int, int]:
+    """One unit's idle gaps (rows ``first_row`` .. + ``n_rows``), cut at ``points``:
+    counted with every out column None ((gaps, cuts), cuts -1 past ``budget``), else
+    written with each piece's awaited task and reason (``codes``: input, slot, done)."""
+
+def rows_in_time_order(
+    start: npt.NDArray[np.float64],
+    end: npt.NDArray[np.float64],
+    row: npt.NDArray[np.int64],
+    n_rows: int,
+    order: npt.NDArray[np.int64],
+    bounds: npt.NDArray[np.int64],
+    starts: npt.NDArray[np.float64],
+    ends: npt.NDArray[np.float64],
+    resorted: npt.NDArray[np.bool_],
+) -> None:
+    """Spans sorted by (row, start, end; then index) into the out arrays, and per row
+    whether it was not in that order already."""
+
+def chain_roots(owner: npt.NDArray[np.int64]) -> None:
+    """Each entry (an earlier index, or itself) replaced in place by its chain's root."""
+
+def block_extremes(
+    start: npt.NDArray[np.float64],
+    end: npt.NDArray[np.float64],
+    block: int,
+    longest: npt.NDArray[np.float64],
+    shortest: npt.NDArray[np.float64],
+) -> None:
+    """Each block's longest and shortest span (end - start), spans in index order."""

@@ -17,6 +17,7 @@ from enum import IntEnum
 import numpy as np
 import numpy.typing as npt
 
+from engine import fast_scheduler
 from engine.schedule import Schedule, op_column
 
 FloatArray = npt.NDArray[np.float64]
@@ -146,13 +147,18 @@ def _inherited(first: FloatArray, last: FloatArray, slots: int, touching: float)
         return None
     owner = np.arange(n, dtype=np.int64)
     owner[heirs] = donors
-    # Pointer jumping: every op points at an earlier one, so each chain ends at one of the
-    # first `slots` ops, whose index is the slot (log2 n passes of O(n)).
-    while True:
-        further = owner[owner]
-        if np.array_equal(further, owner):
-            break
-        owner = further
+    # Every op points at an earlier one, so each chain ends at one of the first `slots`
+    # ops, whose index is the slot: one compiled pass in op order, else pointer jumping
+    # (log2 n passes of O(n)), which ends with the same roots.
+    compiled = fast_scheduler.compiled if fast_scheduler.use_compiled else None
+    if compiled is not None:
+        compiled.chain_roots(owner)
+    else:
+        while True:
+            further = owner[owner]
+            if np.array_equal(further, owner):
+                break
+            owner = further
     owner.flags.writeable = False
     return SlotPlan(0, owner, slots)
 

@@ -77,11 +77,24 @@ def _candidates(schedule: Schedule) -> tuple[IntArray, IntArray, IntArray]:
         for stage in range(1, stages):
             data[s.task_of(ops, stage)] = s.task_of(ops, stage - 1)
     slot = np.full(n_tasks, -1, dtype=np.int64)
+    releases = _slot_releases(s)
+    has = releases >= 0
+    slot[s.task_of(ops[has], 0)] = releases[has]
+    return worker, data, slot
+
+
+def _slot_releases(schedule: Schedule) -> IntArray:
+    """Per op, the write that freed the slot it was granted (-1: none, a free slot)."""
+    s = schedule
+    stages = len(s.stage_names)
+    ops = np.arange(s.n_ops, dtype=np.int64)
+    released = np.full(s.n_ops, -1, dtype=np.int64)
     slots = s.buffers
     if 0 < slots < s.n_ops:
         # Slots are granted in op order: op i gets the slot of the (i - B)-th release, or
         # waits for op i - 1's grant; the release that set each grant is the one at the
-        # latest position holding the running maximum.
+        # latest position holding the running maximum (engine/_fastsched.c's
+        # slot_releases does the same in one loop).
         writes = np.asarray(s.task_of(ops, stages - 1), dtype=np.int64)
         releases = s.end[writes]
         in_order = bool((releases[1:] >= releases[:-1]).all())  # always so with one writer
@@ -91,8 +104,21 @@ def _candidates(schedule: Schedule) -> tuple[IntArray, IntArray, IntArray]:
         position = np.where(freeing >= np.maximum.accumulate(freeing), ops, 0)
         np.maximum.accumulate(position, out=position)
         has = position >= slots
-        slot[s.task_of(ops[has], 0)] = writes[by_release[position[has] - slots]]
-    return worker, data, slot
+        released[has] = writes[by_release[position[has] - slots]]
+    return released
+
+
+def _release_order(schedule: Schedule) -> IntArray | None:
+    """An op-major pipeline's ops in the order their writes end (ties: op order), as
+    `_slot_releases` sorts them; None when that is op order (always so with one writer)."""
+    s = schedule
+    if not 0 < s.buffers < s.n_ops:
+        return None
+    stages = len(s.stage_names)
+    releases = s.end[stages - 1 :: stages]
+    if bool((releases[1:] >= releases[:-1]).all()):
+        return None
+    return np.argsort(releases, kind="stable").astype(np.int64)
 
 
 def _walk(schedule: Schedule) -> CriticalPath:
@@ -100,7 +126,6 @@ def _walk(schedule: Schedule) -> CriticalPath:
     charged = dict.fromkeys(CHARGES, 0.0)
     if not len(s):
         return CriticalPath(np.zeros(0, dtype=np.int64), charged)
-    candidates = _candidates(s)
     tolerance = 1e-9 * max(1.0, s.makespan)
     # The last task to end (ties: the highest index, the last op's last stage).
     last = int(len(s) - 1 - np.argmax(s.end[::-1]))
@@ -112,13 +137,21 @@ def _walk(schedule: Schedule) -> CriticalPath:
     compiled = fast_scheduler.compiled if fast_scheduler.use_compiled else None
     if compiled is not None:
         path = np.empty(len(s), dtype=np.int64)
-        length = compiled.critical_path(
-            start, end, unit, op, *candidates, last, tolerance, path, sums
-        )
+        if s.op_major:  # the candidates read off by_row and the ops as the walk goes
+            order, bounds = s.by_row
+            stage = np.ascontiguousarray(s.stage, dtype=np.int64)
+            length = compiled.critical_path_rows(
+                start, end, unit, op, stage, order, bounds, _release_order(s),
+                len(s.stage_names), s.buffers, last, tolerance, path, sums,
+            )  # fmt: skip
+        else:
+            length = compiled.critical_path(
+                start, end, unit, op, *_candidates(s), last, tolerance, path, sums
+            )
         tasks = path[:length][::-1].copy()
     else:
         tasks = np.asarray(
-            walk_python(start, end, unit, op, candidates, last, tolerance, sums)[::-1],
+            walk_python(start, end, unit, op, _candidates(s), last, tolerance, sums)[::-1],
             dtype=np.int64,
         )
     for name, value in zip(CHARGES, sums.tolist(), strict=True):
@@ -145,7 +178,9 @@ def walk_python(
     path: list[int] = []
     releasing = -1
     task = last
-    while task >= 0:
+    # At most one step a task: zero-length tasks at one instant in an order that is not
+    # the ops' (a reordered run) can lead back to a task already on the path.
+    while task >= 0 and len(path) < len(start_of):
         path.append(task)
         totals[3 if op_of[task] == releasing else unit_of[task]] += end_of[task] - start_of[task]
         before, link, best = -1, -1, -math.inf

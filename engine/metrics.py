@@ -278,7 +278,18 @@ def _median_positive(durations: FloatArray) -> float:
     """The median of the positive ``durations`` (1 when none), partitioning them in place
     (the caller's own array): as ``np.median(durations[durations > 0])``."""
     positive = durations if bool((durations > 0).all()) else durations[durations > 0]
-    return float(np.median(positive, overwrite_input=True)) if len(positive) else 1.0
+    n = len(positive)
+    if not n:
+        return 1.0
+    # np.median partitions at both middles and at the end (its NaN check; none here: the
+    # values are positive): one partition at the upper middle, then the lower middle is
+    # the largest value below it; the same (low + high) / 2 np.median's mean computes.
+    half = n // 2
+    positive.partition(half)
+    high = float(positive[half])
+    if n % 2:
+        return high
+    return (float(positive[:half].max()) + high) / 2
 
 
 def typical_task_duration(schedule: Schedule) -> float | None:

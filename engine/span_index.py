@@ -9,6 +9,7 @@ from functools import cached_property
 import numpy as np
 import numpy.typing as npt
 
+from engine import fast_scheduler
 from engine.columns import sorted_within, time_order
 from engine.schedule import Schedule
 
@@ -58,6 +59,18 @@ class SpanIndex:
         blocks = -(-len(start) // _BLOCK)
         self._block_longest = np.full(blocks, -np.inf)
         self._block_shortest = np.full(blocks, np.inf)
+        self._counted: tuple[float, int] | None = None
+        compiled = fast_scheduler.compiled if fast_scheduler.use_compiled else None
+        if compiled is not None:  # one pass, the same maxima and minima
+            compiled.block_extremes(
+                np.ascontiguousarray(start, np.float64), np.ascontiguousarray(end, np.float64),
+                _BLOCK, self._block_longest, self._block_shortest,
+            )  # fmt: skip
+        else:
+            self._block_extremes(start, end)
+
+    def _block_extremes(self, start: FloatArray, end: FloatArray) -> None:
+        """The blocks' longest and shortest spans in numpy, a chunk of blocks at a time."""
         chunk = _BLOCK * 16_384
         for first in range(0, len(start), chunk):
             durations = end[first : first + chunk] - start[first : first + chunk]
@@ -69,7 +82,6 @@ class SpanIndex:
             if len(durations) > whole * _BLOCK:
                 self._block_longest[b + whole] = durations[whole * _BLOCK :].max()
                 self._block_shortest[b + whole] = durations[whole * _BLOCK :].min()
-        self._counted: tuple[float, int] | None = None
 
     @classmethod
     def build(

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from engine.anomalies import resource_anomalies
 from engine.metrics import (
     bottleneck,
@@ -225,9 +227,10 @@ def row_idle_text(spans: IdleSpans | None, row: int, time_text: TimeText = forma
     items = []
     for r, name in enumerate(IDLE_REASONS):
         mine = reasons == r
-        count = int(mine.sum())
+        count = int(np.count_nonzero(mine))
         if count:
-            total = time_text(float(lengths[mine].sum()), unit)
+            # (a row with one reason: its lengths as they are, not a masked copy)
+            total = time_text(float((lengths if count == len(mine) else lengths[mine]).sum()), unit)
             items.append(f"{total} {name}" + (f" in {count:,} spans" if count > 1 else ""))
     return " · ".join(items)
 

@@ -265,12 +265,13 @@ class WaitIndex:
                 tasks = self._row_segment(unit, order)
                 assert tasks is not None
                 return _unit(tasks, starts, self._op_numbers)
-            column = s.start[unit::stages]
+            # (the stage's starts in op order, contiguous: shared with the narration's)
+            column = op_column(s, "start", unit)
             if _nondecreasing(column):
                 tasks = np.arange(unit, len(s), stages, dtype=np.int64)
-                return _unit(tasks, np.ascontiguousarray(column), self._op_numbers)
-            by_start = np.argsort(column, kind="stable").astype(np.int64)  # ties: op order
-            return _unit(unit + stages * by_start, column[by_start], by_start)
+                return _unit(tasks, column, self._op_numbers)
+            by_start = np.argsort(column, kind="stable").astype(np.int64, copy=False)
+            return _unit(unit + stages * by_start, column[by_start], by_start)  # ties: op order
         tasks = np.flatnonzero(s.unit == unit)
         tasks = tasks[np.lexsort((s.op[tasks], s.start[tasks]))].astype(np.int64)
         return _unit(tasks, s.start[tasks], s.op[tasks])
@@ -451,6 +452,9 @@ class WaitIndex:
         """Per stage: ready times sorted, starts sorted, and whether both already run in op
         order (then the ops waiting at any time are one contiguous range)."""
         s = self.schedule
+        # A simulated pipeline's units are its stages: a unit's starts, sorted (`units`),
+        # are that stage's, sorted (no signed zeros to order differently).
+        stage_is_unit = self.pipeline and s.unit is s.stage and s.source == "simulated"
         ready_sorted, start_sorted, in_order = [], [], []
         for stage in range(len(s.stage_names)):
             ready = self.grant if stage == 0 else op_column(s, "end", stage - 1)
@@ -458,7 +462,12 @@ class WaitIndex:
             ready_in_order, start_in_order = _nondecreasing(ready), _nondecreasing(start)
             in_order.append(ready_in_order and start_in_order)
             ready_sorted.append(ready if ready_in_order else np.sort(ready))
-            start_sorted.append(start if start_in_order else np.sort(start))
+            if start_in_order:
+                start_sorted.append(start)
+            elif stage_is_unit and stage < s.n_units:
+                start_sorted.append(self.units[stage].starts)
+            else:
+                start_sorted.append(np.sort(start))
         return ready_sorted, start_sorted, in_order
 
 

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from engine.idle_cuts import idle_columns
+from engine.idle_cuts import TaskArray, idle_columns, task_dtype
 from engine.schedule import Schedule, cached_on, op_column
 from engine.text import join_words, op_list, time_text
 from engine.wait_index import (
@@ -69,15 +69,16 @@ class IdleSpans:
     """Every worker's idle time in [0, makespan], cut into spans with one reason each.
 
     Columns (numpy, sorted by (row, start)): ``row`` (timeline row = global worker index,
-    as `Schedule.row`), ``start``, ``end``, ``reason`` (index into `IDLE_REASONS`) and
-    ``next_task`` (the task awaited — input, overhead, slot: the read that waits — else -1).
+    as `Schedule.row`), ``start``, ``end``, ``reason`` (index into `IDLE_REASONS`, int8)
+    and ``next_task`` (the task awaited — input, overhead, slot: the read that waits — else
+    -1; int32 below 2^31 tasks, `engine.idle_cuts.task_dtype`).
     """
 
     row: IntArray
     start: FloatArray
     end: FloatArray
     reason: ReasonArray
-    next_task: IntArray
+    next_task: TaskArray
     _index: WaitIndex = field(repr=False)
 
     def __len__(self) -> int:
@@ -184,8 +185,13 @@ def _build_idle(index: WaitIndex) -> IdleSpans:
     s = index.schedule
     if index.measured or (index.pipeline and index.slots > 0 and s.grant is None):
         return _build_idle_measured(index)
-    columns = idle_columns(index, _CUTS_PER_TASK * len(s) + 100_000, (INPUT, SLOT, DONE))
-    return IdleSpans(*columns, index)
+    columns, totals = idle_columns(
+        index, _CUTS_PER_TASK * len(s) + 100_000, (INPUT, SLOT, DONE), len(IDLE_REASONS)
+    )
+    spans = IdleSpans(*columns, index)
+    if totals is not None:  # added up by the pass that wrote the spans: `totals` is that
+        spans.__dict__["totals"] = totals
+    return spans
 
 
 def _build_idle_measured(index: WaitIndex) -> IdleSpans:
@@ -194,8 +200,9 @@ def _build_idle_measured(index: WaitIndex) -> IdleSpans:
     rows, lo, hi = index.gaps
     # Gaps are sorted by row and rows are unit-major: each unit's gaps are one slice.
     unit_bounds = np.searchsorted(rows, np.append(s.worker_offsets, s.n_workers))
-    parts: list[tuple[IntArray, FloatArray, FloatArray, ReasonArray, IntArray]] = []
+    parts: list[tuple[IntArray, FloatArray, FloatArray, ReasonArray, TaskArray]] = []
     budget = _CUTS_PER_TASK * len(s) + 100_000
+    tasks_as = task_dtype(len(s))
     for u, unit in enumerate(index.units):
         a, b = int(unit_bounds[u]), int(unit_bounds[u + 1])
         r, x, y = rows[a:b], lo[a:b], hi[a:b]
@@ -245,16 +252,16 @@ def _build_idle_measured(index: WaitIndex) -> IdleSpans:
             parent, x, y = _split_at(x, y, cut)
             r, task, reason = r[parent], task[parent], reason[parent]
             reason[late[parent] & (x >= threshold[parent])] = OVERHEAD
-        parts.append((r, x, y, reason, task.astype(np.int64)))
+        parts.append((r, x, y, reason, task.astype(tasks_as)))
     if not parts:
         empty = np.zeros(0)
         return IdleSpans(
-            np.zeros(0, np.int64), empty, empty, np.zeros(0, np.int8), np.zeros(0, np.int64), index
+            np.zeros(0, np.int64), empty, empty, np.zeros(0, np.int8), np.zeros(0, tasks_as), index
         )
     columns = [_joined(c) for c in zip(*parts, strict=True)]
     return IdleSpans(
         columns[0].astype(np.int64, copy=False), columns[1], columns[2],
-        columns[3].astype(np.int8, copy=False), columns[4].astype(np.int64, copy=False), index,
+        columns[3].astype(np.int8, copy=False), columns[4].astype(tasks_as, copy=False), index,
     )  # fmt: skip
 
 

@@ -8,8 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine import fast_scheduler
 from engine.assembly_model import (
     Spot,
+    _by_slot_then_hold,
     assembly_frame,
     assembly_index,
     chip_motion,
@@ -124,6 +126,42 @@ def test_slots_are_never_double_booked(rows, workers, buffers) -> None:
         assert sorted(now.op[now.op >= 0].tolist()) == np.flatnonzero(holding).tolist()
 
 
+@pytest.mark.skipif(fast_scheduler.compiled is None, reason="the compiled extension is not built")
+@settings(max_examples=150, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(*(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.5]) for _ in range(3))),
+        min_size=1,
+        max_size=40,
+    ),
+    workers=st.tuples(st.integers(1, 3), st.integers(1, 3), st.integers(1, 3)),
+    buffers=st.integers(1, 5),
+)
+def test_slots_passed_on_are_the_same_with_either_build(rows, workers, buffers) -> None:
+    """Slots inherited in release order: the compiled chain walk (engine/_fastsched.c's
+    chain_roots) ends at the roots pointer jumping finds."""
+    d = np.array(rows, dtype=float)
+    schedule = simulate(Scenario(d[:, 0], d[:, 1], d[:, 2], workers=workers, buffers=buffers))
+    first, last = slot_holds(schedule)
+    compiled = assign_slots(first, last, buffers)
+    with fast_scheduler.using("python"):
+        python = assign_slots(first, last, buffers)
+    assert (compiled.modulus, compiled.count) == (python.modulus, python.count)
+    ops = np.arange(schedule.n_ops)
+    np.testing.assert_array_equal(compiled.slot_of(ops), python.slot_of(ops))
+
+
+def test_chain_roots_refuses_a_later_owner() -> None:
+    compiled = fast_scheduler.compiled
+    if compiled is None:
+        pytest.skip("the compiled extension is not built")
+    owner = np.array([0, 0, 1, 2], dtype=np.int64)
+    compiled.chain_roots(owner)
+    assert owner.tolist() == [0, 0, 0, 0]
+    with pytest.raises(ValueError):
+        compiled.chain_roots(np.array([0, 2, 1], dtype=np.int64))
+
+
 # -- chips ----------------------------------------------------------------------------------
 
 
@@ -219,3 +257,26 @@ def test_a_frame_looks_only_at_the_ops_it_draws() -> None:
     assert frame.in_use > 40_000
     assert len(frame.chips.op) <= 3 + 16 + 2 * 6
     assert frame.waiting + frame.done < 100_000
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 3),
+            st.sampled_from([0.0, 1.0, 1.0, 2.5, 4.0]),
+            st.sampled_from([0.0, 1.0, 3.0, 5.0]),
+        ),
+        max_size=40,
+    ),
+    st.booleans(),
+)
+def test_ops_by_slot_then_hold_are_lexsorts(rows, granted_in_order) -> None:
+    if granted_in_order:  # holds in (start, end) order, as a simulated run grants them
+        rows = sorted(rows, key=lambda row: (row[1], row[2]))
+    slots = np.array([r[0] for r in rows], dtype=np.int64)
+    first = np.array([r[1] for r in rows], dtype=np.float64)
+    last = first + np.array([r[2] for r in rows], dtype=np.float64)
+    ours = _by_slot_then_hold(slots, first, last, 4)
+    np.testing.assert_array_equal(ours, np.lexsort((last, first, slots)))
+    assert ours.dtype == np.int64

@@ -101,9 +101,17 @@ def test_compute_binds_an_uneven_compute_heavy_run() -> None:
 @settings(max_examples=100, deadline=None)
 @given(LONGER, st.sampled_from(["sequential", "pipelined"]))
 def test_the_compiled_walk_and_the_python_walk_agree(scenario, policy) -> None:
+    """On the run (op-major: the compiled walk reads its candidates off by_row) and on the
+    same tasks in another order (the candidates handed over as arrays)."""
     schedule = simulate(scenario, policy)
-    compiled = critical_path(replace(schedule))  # a copy: each keeps its own path
-    with fast_scheduler.using("python"):
-        python = critical_path(replace(schedule))
-    np.testing.assert_array_equal(compiled.tasks, python.tasks)
-    assert compiled.charged == python.charged
+    p = np.random.default_rng(len(schedule)).permutation(len(schedule))
+    shuffled = replace(
+        schedule, op=schedule.op[p], stage=schedule.stage[p], unit=schedule.unit[p],
+        worker=schedule.worker[p], start=schedule.start[p], end=schedule.end[p],
+    )  # fmt: skip
+    for run in (schedule, shuffled):
+        compiled = critical_path(replace(run))  # a copy: each keeps its own path
+        with fast_scheduler.using("python"):
+            python = critical_path(replace(run))
+        np.testing.assert_array_equal(compiled.tasks, python.tasks)
+        assert compiled.charged == python.charged

@@ -207,6 +207,10 @@ def test_layout_checks_still_refuse_bad_workers() -> None:
         Schedule.from_stage_matrices(
             np.zeros((1, 3)), np.ones((1, 3)), [[0, 2, 0]], workers=(1, 2, 1)
         )
+    for bad in ([[0, 2, 1]], [[0, -1, 1]]):  # one worker count for every unit: one pass
+        with pytest.raises(PipeLabError, match="worker"):
+            Schedule.from_stage_matrices(np.zeros((1, 3)), np.ones((1, 3)), bad, workers=(2, 2, 2))
+    Schedule.from_stage_matrices(np.zeros((1, 3)), np.ones((1, 3)), [[1, 0, 1]], workers=(2, 2, 2))
 
 
 @settings(max_examples=200, deadline=None)
@@ -223,3 +227,18 @@ def test_rank_near_is_searchsorted(values, queries, steps) -> None:
     guess = np.array([g for _, g in queries], dtype=np.int64)
     want = np.searchsorted(sorted_values, times, "right")
     _same(rank_near(sorted_values, times, guess, steps), want)
+
+
+@settings(max_examples=200, deadline=None)
+@given(schedules())
+def test_the_narrations_sorted_columns_are_the_sorted_columns(schedule: Schedule) -> None:
+    """Each stage's ready times and starts, sorted (`WaitIndex.columns`, which a simulated
+    run takes from its units' sorted starts where it can), as np.sort gives them."""
+    index = wait_index(schedule)
+    if not index.pipeline:
+        return
+    ready_sorted, start_sorted, _ = index.columns
+    for stage in range(len(schedule.stage_names)):
+        ready = index.grant if stage == 0 else schedule.op_ends[:, stage - 1]
+        _same(ready_sorted[stage], np.sort(ready))
+        _same(start_sorted[stage], np.sort(schedule.op_starts[:, stage]))

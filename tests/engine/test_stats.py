@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import metrics
 from engine.scenario import Scenario, load_preset
 from engine.scheduler import simulate
 from engine.stats import row_idle_text, schedule_stats
@@ -58,3 +63,20 @@ def test_compact_words() -> None:
     spans = idle_spans(schedule)
     assert row_idle_text(spans, 1) == "0–1 s input (op 1) · 101–102 s done"
     assert row_idle_text(spans, 2) == "52 s input in 50 spans"  # more than 4 spans: summed
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from([0.0, 0.5, 1.0, 1.0, 2.0, 1e-6]),
+            st.floats(min_value=1e-6, max_value=1e9, allow_nan=False, allow_infinity=False),
+        ),
+        max_size=60,
+    )
+)
+def test_the_median_positive_duration_is_numpys(values: list[float]) -> None:
+    durations = np.array(values, dtype=np.float64)
+    positive = durations[durations > 0]
+    expected = float(np.median(positive)) if len(positive) else 1.0
+    assert metrics._median_positive(durations.copy()) == expected

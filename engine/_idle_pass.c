@@ -1,0 +1,290 @@
+/* The idle spans of one unit in one pass, compiled (part of engine._fastsched; the same
+ * pieces as the numpy code of engine/idle_cuts.py, which explains them and is the fallback).
+ *
+ * A unit's idle gaps, sorted by (row, start), are cut at the given points strictly inside
+ * them (the unit's distinct starts, its last start only, or none). Each piece gets the rank
+ * of the first of the unit's tasks starting after the piece's start (as
+ * `searchsorted(starts, piece start, "right")`), that task (-1 past the last: done), and its
+ * reason: done past the last task, slot where at least `slots` slot holds contain the
+ * piece's middle, else input. Every search steps from the previous answer (galloping), so a
+ * row's pieces cost O(1) each, and a search across rows O(log n).
+ *
+ * Plain CPython C API and the buffer protocol (no numpy headers); the GIL is released while
+ * the pieces are written.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+/* How many of the sorted `values` lie before `x`: at or below it (`left` 0, as
+ * searchsorted "right"), or strictly below (`left` 1, "left"), searched outwards from
+ * `guess`: doubling steps, then bisection. */
+static inline Py_ssize_t gallop(const double *values, Py_ssize_t n, double x, int left,
+                         Py_ssize_t guess) {
+#define BEFORE(i) (left ? values[i] < x : values[i] <= x)
+    Py_ssize_t a, b, step = 1;
+    if (guess < 0) guess = 0;
+    if (guess > n) guess = n;
+    if (guess < n && BEFORE(guess)) { /* the answer lies above guess */
+        a = guess + 1;
+        for (;;) {
+            b = a + step - 1;
+            if (b >= n) {
+                b = n;
+                break;
+            }
+            if (!BEFORE(b)) break;
+            a = b + 1;
+            step *= 2;
+        }
+    } else if (guess > 0 && !BEFORE(guess - 1)) { /* the answer lies below guess */
+        b = guess - 1;
+        for (;;) {
+            Py_ssize_t t = b - step;
+            if (t < 0) {
+                a = 0;
+                break;
+            }
+            if (BEFORE(t)) {
+                a = t + 1;
+                break;
+            }
+            b = t;
+            step *= 2;
+        }
+    } else {
+        return guess;
+    }
+    while (a < b) { /* the answer is in [a, b]: the first index not before x */
+        Py_ssize_t mid = a + (b - a) / 2;
+        if (BEFORE(mid))
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a;
+#undef BEFORE
+}
+
+typedef struct {
+    const double *row_starts, *reach; /* Schedule.row_starts, row_reach[0]: by_row order */
+    const int64_t *bounds;            /* Schedule.by_row's bounds */
+    Py_ssize_t first_row, n_rows;     /* the unit's rows */
+    double span;                      /* the makespan: every row's gaps end by it */
+    const double *points;             /* where gaps are cut (sorted) */
+    Py_ssize_t n_points;
+    int points_are_starts;            /* the points are the unit's starts (all distinct) */
+    const double *starts;             /* the unit's starts, sorted, and their tasks */
+    const int64_t *tasks;
+    Py_ssize_t n_starts;
+    const double *hold_lo, *hold_hi;  /* slot holds' starts and ends, both sorted */
+    Py_ssize_t n_holds, slots;
+    int8_t input, slot, done;
+    int64_t *out_row; /* NULL: the pieces' rows, starts and ends are not written */
+    double *out_start, *out_end;
+    int8_t *out_reason;
+    int32_t *out_task;
+    Py_ssize_t capacity; /* entries in each out column */
+    double *totals;      /* NULL, or per (row, reason): the idle time, added piece by piece */
+    Py_ssize_t n_reasons;
+} Pass;
+
+typedef struct {
+    Py_ssize_t gaps, cuts, pieces;
+    Py_ssize_t point, rank, started, ended; /* where the last searches ended */
+} Walk;
+
+/* One gap [lo, hi) of `row`: counted (its cuts too, while within `budget`), or cut into
+ * pieces that are written. -1: past the budget (counting) or the capacity (writing). */
+static int visit_gap(const Pass *p, Walk *w, int writing, Py_ssize_t budget, int64_t row,
+                     double lo, double hi) {
+    w->gaps++;
+    w->point = gallop(p->points, p->n_points, lo, 0, w->point);
+    if (!writing) {
+        Py_ssize_t inside = gallop(p->points, p->n_points, hi, 1, w->point) - w->point;
+        if (inside > 0) w->cuts += inside;
+        return w->cuts > budget ? -1 : 0;
+    }
+    double piece_start = lo;
+    for (;;) {
+        if (w->pieces >= p->capacity) return -1;
+        Py_ssize_t at = w->pieces++;
+        int cut = w->point < p->n_points && p->points[w->point] < hi;
+        double piece_end = cut ? p->points[w->point] : hi;
+        if (p->out_row != NULL) {
+            p->out_row[at] = row;
+            p->out_start[at] = piece_start;
+            p->out_end[at] = piece_end;
+        }
+        /* (cut at every start, all distinct: the starts up to the piece's are the points
+         * up to it) */
+        w->rank = p->points_are_starts ? w->point
+                                       : gallop(p->starts, p->n_starts, piece_start, 0, w->rank);
+        int8_t reason;
+        if (w->rank >= p->n_starts) {
+            reason = p->done;
+            p->out_task[at] = -1;
+        } else {
+            reason = p->input;
+            p->out_task[at] = (int32_t)p->tasks[w->rank];
+            if (p->slots > 0) {
+                double middle = piece_start + piece_end;
+                middle *= 0.5;
+                w->started = gallop(p->hold_lo, p->n_holds, middle, 0, w->started);
+                w->ended = gallop(p->hold_hi, p->n_holds, middle, 0, w->ended);
+                if (w->started - w->ended >= p->slots) reason = p->slot;
+            }
+        }
+        p->out_reason[at] = reason;
+        if (p->totals != NULL) p->totals[row * p->n_reasons + reason] += piece_end - piece_start;
+        if (!cut) return 0;
+        w->cuts++;
+        piece_start = p->points[w->point++];
+    }
+}
+
+/* Every gap of the unit's rows, row by row, in time order: before each task that starts
+ * after everything before it on its row ended (the row's first: after 0), then the row's
+ * tail up to the makespan (engine.wait_index.WaitIndex.gaps says the same). */
+static int walk_rows(const Pass *p, Walk *w, int writing, Py_ssize_t budget) {
+    memset(w, 0, sizeof *w);
+    for (Py_ssize_t r = p->first_row; r < p->first_row + p->n_rows; r++) {
+        double reached = 0.0;
+        for (Py_ssize_t i = p->bounds[r]; i < p->bounds[r + 1]; i++) {
+            if (p->row_starts[i] > reached &&
+                visit_gap(p, w, writing, budget, r, reached, p->row_starts[i]) < 0)
+                return -1;
+            reached = p->reach[i];
+        }
+        if (p->span > reached && visit_gap(p, w, writing, budget, r, reached, p->span) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Gets a C-contiguous buffer of `itemsize`-byte items of one of the struct codes in
+ * `codes` (writable when asked); 0 on success, -1 with the exception set. */
+static int get_array(PyObject *object, Py_buffer *view, Py_ssize_t itemsize, const char *codes,
+                     int writable, const char *what) {
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(object, view, flags) < 0) return -1;
+    const char *format = view->format ? view->format : "B";
+    if (*format == '@' || *format == '=') format++;
+    if (view->itemsize != itemsize || format[0] == '\0' || format[1] != '\0' ||
+        strchr(codes, format[0]) == NULL) {
+        PyErr_Format(PyExc_TypeError, "%s: wrong item type", what);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+/* rows_pass(row_starts, reach, bounds, first_row, n_rows, span, points, starts, tasks,
+ *           hold_lo, hold_hi, slots, (input, slot, done), budget,
+ *           out_row, out_start, out_end, out_reason, out_task, totals)
+ * With every out column None: counts, returning (gaps, cuts), cuts -1 past `budget`.
+ * With out_reason and out_task (and out_row, out_start, out_end, or all three None):
+ * writes the pieces (their tasks as 32-bit integers), returning (gaps, cuts) again, and
+ * adds each piece's length to its row's and reason's entry of `totals` (rows × reasons, or
+ * None), in the pieces' order: the sums `np.bincount(row * reasons + reason, end - start)`
+ * makes. */
+PyObject *fastsched_rows_pass(PyObject *self, PyObject *args) {
+    (void)self;
+    enum { INPUTS = 9, N = 15 };
+    static const char *what[N] = {"row_starts", "reach", "bounds", "points", "starts",
+                                  "tasks", "hold_lo", "hold_hi", "", "out_row",
+                                  "out_start", "out_end", "out_reason", "out_task", "totals"};
+    static const Py_ssize_t size[N] = {8, 8, 8, 8, 8, 8, 8, 8, 0, 8, 8, 8, 1, 4, 8};
+    static const char *codes[N] = {"d", "d", "lq", "d", "d", "lq", "d", "d",
+                                   "", "lq", "d", "d", "b", "i", "d"};
+    PyObject *objects[N];
+    Py_ssize_t first_row, n_rows, slots, budget;
+    double span;
+    int input, slot, done_code;
+    objects[8] = Py_None;
+    if (!PyArg_ParseTuple(args, "OOOnndOOOOOn(iii)nOOOOOO:rows_pass", &objects[0], &objects[1],
+                          &objects[2], &first_row, &n_rows, &span, &objects[3], &objects[4],
+                          &objects[5], &objects[6], &objects[7], &slots, &input, &slot,
+                          &done_code, &budget, &objects[9], &objects[10], &objects[11],
+                          &objects[12], &objects[13], &objects[14]))
+        return NULL;
+    int writing = objects[12] != Py_None;
+    int geometry = objects[9] != Py_None;
+    if (geometry != (objects[10] != Py_None) || geometry != (objects[11] != Py_None) ||
+        writing != (objects[13] != Py_None) || (geometry && !writing) ||
+        (objects[14] != Py_None && !writing)) {
+        PyErr_SetString(PyExc_TypeError, "rows_pass: out columns: all five, the last two or "
+                                         "none (totals: when writing)");
+        return NULL;
+    }
+    Py_buffer views[N];
+    int got[N] = {0};
+    PyObject *result = NULL;
+    for (int i = 0; i < N; i++) {
+        if (i == 8 || objects[i] == Py_None) continue;
+        if (get_array(objects[i], &views[i], size[i], codes[i], i >= INPUTS, what[i]) < 0)
+            goto done;
+        got[i] = 1;
+    }
+    {
+        Py_ssize_t n_tasks = views[0].len / 8, n_bounds = views[2].len / 8;
+        const int64_t *bounds = views[2].buf;
+        int fits = n_tasks <= INT32_MAX && views[1].len == views[0].len &&
+                   views[5].len == views[4].len &&
+                   views[7].len == views[6].len && first_row >= 0 && n_rows >= 0 &&
+                   first_row + n_rows < n_bounds && !(input < -128 || input > 127) &&
+                   !(slot < -128 || slot > 127) && !(done_code < -128 || done_code > 127);
+        for (Py_ssize_t r = first_row; fits && r <= first_row + n_rows; r++) {
+            fits = bounds[r] >= 0 && bounds[r] <= n_tasks &&
+                   (r == first_row || bounds[r] >= bounds[r - 1]);
+        }
+        Py_ssize_t capacity = writing ? views[13].len / 4 : 0;
+        if (writing) {
+            fits = fits && views[12].len == capacity;
+            for (int i = 9; geometry && i <= 11; i++) fits = fits && views[i].len == 8 * capacity;
+        }
+        Py_ssize_t n_reasons = 0;
+        if (got[14]) {
+            n_reasons = (views[14].len / 8) / (n_bounds - 1 > 0 ? n_bounds - 1 : 1);
+            fits = fits && n_bounds > 1 && views[14].len == 8 * n_reasons * (n_bounds - 1) &&
+                   input >= 0 && input < n_reasons && slot >= 0 && slot < n_reasons &&
+                   done_code >= 0 && done_code < n_reasons;
+        }
+        if (!fits) {
+            PyErr_SetString(PyExc_ValueError,
+                            "rows_pass: columns of unequal lengths or rows out of range");
+            goto done;
+        }
+        Py_ssize_t n_holds = views[6].len / 8;
+        int same = views[3].buf == views[4].buf && views[3].len == views[4].len;
+        Pass p = {
+            views[0].buf, views[1].buf, bounds, first_row, n_rows, span,
+            views[3].buf, views[3].len / 8, same, views[4].buf, views[5].buf, views[4].len / 8,
+            views[6].buf, views[7].buf, n_holds, n_holds > 0 ? slots : 0,
+            (int8_t)input, (int8_t)slot, (int8_t)done_code,
+            geometry ? views[9].buf : NULL, geometry ? views[10].buf : NULL,
+            geometry ? views[11].buf : NULL, writing ? views[12].buf : NULL,
+            writing ? views[13].buf : NULL, capacity, got[14] ? views[14].buf : NULL, n_reasons,
+        };
+        Walk w;
+        int status;
+        Py_BEGIN_ALLOW_THREADS
+        status = walk_rows(&p, &w, writing, budget);
+        Py_END_ALLOW_THREADS
+        if (status < 0 && writing) {
+            PyErr_SetString(PyExc_ValueError, "rows_pass: more pieces than the columns hold");
+            goto done;
+        }
+        if (writing && w.pieces != capacity) {
+            PyErr_SetString(PyExc_ValueError, "rows_pass: fewer pieces than the columns hold");
+            goto done;
+        }
+        result = Py_BuildValue("nn", w.gaps, status < 0 ? (Py_ssize_t)-1 : w.cuts);
+    }
+done:
+    for (int i = N - 1; i >= 0; i--) {
+        if (got[i]) PyBuffer_Release(&views[i]);
+    }
+    return result;
+}

@@ -1,0 +1,259 @@
+/* Spans put in time order row by row, compiled (part of engine._fastsched; the numpy code
+ * of engine.columns.time_order is the fallback and gives the same arrays bit for bit).
+ *
+ * A stable counting sort by row (each row's spans in index order), then each row checked
+ * in one pass and, where it is not in (start, end) order, sorted alone: the order
+ * `np.lexsort((end, start, row))` gives. A row out of order is nearly in order (a worker's
+ * tasks in op order, a few ops overtaken): insertion sort, O(n + moves), settles it; past
+ * 8 moves a span it hands over to a merge sort, so that no row costs more than O(n log n).
+ * Both only ever move a span past strictly later ones: equal spans keep their order.
+ *
+ * Also each block's longest and shortest span (below), for engine.span_index.
+ *
+ * Plain CPython C API and the buffer protocol (no numpy headers); the GIL is released while
+ * sorting and scanning.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    double start, end;
+    int64_t index;
+} Span;
+
+/* (start, end) order; equal keys keep their order (the merge takes the left one first). */
+static int span_before(const Span *a, const Span *b) {
+    return a->start < b->start || (a->start == b->start && a->end < b->end);
+}
+
+/* Insertion sort of `items` (n of them); 0 when done, -1 when it gave up past `budget`
+ * moves (the items are then a permutation still, equal ones in their first order). */
+static int insertion_sort(Span *items, Py_ssize_t n, Py_ssize_t budget) {
+    Py_ssize_t moves = 0;
+    for (Py_ssize_t i = 1; i < n; i++) {
+        Span item = items[i];
+        Py_ssize_t j = i;
+        while (j > 0 && span_before(&item, &items[j - 1])) {
+            items[j] = items[j - 1];
+            j--;
+        }
+        items[j] = item;
+        moves += i - j;
+        if (moves > budget) return -1;
+    }
+    return 0;
+}
+
+/* Stable sort of `items` (n of them), `scratch` as large: insertion-sorted runs of 32,
+ * then merged bottom-up, the two buffers swapping roles; the result ends in `items`. */
+static void merge_sort(Span *items, Span *scratch, Py_ssize_t n) {
+    const Py_ssize_t run = 32;
+    for (Py_ssize_t lo = 0; lo < n; lo += run) {
+        Py_ssize_t hi = lo + run < n ? lo + run : n;
+        for (Py_ssize_t i = lo + 1; i < hi; i++) {
+            Span item = items[i];
+            Py_ssize_t j = i;
+            while (j > lo && span_before(&item, &items[j - 1])) {
+                items[j] = items[j - 1];
+                j--;
+            }
+            items[j] = item;
+        }
+    }
+    Span *from = items, *to = scratch;
+    for (Py_ssize_t width = run; width < n; width *= 2) {
+        for (Py_ssize_t lo = 0; lo < n; lo += 2 * width) {
+            Py_ssize_t mid = lo + width < n ? lo + width : n;
+            Py_ssize_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+            Py_ssize_t a = lo, b = mid, k = lo;
+            while (a < mid && b < hi) {
+                to[k++] = span_before(&from[b], &from[a]) ? from[b++] : from[a++];
+            }
+            while (a < mid) to[k++] = from[a++];
+            while (b < hi) to[k++] = from[b++];
+        }
+        Span *swap = from;
+        from = to;
+        to = swap;
+    }
+    if (from != items) memcpy(items, from, sizeof(Span) * (size_t)n);
+}
+
+typedef struct {
+    const double *start, *end;
+    const int64_t *row;
+    Py_ssize_t n, n_rows;
+    int64_t *order, *bounds; /* out: n, n_rows + 1 */
+    double *starts, *ends;   /* out: n each */
+    uint8_t *resorted;       /* out: n_rows */
+} Rows;
+
+/* 0, or -1 when the scratch memory could not be had. */
+static int order_rows(const Rows *r) {
+    memset(r->bounds, 0, sizeof(int64_t) * (size_t)(r->n_rows + 1));
+    for (Py_ssize_t i = 0; i < r->n; i++) r->bounds[r->row[i] + 1]++;
+    for (Py_ssize_t k = 0; k < r->n_rows; k++) r->bounds[k + 1] += r->bounds[k];
+    int64_t *next = malloc(sizeof(int64_t) * (size_t)(r->n_rows > 0 ? r->n_rows : 1));
+    if (next == NULL) return -1;
+    memcpy(next, r->bounds, sizeof(int64_t) * (size_t)r->n_rows);
+    for (Py_ssize_t i = 0; i < r->n; i++) {
+        int64_t at = next[r->row[i]]++;
+        r->order[at] = i;
+        r->starts[at] = r->start[i];
+        r->ends[at] = r->end[i];
+    }
+    free(next);
+    Span *items = NULL, *scratch = NULL;
+    int status = 0;
+    for (Py_ssize_t k = 0; k < r->n_rows; k++) {
+        Py_ssize_t lo = r->bounds[k], hi = r->bounds[k + 1];
+        int in_order = 1;
+        for (Py_ssize_t i = lo + 1; i < hi && in_order; i++) {
+            in_order = !(r->starts[i] < r->starts[i - 1] ||
+                         (r->starts[i] == r->starts[i - 1] && r->ends[i] < r->ends[i - 1]));
+        }
+        r->resorted[k] = (uint8_t)!in_order;
+        if (in_order) continue;
+        Py_ssize_t m = hi - lo;
+        Span *more = realloc(items, sizeof(Span) * (size_t)m);
+        if (more == NULL) {
+            status = -1;
+            break;
+        }
+        items = more;
+        for (Py_ssize_t i = 0; i < m; i++) {
+            items[i].start = r->starts[lo + i];
+            items[i].end = r->ends[lo + i];
+            items[i].index = r->order[lo + i];
+        }
+        if (insertion_sort(items, m, 8 * m) < 0) {
+            more = realloc(scratch, sizeof(Span) * (size_t)m);
+            if (more == NULL) {
+                status = -1;
+                break;
+            }
+            scratch = more;
+            merge_sort(items, scratch, m);
+        }
+        for (Py_ssize_t i = 0; i < m; i++) {
+            r->starts[lo + i] = items[i].start;
+            r->ends[lo + i] = items[i].end;
+            r->order[lo + i] = items[i].index;
+        }
+    }
+    free(items);
+    free(scratch);
+    return status;
+}
+
+static int get_array(PyObject *object, Py_buffer *view, Py_ssize_t itemsize, const char *codes,
+                     int writable) {
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(object, view, flags) < 0) return -1;
+    const char *format = view->format ? view->format : "B";
+    if (*format == '@' || *format == '=') format++;
+    if (view->itemsize != itemsize || format[0] == '\0' || format[1] != '\0' ||
+        strchr(codes, format[0]) == NULL) {
+        PyErr_SetString(PyExc_TypeError, "_row_order: an array of the wrong item type");
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+/* rows_in_time_order(start, end, row, n_rows, order, bounds, starts, ends, resorted) */
+PyObject *fastsched_rows_in_time_order(PyObject *self, PyObject *args) {
+    (void)self;
+    enum { N = 8 };
+    static const Py_ssize_t size[N] = {8, 8, 8, 8, 8, 8, 8, 1};
+    static const char *codes[N] = {"d", "d", "lq", "lq", "lq", "d", "d", "B?"};
+    PyObject *objects[N];
+    Py_ssize_t n_rows;
+    if (!PyArg_ParseTuple(args, "OOOnOOOOO:rows_in_time_order", &objects[0], &objects[1],
+                          &objects[2], &n_rows, &objects[3], &objects[4], &objects[5],
+                          &objects[6], &objects[7]))
+        return NULL;
+    Py_buffer views[N];
+    int got = 0, status;
+    PyObject *result = NULL;
+    for (; got < N; got++) {
+        if (get_array(objects[got], &views[got], size[got], codes[got], got >= 3) < 0) goto done;
+    }
+    {
+        Py_ssize_t n = views[0].len / 8;
+        int fits = n_rows >= 0 && views[1].len == 8 * n && views[2].len == 8 * n &&
+                   views[3].len == 8 * n && views[4].len == 8 * (n_rows + 1) &&
+                   views[5].len == 8 * n && views[6].len == 8 * n && views[7].len == n_rows;
+        const int64_t *row = views[2].buf;
+        for (Py_ssize_t i = 0; fits && i < n; i++) fits = row[i] >= 0 && row[i] < n_rows;
+        if (!fits) {
+            PyErr_SetString(PyExc_ValueError,
+                            "rows_in_time_order: columns of unequal lengths or rows out of range");
+            goto done;
+        }
+        Rows r = {views[0].buf, views[1].buf, row, n, n_rows, views[3].buf, views[4].buf,
+                  views[5].buf, views[6].buf, views[7].buf};
+        Py_BEGIN_ALLOW_THREADS
+        status = order_rows(&r);
+        Py_END_ALLOW_THREADS
+        if (status < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    while (got-- > 0) PyBuffer_Release(&views[got]);
+    return result;
+}
+
+/* block_extremes(start, end, block, longest, shortest): for each block of `block` spans
+ * in index order, the longest and the shortest span (end - start), as numpy's max and min
+ * of each block's lengths give them (engine.span_index finds long spans through these). */
+PyObject *fastsched_block_extremes(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *objects[4];
+    Py_ssize_t block;
+    if (!PyArg_ParseTuple(args, "OOnOO:block_extremes", &objects[0], &objects[1], &block,
+                          &objects[2], &objects[3]))
+        return NULL;
+    Py_buffer views[4];
+    int got = 0;
+    PyObject *result = NULL;
+    for (; got < 4; got++) {
+        if (get_array(objects[got], &views[got], 8, "d", got >= 2) < 0) goto done;
+    }
+    {
+        Py_ssize_t n = views[0].len / 8;
+        Py_ssize_t blocks = block > 0 ? (n + block - 1) / block : -1;
+        if (blocks < 0 || views[1].len != 8 * n || views[2].len != 8 * blocks ||
+            views[3].len != 8 * blocks) {
+            PyErr_SetString(PyExc_ValueError, "block_extremes: one entry per block needed");
+            goto done;
+        }
+        const double *start = views[0].buf, *end = views[1].buf;
+        double *longest = views[2].buf, *shortest = views[3].buf;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t b = 0; b < blocks; b++) {
+            Py_ssize_t lo = b * block, hi = lo + block < n ? lo + block : n;
+            double most = end[lo] - start[lo], least = most;
+            for (Py_ssize_t i = lo + 1; i < hi; i++) {
+                double d = end[i] - start[i];
+                if (d > most) most = d;
+                if (d < least) least = d;
+            }
+            longest[b] = most;
+            shortest[b] = least;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    while (got-- > 0) PyBuffer_Release(&views[got]);
+    return result;
+}

@@ -1,0 +1,152 @@
+"""The compiled idle-span pass (engine/_idle_pass.c) and the numpy one (engine/idle_cuts.py)
+write the same five columns, bit for bit, dtype for dtype: on simulated runs with any
+workers and slots, the same tasks in another order, tasks that overlap on their rows, and
+with a cut budget small enough that a unit is cut at its last start only."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import fast_scheduler
+from engine.idle_cuts import idle_columns
+from engine.scenario import Scenario
+from engine.schedule import Schedule
+from engine.scheduler import simulate
+from engine.validation import MIN_DURATION
+from engine.wait_index import wait_index
+from engine.waits import DONE, IDLE_REASONS, INPUT, SLOT, IdleSpans, idle_spans
+
+pytestmark = pytest.mark.skipif(
+    fast_scheduler.compiled is None, reason="the compiled extension is not built"
+)
+
+REASONS = (INPUT, SLOT, DONE)
+
+duration = st.one_of(
+    st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, 3.0]),
+    st.floats(min_value=MIN_DURATION, max_value=10.0, allow_nan=False, allow_infinity=False),
+)
+
+
+@st.composite
+def scenarios(draw: st.DrawFn) -> Scenario:
+    n = draw(st.integers(1, 40))
+    rows = draw(st.lists(st.tuples(duration, duration, duration), min_size=n, max_size=n))
+    workers = draw(st.tuples(*(st.integers(1, 4) for _ in range(3))))
+    r, c, w = (list(col) for col in zip(*rows, strict=True))
+    return Scenario(r, c, w, workers=workers, buffers=draw(st.integers(0, 6)))
+
+
+@st.composite
+def schedules(draw: st.DrawFn) -> Schedule:
+    """Simulated runs, the same tasks in another order, or free-form tasks (overlapping on
+    their rows, no pipeline) marked simulated: every input the pass is given."""
+    kind = draw(st.sampled_from(["simulated", "shuffled", "free"]))
+    if kind == "free":
+        n = draw(st.integers(0, 40))
+        workers = draw(st.tuples(st.integers(1, 3), st.integers(1, 3), st.integers(1, 3)))
+        unit = np.array(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)), np.int64)
+        worker = np.array(
+            [draw(st.integers(0, workers[u] - 1)) for u in unit.tolist()], dtype=np.int64
+        )
+        start = np.array(
+            draw(st.lists(st.sampled_from([0.0, 1.0, 2.5, 3.0, 4.0]), min_size=n, max_size=n))
+        )
+        length = np.array(draw(st.lists(duration, min_size=n, max_size=n)))
+        return Schedule(
+            op=np.arange(n), stage=unit, unit=unit, worker=worker, start=start,
+            end=start + length, workers=workers, n_ops=max(n, 1),
+        )  # fmt: skip
+    model = simulate(draw(scenarios()), draw(st.sampled_from(["sequential", "pipelined"])))
+    if kind == "simulated":
+        return model
+    p = np.random.default_rng(draw(st.integers(0, 2**32 - 1))).permutation(len(model))
+    return replace(
+        model, op=model.op[p], stage=model.stage[p], unit=model.unit[p],
+        worker=model.worker[p], start=model.start[p], end=model.end[p],
+    )  # fmt: skip
+
+
+def _columns(
+    schedule: Schedule, budget: int, build: str, gaps_first: bool
+) -> tuple[np.ndarray, ...]:
+    copy = replace(schedule)  # each build on its own copy (nothing cached is shared)
+    index = wait_index(copy)
+    if gaps_first:  # (the compiled pass then leaves them be)
+        _ = index.gaps
+    with fast_scheduler.using(build):
+        columns, totals = idle_columns(index, budget, REASONS, len(IDLE_REASONS))
+    if totals is not None:  # as IdleSpans.totals adds them up (np.bincount), bit for bit
+        expected = IdleSpans(*columns, index).totals
+        assert totals.dtype == expected.dtype and totals.shape == expected.shape
+        np.testing.assert_array_equal(totals, expected)
+    if not gaps_first and build == "compiled":  # what it left as the gaps is what they are
+        other = replace(schedule)
+        with fast_scheduler.using("python"):
+            fresh = wait_index(other).gaps
+        for ours, theirs in zip(index.gaps, fresh, strict=True):
+            np.testing.assert_array_equal(ours, theirs)
+    return tuple(np.array(column) for column in columns)
+
+
+@settings(max_examples=400, deadline=None)
+@given(schedules(), st.sampled_from([10**9, 0, 1, 3, 10]), st.booleans())
+def test_the_compiled_pass_and_the_numpy_pass_agree(
+    schedule: Schedule, budget: int, gaps_first: bool
+) -> None:
+    compiled = _columns(schedule, budget, "compiled", gaps_first)
+    python = _columns(schedule, budget, "python", gaps_first)
+    for ours, theirs in zip(compiled, python, strict=True):
+        assert ours.dtype == theirs.dtype
+        np.testing.assert_array_equal(ours, theirs)
+
+
+def test_idle_spans_are_the_same_with_either_build() -> None:
+    rng = np.random.default_rng(5)
+    n = 3000
+    scenario = Scenario(*(rng.uniform(0.5, 1.5, n) for _ in range(3)), workers=(2, 3, 2), buffers=4)
+    for policy in ("sequential", "pipelined"):
+        schedule = simulate(scenario, policy)
+        copies = replace(schedule), replace(schedule)  # (kept alive: the spans read them)
+        compiled = idle_spans(copies[0])
+        with fast_scheduler.using("python"):
+            python = idle_spans(copies[1])
+        for name in ("row", "start", "end", "reason", "next_task", "totals"):
+            np.testing.assert_array_equal(getattr(compiled, name), getattr(python, name))
+
+
+def test_the_pass_counts_then_refuses_columns_of_the_wrong_size() -> None:
+    """Rows 0 and 1: tasks [1, 2) and [3, 4) on row 0, none on row 1; a makespan of 5."""
+    compiled = fast_scheduler.compiled
+    assert compiled is not None
+    row_starts, reach = np.array([1.0, 3.0]), np.array([2.0, 4.0])
+    bounds = np.array([0, 2, 2], np.int64)
+    empty, tasks = np.zeros(0), np.zeros(0, np.int64)
+
+    def run(points: np.ndarray, budget: int, *out: object) -> tuple[int, int]:
+        return compiled.rows_pass(
+            row_starts, reach, bounds, 0, 2, 5.0, points, empty, tasks, empty, empty, 0,
+            REASONS, budget, *out, None,
+        )  # fmt: skip
+
+    points = np.array([0.5, 2.5, 4.5, 4.7])
+    assert run(points, 10, None, None, None, None, None) == (4, 8)  # 3 gaps, 4 cuts; 1, 4
+    assert run(points, 7, None, None, None, None, None)[1] == -1
+    with pytest.raises(ValueError):
+        run(points, 0, np.zeros(9, np.int64), np.zeros(9), np.zeros(9), np.zeros(9, np.int8),
+            np.zeros(9, np.int32))  # fmt: skip
+    with pytest.raises(TypeError):
+        run(points, 0, None, None, None, np.zeros(10, np.int64), np.zeros(10, np.int32))
+    with pytest.raises(TypeError):  # the tasks are written as 32-bit integers
+        run(points, 0, None, None, None, np.zeros(12, np.int8), np.zeros(12, np.int64))
+    out = np.zeros(12, np.int64), np.zeros(12), np.zeros(12), np.zeros(12, np.int8)
+    run(points, 0, *out, np.zeros(12, np.int32))
+    np.testing.assert_array_equal(out[0], [0] * 7 + [1] * 5)
+    np.testing.assert_array_equal(out[1], [0, 0.5, 2, 2.5, 4, 4.5, 4.7, 0, 0.5, 2.5, 4.5, 4.7])
+    np.testing.assert_array_equal(out[2], [0.5, 1, 2.5, 3, 4.5, 4.7, 5, 0.5, 2.5, 4.5, 4.7, 5])
+    np.testing.assert_array_equal(out[3], [DONE] * 12)  # the unit has no tasks

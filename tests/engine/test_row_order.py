@@ -1,0 +1,90 @@
+"""Rows put in time order (`engine.columns.time_order`): the compiled sort
+(engine/_row_order.c) and the numpy one give the same arrays, bit for bit, on spans in any
+order with ties, zero lengths and signed zeros, on rows in order already or not; and each
+block's longest and shortest span (`engine.span_index.SpanIndex`), the same both ways."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import fast_scheduler
+from engine.columns import time_order
+from engine.span_index import SpanIndex
+
+pytestmark = pytest.mark.skipif(
+    fast_scheduler.compiled is None, reason="the compiled extension is not built"
+)
+
+times = st.sampled_from([0.0, -0.0, 0.5, 1.0, 1.0, 2.5, 3.0, 1e-300, 7.25])
+
+
+@st.composite
+def spans(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    n_rows = draw(st.integers(1, 5))
+    n = draw(st.integers(0, 120))
+    start = np.array(draw(st.lists(times, min_size=n, max_size=n)), dtype=np.float64)
+    length = np.array(draw(st.lists(times, min_size=n, max_size=n)), dtype=np.float64)
+    rows = draw(st.lists(st.integers(0, n_rows - 1), min_size=n, max_size=n))
+    row = np.array(sorted(rows) if draw(st.booleans()) else rows, dtype=np.int64)
+    if draw(st.booleans()):  # rows already in time order, as a simulated run's mostly are
+        key = np.lexsort((length, start, row))
+        start, length, row = start[key], length[key], row[key]
+    return start, start + np.abs(length), row, n_rows
+
+
+@settings(max_examples=400, deadline=None)
+@given(spans())
+def test_the_compiled_sort_and_the_numpy_sort_agree(
+    case: tuple[np.ndarray, np.ndarray, np.ndarray, int],
+) -> None:
+    compiled = time_order(*case)
+    with fast_scheduler.using("python"):
+        python = time_order(*case)
+    for ours, theirs in zip(compiled[:4], python[:4], strict=True):
+        assert ours.dtype == theirs.dtype
+        np.testing.assert_array_equal(ours, theirs)
+        assert np.array_equal(np.signbit(ours), np.signbit(theirs))
+    assert compiled[4] == python[4]
+
+
+def test_a_long_row_out_of_order_is_merge_sorted() -> None:
+    rng = np.random.default_rng(3)
+    n = 5000
+    start = rng.integers(0, 300, n).astype(np.float64)
+    end = start + rng.integers(0, 3, n)
+    row = rng.integers(0, 3, n)
+    compiled = time_order(start, end, row, 3)
+    with fast_scheduler.using("python"):
+        python = time_order(start, end, row, 3)
+    for ours, theirs in zip(compiled[:4], python[:4], strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+    assert compiled[4] == python[4] == frozenset({0, 1, 2})
+
+
+def test_rows_out_of_range_are_refused() -> None:
+    compiled = fast_scheduler.compiled
+    assert compiled is not None
+    one = np.zeros(1)
+    with pytest.raises(ValueError):
+        compiled.rows_in_time_order(
+            one, one, np.array([2], np.int64), 2, np.zeros(1, np.int64), np.zeros(3, np.int64),
+            np.zeros(1), np.zeros(1), np.zeros(2, np.bool_),
+        )  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(spans())
+def test_the_blocks_longest_and_shortest_spans_are_the_same_both_ways(
+    case: tuple[np.ndarray, np.ndarray, np.ndarray, int],
+) -> None:
+    start, end, row, n_rows = case
+    # (several blocks of 64, and a rest)
+    start, end, row = np.tile(start, 3), np.tile(end, 3), np.tile(row, 3)
+    compiled = SpanIndex.build(start, end, row, n_rows)
+    with fast_scheduler.using("python"):
+        python = SpanIndex.build(start, end, row, n_rows)
+    for name in ("_block_longest", "_block_shortest"):
+        np.testing.assert_array_equal(getattr(compiled, name), getattr(python, name))
