@@ -569,6 +569,7 @@ PyObject *fastsched_rows_pass(PyObject *self, PyObject *args);
 /* engine/_row_order.c */
 PyObject *fastsched_rows_in_time_order(PyObject *self, PyObject *args);
 PyObject *fastsched_block_extremes(PyObject *self, PyObject *args);
+PyObject *fastsched_sorted_common(PyObject *self, PyObject *args);
 
 static PyMethodDef methods[] = {
     {"schedule", schedule, METH_VARARGS,
@@ -602,6 +603,10 @@ static PyMethodDef methods[] = {
      "block_extremes(start, end, block, longest, shortest)\n"
      "--\n\n"
      "Each block's longest and shortest span (end - start), spans in index order."},
+    {"sorted_common", fastsched_sorted_common, METH_VARARGS,
+     "sorted_common(a, b, out)\n"
+     "--\n\n"
+     "The values ascending arrays a and b share, ascending, written to out; returns how many."},
     {"chain_roots", chain_roots, METH_VARARGS,
      "chain_roots(owner)\n"
      "--\n\n"

@@ -8,7 +8,8 @@
  * 8 moves a span it hands over to a merge sort, so that no row costs more than O(n log n).
  * Both only ever move a span past strictly later ones: equal spans keep their order.
  *
- * Also each block's longest and shortest span (below), for engine.span_index.
+ * Also each block's longest and shortest span (below), for engine.span_index, and the values
+ * two sorted arrays share, for engine.event_union.
  *
  * Plain CPython C API and the buffer protocol (no numpy headers); the GIL is released while
  * sorting and scanning.
@@ -253,6 +254,50 @@ PyObject *fastsched_block_extremes(PyObject *self, PyObject *args) {
     }
     result = Py_None;
     Py_INCREF(result);
+done:
+    while (got-- > 0) PyBuffer_Release(&views[got]);
+    return result;
+}
+
+/* sorted_common(a, b, out): the values that ascending arrays `a` and `b` both hold (equal
+ * as doubles), written in ascending order to `out` (at least as long as the shorter one)
+ * in one merge pass; returns how many. Within an array, equal values count once. */
+PyObject *fastsched_sorted_common(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *objects[3];
+    if (!PyArg_ParseTuple(args, "OOO:sorted_common", &objects[0], &objects[1], &objects[2]))
+        return NULL;
+    Py_buffer views[3];
+    int got = 0;
+    PyObject *result = NULL;
+    for (; got < 3; got++) {
+        if (get_array(objects[got], &views[got], 8, "d", got == 2) < 0) goto done;
+    }
+    {
+        Py_ssize_t na = views[0].len / 8, nb = views[1].len / 8;
+        if (views[2].len / 8 < (na < nb ? na : nb)) {
+            PyErr_SetString(PyExc_ValueError, "sorted_common: out is shorter than the inputs");
+            goto done;
+        }
+        const double *a = views[0].buf, *b = views[1].buf;
+        double *out = views[2].buf;
+        Py_ssize_t i = 0, j = 0, k = 0;
+        Py_BEGIN_ALLOW_THREADS
+        while (i < na && j < nb) {
+            if (a[i] < b[j]) {
+                i++;
+            } else if (b[j] < a[i]) {
+                j++;
+            } else {
+                double value = a[i];
+                if (k == 0 || out[k - 1] != value) out[k++] = value;
+                i++;
+                j++;
+            }
+        }
+        Py_END_ALLOW_THREADS
+        result = PyLong_FromSsize_t(k);
+    }
 done:
     while (got-- > 0) PyBuffer_Release(&views[got]);
     return result;

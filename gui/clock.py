@@ -19,6 +19,8 @@ import numpy as np
 import numpy.typing as npt
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from engine.event_union import EventUnion
+
 SPEEDS: tuple[float, ...] = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 #: Wall-clock seconds a whole run takes to play at 1× when it is long (see `Clock.rate`).
 PLAY_SECONDS = 12.0
@@ -56,7 +58,7 @@ class Clock(QObject):
         self._last_wall = 0.0
         self._time = 0.0
         self._end = 0.0
-        self._events: npt.NDArray[np.float64] = np.zeros(1)
+        self._events = EventUnion([np.zeros(1)])
         self._speed = 1.0
         self._rate = 1.0
         self._unit = "s"
@@ -64,21 +66,29 @@ class Clock(QObject):
     # -- what it plays -----------------------------------------------------------------
 
     def set_timeline(
-        self, events: npt.ArrayLike, end: float | None = None, unit: str | None = None
+        self,
+        events: npt.ArrayLike | EventUnion,
+        end: float | None = None,
+        unit: str | None = None,
     ) -> None:
-        """Event times to step through (sorted, unique; 0 is added), the end of the run and
-        the unit of its times (None keeps the current one).
+        """Event times to step through (sorted, unique; 0 is added) — an array, or an
+        `EventUnion` of several Schedules' event times (each starting at 0) —, the end of the
+        run and the unit of its times (None keeps the current one).
 
         Keeps the current time, clamped to the new range.
         """
         if unit is not None:
             self._unit = unit
-        times = np.asarray(events, dtype=np.float64).reshape(-1)
-        times = times if np.isfinite(times).all() else times[np.isfinite(times)]
-        if not (len(times) and times[0] == 0.0 and bool((times[1:] > times[:-1]).all())):
-            times = np.unique(np.concatenate([[0.0], times]))  # else: already as needed
-        self._events = times
-        last = float(times[-1])
+        if isinstance(events, EventUnion):
+            union = events
+        else:
+            times = np.asarray(events, dtype=np.float64).reshape(-1)
+            times = times if np.isfinite(times).all() else times[np.isfinite(times)]
+            if not (len(times) and times[0] == 0.0 and bool((times[1:] > times[:-1]).all())):
+                times = np.unique(np.concatenate([[0.0], times]))  # else: already as needed
+            union = EventUnion([times])
+        self._events = union
+        last = union.last
         self._end = last if end is None or not math.isfinite(end) else max(float(end), last)
         # Short runs (the textbook's seconds) play in real time; long or tiny ones
         # (a thousand ops, a measured run in milliseconds) play in about PLAY_SECONDS.
@@ -90,7 +100,8 @@ class Clock(QObject):
         self._set_time(self._time, force=True)
 
     @property
-    def events(self) -> npt.NDArray[np.float64]:
+    def events(self) -> EventUnion:
+        """The times it steps through (``len`` counts them; ``np.asarray`` lists them)."""
         return self._events
 
     @property
@@ -129,9 +140,7 @@ class Clock(QObject):
 
     def event_index(self) -> int:
         """Index of the last event at or before now."""
-        return max(
-            0, int(np.searchsorted(self._events, self._time + self._tolerance(), side="right")) - 1
-        )
+        return max(0, self._events.count_through(self._time + self._tolerance()) - 1)
 
     # -- transport ----------------------------------------------------------------------
 
@@ -156,14 +165,14 @@ class Clock(QObject):
     def step_forward(self) -> None:
         """Pause and go to the first event after now (or stay at the end)."""
         self.pause()
-        later = self._events[self._events > self._time + self._tolerance()]
-        self._set_time(float(later[0]) if len(later) else self._end)
+        later = self._events.first_after(self._time + self._tolerance())
+        self._set_time(later if later is not None else self._end)
 
     def step_back(self) -> None:
         """Pause and go to the last event before now (or stay at 0)."""
         self.pause()
-        earlier = self._events[self._events < self._time - self._tolerance()]
-        self._set_time(float(earlier[-1]) if len(earlier) else 0.0)
+        earlier = self._events.last_before(self._time - self._tolerance())
+        self._set_time(earlier if earlier is not None else 0.0)
 
     def to_start(self) -> None:
         self.pause()

@@ -20,6 +20,7 @@ from PySide6.QtCore import QByteArray, QEvent, QSize, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QScrollArea, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
+from engine.event_union import EventUnion
 from engine.schedule import Schedule
 from engine.timeline import narrate
 from gui.assembly import AssemblyLineView
@@ -51,7 +52,7 @@ class ScheduleView(QWidget):
         self.clock = clock
         self._schedules: list[Schedule] = []
         self._tolerances: list[float] = []  # per Schedule: event times closer are one
-        self._events: np.ndarray = np.zeros(1)
+        self._events = EventUnion([np.zeros(1)])
         self._end = 0.0
         self._active = True
         self._narrated: list[int] = []
@@ -90,13 +91,13 @@ class ScheduleView(QWidget):
     def set_schedules(
         self,
         schedules: list[Schedule],
-        events: np.ndarray | None = None,
+        events: EventUnion | None = None,
         end: float | None = None,
         animated: list[Schedule] | None = None,
     ) -> None:
         """Show these Schedules; the clock steps through all their events together.
 
-        ``events`` (their merged event times) and ``end`` (the longest makespan) may come
+        ``events`` (their event times together) and ``end`` (the longest makespan) may come
         precomputed, off the GUI thread (see `gui.runs.Shown`). ``animated``: the ones the
         assembly line shows (default: all; each gets a lane, so many would crowd it)."""
         self._schedules = list(schedules)
@@ -106,7 +107,7 @@ class ScheduleView(QWidget):
             self._events = (
                 events
                 if events is not None
-                else _sorted_union([s.event_times for s in self._schedules])
+                else EventUnion([s.event_times for s in self._schedules])
             )
             self._end = end if end is not None else max(spans)
         self._narrated = []
@@ -304,13 +305,3 @@ class _FixedLabelBox(QScrollArea):
             self._wanted = height
             self.setMaximumHeight(height)
             self.updateGeometry()
-
-
-def _sorted_union(arrays: list[FloatArray]) -> FloatArray:
-    """The sorted, unique union of sorted arrays (a stable sort merges sorted runs in
-    linear time, where np.unique would sort from scratch)."""
-    if len(arrays) == 1:
-        return arrays[0]
-    merged: FloatArray = np.sort(np.concatenate(arrays), kind="stable")
-    union: FloatArray = merged[np.concatenate([[True], np.diff(merged) > 0])]
-    return union

@@ -127,12 +127,3 @@ def test_a_run_and_its_indexes_go_with_their_last_reference() -> None:
         assert all(ref() is None for ref in refs)
     finally:
         gc.enable()
-
-
-def test_merged_events_are_the_sorted_union() -> None:
-    rng = np.random.default_rng(5)
-    for _ in range(50):
-        parts = [
-            np.unique(rng.integers(0, 40, rng.integers(1, 30)).astype(float)) for _ in range(2)
-        ]
-        assert np.array_equal(runs.merged_events(parts), np.unique(np.concatenate(parts)))
