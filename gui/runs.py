@@ -1,6 +1,6 @@
 """What the app shows, as plain values (no Qt): a `Run` (one scenario's Schedules and all
 that is derived from them), pins, and `Shown` (pinned runs + the current one, composed for
-the views: Schedules, stats, comparison lines, merged event times).
+the views: Schedules, stats, comparison lines, their event times together as an `EventUnion`).
 
 `compute_run` is a generator (superqt's GeneratorWorker shape): it yields between steps so
 that a worker can drop a stale job there, and returns the Run. Everything derived per

@@ -121,7 +121,7 @@ class ScheduleView(QWidget):
 
     def show_run(self, shown: Shown) -> None:
         """The app model's shown runs (`AppModel.shown_changed`): pinned and current runs,
-        their merged event times and end computed on the worker thread."""
+        their event times (an `EventUnion`) and end computed on the worker thread."""
         self.set_schedules(list(shown.schedules), shown.events, shown.end, list(shown.animated))
 
     def set_busy(self, busy: bool) -> None:
