@@ -115,3 +115,15 @@ def test_the_compiled_walk_and_the_python_walk_agree(scenario, policy) -> None:
             python = critical_path(replace(run))
         np.testing.assert_array_equal(compiled.tasks, python.tasks)
         assert compiled.charged == python.charged
+
+
+@pytest.mark.parametrize("build", ["python", "compiled"])
+def test_the_path_is_int32_tasks_and_the_same_both_ways(build) -> None:
+    """A sequential run's path is every one of its tasks: kept as int32 (half the bytes)."""
+    if build == "compiled" and fast_scheduler.compiled is None:
+        pytest.skip("the compiled extension is not built")
+    schedule = simulate(Scenario.uniform_ops(50, 1.0, 2.0, 1.0, buffers=2), "sequential")
+    with fast_scheduler.using(build):
+        path = critical_path(schedule.with_meta())
+    assert path.tasks.dtype == np.int32
+    assert np.array_equal(path.tasks, np.arange(len(schedule)))
