@@ -11,4 +11,7 @@ from setuptools import Extension, setup
 
 SOURCES = ["engine/_fastsched.c", "engine/_idle_pass.c", "engine/_row_order.c"]
 
-setup(ext_modules=[Extension("engine._fastsched", SOURCES, optional=True)])
+#: The one header the sources share (how a function takes an array argument).
+DEPENDS = ["engine/_buffers.h"]
+
+setup(ext_modules=[Extension("engine._fastsched", SOURCES, depends=DEPENDS, optional=True)])

@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "_buffers.h"
+
 typedef struct {
     double end;
     Py_ssize_t op;
@@ -229,14 +231,6 @@ done:
     return status;
 }
 
-/* Whether a buffer holds native 8-byte items of one of the struct codes in `codes`. */
-static int holds(const Py_buffer *view, const char *codes) {
-    const char *format = view->format ? view->format : "B";
-    if (*format == '@' || *format == '=') format++;
-    return view->itemsize == 8 && format[0] != '\0' && format[1] == '\0' &&
-           strchr(codes, format[0]) != NULL;
-}
-
 static PyObject *schedule(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *objects[4];
@@ -265,7 +259,7 @@ static PyObject *schedule(PyObject *self, PyObject *args) {
     for (; got < 4; got++) {
         int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (got ? PyBUF_WRITABLE : 0);
         if (PyObject_GetBuffer(objects[got], &views[got], flags) < 0) goto done;
-        if (!holds(&views[got], codes[got])) {
+        if (!holds_items(&views[got], 8, codes[got])) {
             PyErr_Format(PyExc_TypeError, "%s must hold %s", what[got],
                          got == 2 ? "64-bit integers" : "64-bit floats");
             got++;
@@ -370,14 +364,7 @@ static Py_ssize_t walk_path(const double *start, const double *end, const int64_
 static int get_views(PyObject *const *objects, Py_buffer *views, int n, const char *const *codes,
                      int writable, const char *what) {
     for (int got = 0; got < n; got++) {
-        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (got >= n - writable ? PyBUF_WRITABLE : 0);
-        int ok = PyObject_GetBuffer(objects[got], &views[got], flags) == 0;
-        if (ok && !holds(&views[got], codes[got])) {
-            PyBuffer_Release(&views[got]);
-            PyErr_Format(PyExc_TypeError, "%s: arrays of 64-bit numbers needed", what);
-            ok = 0;
-        }
-        if (!ok) {
+        if (get_array(objects[got], &views[got], 8, codes[got], got >= n - writable, what) < 0) {
             while (got-- > 0) PyBuffer_Release(&views[got]);
             return -1;
         }

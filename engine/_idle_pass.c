@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_buffers.h"
+
 /* How many of the sorted `values` lie before `x`: at or below it (`left` 0, as
  * searchsorted "right"), or strictly below (`left` 1, "left"), searched outwards from
  * `guess`: doubling steps, then bisection. */
@@ -159,23 +161,6 @@ static int walk_rows(const Pass *p, Walk *w, int writing, Py_ssize_t budget) {
         }
         if (p->span > reached && visit_gap(p, w, writing, budget, r, reached, p->span) < 0)
             return -1;
-    }
-    return 0;
-}
-
-/* Gets a C-contiguous buffer of `itemsize`-byte items of one of the struct codes in
- * `codes` (writable when asked); 0 on success, -1 with the exception set. */
-static int get_array(PyObject *object, Py_buffer *view, Py_ssize_t itemsize, const char *codes,
-                     int writable, const char *what) {
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(object, view, flags) < 0) return -1;
-    const char *format = view->format ? view->format : "B";
-    if (*format == '@' || *format == '=') format++;
-    if (view->itemsize != itemsize || format[0] == '\0' || format[1] != '\0' ||
-        strchr(codes, format[0]) == NULL) {
-        PyErr_Format(PyExc_TypeError, "%s: wrong item type", what);
-        PyBuffer_Release(view);
-        return -1;
     }
     return 0;
 }

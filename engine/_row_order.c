@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "_buffers.h"
+
 typedef struct {
     double start, end;
     int64_t index;
@@ -150,21 +152,6 @@ static int order_rows(const Rows *r) {
     return status;
 }
 
-static int get_array(PyObject *object, Py_buffer *view, Py_ssize_t itemsize, const char *codes,
-                     int writable) {
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(object, view, flags) < 0) return -1;
-    const char *format = view->format ? view->format : "B";
-    if (*format == '@' || *format == '=') format++;
-    if (view->itemsize != itemsize || format[0] == '\0' || format[1] != '\0' ||
-        strchr(codes, format[0]) == NULL) {
-        PyErr_SetString(PyExc_TypeError, "_row_order: an array of the wrong item type");
-        PyBuffer_Release(view);
-        return -1;
-    }
-    return 0;
-}
-
 /* rows_in_time_order(start, end, row, n_rows, order, bounds, starts, ends, resorted) */
 PyObject *fastsched_rows_in_time_order(PyObject *self, PyObject *args) {
     (void)self;
@@ -181,7 +168,9 @@ PyObject *fastsched_rows_in_time_order(PyObject *self, PyObject *args) {
     int got = 0, status;
     PyObject *result = NULL;
     for (; got < N; got++) {
-        if (get_array(objects[got], &views[got], size[got], codes[got], got >= 3) < 0) goto done;
+        if (get_array(objects[got], &views[got], size[got], codes[got], got >= 3,
+                      "rows_in_time_order") < 0)
+            goto done;
     }
     {
         Py_ssize_t n = views[0].len / 8;
@@ -226,7 +215,7 @@ PyObject *fastsched_block_extremes(PyObject *self, PyObject *args) {
     int got = 0;
     PyObject *result = NULL;
     for (; got < 4; got++) {
-        if (get_array(objects[got], &views[got], 8, "d", got >= 2) < 0) goto done;
+        if (get_array(objects[got], &views[got], 8, "d", got >= 2, "block_extremes") < 0) goto done;
     }
     {
         Py_ssize_t n = views[0].len / 8;
@@ -271,7 +260,7 @@ PyObject *fastsched_sorted_common(PyObject *self, PyObject *args) {
     int got = 0;
     PyObject *result = NULL;
     for (; got < 3; got++) {
-        if (get_array(objects[got], &views[got], 8, "d", got == 2) < 0) goto done;
+        if (get_array(objects[got], &views[got], 8, "d", got == 2, "sorted_common") < 0) goto done;
     }
     {
         Py_ssize_t na = views[0].len / 8, nb = views[1].len / 8;
