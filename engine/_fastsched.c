@@ -577,10 +577,11 @@ static PyMethodDef methods[] = {
     {"rows_pass", fastsched_rows_pass, METH_VARARGS,
      "rows_pass(row_starts, reach, bounds, first_row, n_rows, span, points, starts, tasks,\n"
      "          hold_lo, hold_hi, slots, (input, slot, done), budget,\n"
-     "          out_row, out_start, out_end, out_reason, out_task)\n"
+     "          out_row, out_start, out_end, out_reason, out_task, totals[, counts, longest])\n"
      "--\n\n"
      "One unit's idle gaps, found row by row and cut at the points: counted (out columns\n"
-     "None) or written with each piece's awaited task and reason; returns (gaps, cuts)."},
+     "None), written with each piece's awaited task and reason, and/or summed per row and\n"
+     "reason (totals, counts, longest); returns (gaps, cuts)."},
     {"rows_in_time_order", fastsched_rows_in_time_order, METH_VARARGS,
      "rows_in_time_order(start, end, row, n_rows, order, bounds, starts, ends, resorted)\n"
      "--\n\n"

@@ -67,11 +67,17 @@ def rows_pass(
     out_start: npt.NDArray[np.float64] | None,
     out_end: npt.NDArray[np.float64] | None,
     out_reason: npt.NDArray[np.int8] | None,
-    out_task: npt.NDArray[np.int64] | None,
+    out_task: npt.NDArray[np.int32] | None,
+    totals: npt.NDArray[np.float64] | None,
+    counts: npt.NDArray[np.int64] | None = None,
+    longest: npt.NDArray[np.float64] | None = None,
 ) -> tuple[int, int]:
     """One unit's idle gaps (rows ``first_row`` .. + ``n_rows``), cut at ``points``:
-    counted with every out column None ((gaps, cuts), cuts -1 past ``budget``), else
-    written with each piece's awaited task and reason (``codes``: input, slot, done)."""
+    counted with every out column and ``totals`` None ((gaps, cuts), cuts -1 past
+    ``budget``), else walked piece by piece: written with each piece's awaited task and
+    reason (``codes``: input, slot, done) where the out columns are given, and summed per
+    (row, reason) into ``totals`` (idle time) and ``counts`` (pieces), the longest piece
+    per row into ``longest``."""
 
 def rows_in_time_order(
     start: npt.NDArray[np.float64],

@@ -89,6 +89,8 @@ typedef struct {
     int32_t *out_task;
     Py_ssize_t capacity; /* entries in each out column */
     double *totals;      /* NULL, or per (row, reason): the idle time, added piece by piece */
+    int64_t *counts;     /* NULL, or per (row, reason): the pieces */
+    double *longest;     /* NULL, or per row: the longest piece */
     Py_ssize_t n_reasons;
 } Pass;
 
@@ -98,19 +100,21 @@ typedef struct {
 } Walk;
 
 /* One gap [lo, hi) of `row`: counted (its cuts too, while within `budget`), or cut into
- * pieces that are written. -1: past the budget (counting) or the capacity (writing). */
-static int visit_gap(const Pass *p, Walk *w, int writing, Py_ssize_t budget, int64_t row,
+ * pieces that are walked: written where there are out columns, summed where there are
+ * totals. -1: past the budget (counting) or the capacity (writing). */
+static int visit_gap(const Pass *p, Walk *w, int walking, Py_ssize_t budget, int64_t row,
                      double lo, double hi) {
+    int writing = p->out_reason != NULL;
     w->gaps++;
     w->point = gallop(p->points, p->n_points, lo, 0, w->point);
-    if (!writing) {
+    if (!walking) {
         Py_ssize_t inside = gallop(p->points, p->n_points, hi, 1, w->point) - w->point;
         if (inside > 0) w->cuts += inside;
         return w->cuts > budget ? -1 : 0;
     }
     double piece_start = lo;
     for (;;) {
-        if (w->pieces >= p->capacity) return -1;
+        if (writing && w->pieces >= p->capacity) return -1;
         Py_ssize_t at = w->pieces++;
         int cut = w->point < p->n_points && p->points[w->point] < hi;
         double piece_end = cut ? p->points[w->point] : hi;
@@ -126,10 +130,10 @@ static int visit_gap(const Pass *p, Walk *w, int writing, Py_ssize_t budget, int
         int8_t reason;
         if (w->rank >= p->n_starts) {
             reason = p->done;
-            p->out_task[at] = -1;
+            if (writing) p->out_task[at] = -1;
         } else {
             reason = p->input;
-            p->out_task[at] = (int32_t)p->tasks[w->rank];
+            if (writing) p->out_task[at] = (int32_t)p->tasks[w->rank];
             if (p->slots > 0) {
                 double middle = piece_start + piece_end;
                 middle *= 0.5;
@@ -138,8 +142,11 @@ static int visit_gap(const Pass *p, Walk *w, int writing, Py_ssize_t budget, int
                 if (w->started - w->ended >= p->slots) reason = p->slot;
             }
         }
-        p->out_reason[at] = reason;
-        if (p->totals != NULL) p->totals[row * p->n_reasons + reason] += piece_end - piece_start;
+        if (writing) p->out_reason[at] = reason;
+        double length = piece_end - piece_start;
+        if (p->totals != NULL) p->totals[row * p->n_reasons + reason] += length;
+        if (p->counts != NULL) p->counts[row * p->n_reasons + reason] += 1;
+        if (p->longest != NULL && length > p->longest[row]) p->longest[row] = length;
         if (!cut) return 0;
         w->cuts++;
         piece_start = p->points[w->point++];
@@ -149,17 +156,17 @@ static int visit_gap(const Pass *p, Walk *w, int writing, Py_ssize_t budget, int
 /* Every gap of the unit's rows, row by row, in time order: before each task that starts
  * after everything before it on its row ended (the row's first: after 0), then the row's
  * tail up to the makespan (engine.wait_index.WaitIndex.gaps says the same). */
-static int walk_rows(const Pass *p, Walk *w, int writing, Py_ssize_t budget) {
+static int walk_rows(const Pass *p, Walk *w, int walking, Py_ssize_t budget) {
     memset(w, 0, sizeof *w);
     for (Py_ssize_t r = p->first_row; r < p->first_row + p->n_rows; r++) {
         double reached = 0.0;
         for (Py_ssize_t i = p->bounds[r]; i < p->bounds[r + 1]; i++) {
             if (p->row_starts[i] > reached &&
-                visit_gap(p, w, writing, budget, r, reached, p->row_starts[i]) < 0)
+                visit_gap(p, w, walking, budget, r, reached, p->row_starts[i]) < 0)
                 return -1;
             reached = p->reach[i];
         }
-        if (p->span > reached && visit_gap(p, w, writing, budget, r, reached, p->span) < 0)
+        if (p->span > reached && visit_gap(p, w, walking, budget, r, reached, p->span) < 0)
             return -1;
     }
     return 0;
@@ -167,40 +174,45 @@ static int walk_rows(const Pass *p, Walk *w, int writing, Py_ssize_t budget) {
 
 /* rows_pass(row_starts, reach, bounds, first_row, n_rows, span, points, starts, tasks,
  *           hold_lo, hold_hi, slots, (input, slot, done), budget,
- *           out_row, out_start, out_end, out_reason, out_task, totals)
- * With every out column None: counts, returning (gaps, cuts), cuts -1 past `budget`.
- * With out_reason and out_task (and out_row, out_start, out_end, or all three None):
- * writes the pieces (their tasks as 32-bit integers), returning (gaps, cuts) again, and
- * adds each piece's length to its row's and reason's entry of `totals` (rows × reasons, or
- * None), in the pieces' order: the sums `np.bincount(row * reasons + reason, end - start)`
- * makes. */
+ *           out_row, out_start, out_end, out_reason, out_task, totals[, counts, longest])
+ * With every out column and totals None: counts, returning (gaps, cuts), cuts -1 past
+ * `budget`. With out_reason and out_task (and out_row, out_start, out_end, or all three
+ * None): writes the pieces (their tasks as 32-bit integers), returning (gaps, cuts) again.
+ * Either way with `totals` (rows × reasons), adds each piece's length to its row's and
+ * reason's entry, in the pieces' order: the sums `np.bincount(row * reasons + reason,
+ * end - start)` makes; `counts` (rows × reasons, int64) counts the pieces, `longest` (per
+ * row) keeps the longest. With totals and no out columns, the pieces are only summed (a
+ * summary: nothing is stored). */
 PyObject *fastsched_rows_pass(PyObject *self, PyObject *args) {
     (void)self;
-    enum { INPUTS = 9, N = 15 };
-    static const char *what[N] = {"row_starts", "reach", "bounds", "points", "starts",
-                                  "tasks", "hold_lo", "hold_hi", "", "out_row",
-                                  "out_start", "out_end", "out_reason", "out_task", "totals"};
-    static const Py_ssize_t size[N] = {8, 8, 8, 8, 8, 8, 8, 8, 0, 8, 8, 8, 1, 4, 8};
-    static const char *codes[N] = {"d", "d", "lq", "d", "d", "lq", "d", "d",
-                                   "", "lq", "d", "d", "b", "i", "d"};
+    enum { INPUTS = 9, N = 17 };
+    static const char *what[N] = {"row_starts", "reach",     "bounds",  "points",  "starts",
+                                  "tasks",      "hold_lo",   "hold_hi", "",        "out_row",
+                                  "out_start",  "out_end",   "out_reason", "out_task",
+                                  "totals",     "counts",    "longest"};
+    static const Py_ssize_t size[N] = {8, 8, 8, 8, 8, 8, 8, 8, 0, 8, 8, 8, 1, 4, 8, 8, 8};
+    static const char *codes[N] = {"d", "d", "lq", "d", "d", "lq", "d", "d", "",
+                                   "lq", "d", "d", "b", "i", "d", "lq", "d"};
     PyObject *objects[N];
     Py_ssize_t first_row, n_rows, slots, budget;
     double span;
     int input, slot, done_code;
-    objects[8] = Py_None;
-    if (!PyArg_ParseTuple(args, "OOOnndOOOOOn(iii)nOOOOOO:rows_pass", &objects[0], &objects[1],
+    objects[8] = objects[15] = objects[16] = Py_None;
+    if (!PyArg_ParseTuple(args, "OOOnndOOOOOn(iii)nOOOOOO|OO:rows_pass", &objects[0], &objects[1],
                           &objects[2], &first_row, &n_rows, &span, &objects[3], &objects[4],
                           &objects[5], &objects[6], &objects[7], &slots, &input, &slot,
                           &done_code, &budget, &objects[9], &objects[10], &objects[11],
-                          &objects[12], &objects[13], &objects[14]))
+                          &objects[12], &objects[13], &objects[14], &objects[15],
+                          &objects[16]))
         return NULL;
     int writing = objects[12] != Py_None;
     int geometry = objects[9] != Py_None;
+    int summing = objects[14] != Py_None;
     if (geometry != (objects[10] != Py_None) || geometry != (objects[11] != Py_None) ||
         writing != (objects[13] != Py_None) || (geometry && !writing) ||
-        (objects[14] != Py_None && !writing)) {
+        (!summing && (objects[15] != Py_None || objects[16] != Py_None))) {
         PyErr_SetString(PyExc_TypeError, "rows_pass: out columns: all five, the last two or "
-                                         "none (totals: when writing)");
+                                         "none (counts, longest: with totals)");
         return NULL;
     }
     Py_buffer views[N];
@@ -235,6 +247,8 @@ PyObject *fastsched_rows_pass(PyObject *self, PyObject *args) {
             fits = fits && n_bounds > 1 && views[14].len == 8 * n_reasons * (n_bounds - 1) &&
                    input >= 0 && input < n_reasons && slot >= 0 && slot < n_reasons &&
                    done_code >= 0 && done_code < n_reasons;
+            if (got[15]) fits = fits && views[15].len == views[14].len;
+            if (got[16]) fits = fits && views[16].len == 8 * (n_bounds - 1);
         }
         if (!fits) {
             PyErr_SetString(PyExc_ValueError,
@@ -250,12 +264,13 @@ PyObject *fastsched_rows_pass(PyObject *self, PyObject *args) {
             (int8_t)input, (int8_t)slot, (int8_t)done_code,
             geometry ? views[9].buf : NULL, geometry ? views[10].buf : NULL,
             geometry ? views[11].buf : NULL, writing ? views[12].buf : NULL,
-            writing ? views[13].buf : NULL, capacity, got[14] ? views[14].buf : NULL, n_reasons,
+            writing ? views[13].buf : NULL, capacity, got[14] ? views[14].buf : NULL,
+            got[15] ? views[15].buf : NULL, got[16] ? views[16].buf : NULL, n_reasons,
         };
         Walk w;
         int status;
         Py_BEGIN_ALLOW_THREADS
-        status = walk_rows(&p, &w, writing, budget);
+        status = walk_rows(&p, &w, writing || summing, budget);
         Py_END_ALLOW_THREADS
         if (status < 0 && writing) {
             PyErr_SetString(PyExc_ValueError, "rows_pass: more pieces than the columns hold");

@@ -11,6 +11,8 @@ with the scheduler's module, where that was built) and the numpy code below."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -107,18 +109,12 @@ def idle_columns(
     return (out_row, out_start, out_end, out_reason, out_task), None
 
 
-def _compiled_columns(
-    compiled: ModuleType,
-    index: WaitIndex,
-    budget: int,
-    reasons: tuple[int, int, int],
-    n_reasons: int,
-) -> tuple[Columns, FloatArray]:
-    """`idle_columns` by the compiled pass, which finds the gaps itself, row by row
-    (`Schedule.by_row`): per unit, its gaps and cuts counted (the same budget rule), then
-    every piece written with its task and reason, its length added to its row's and
-    reason's total. Where nothing is cut the pieces are the gaps: written once, they
-    become `WaitIndex.gaps` too (or are those, when built)."""
+def _compiled_plans(
+    compiled: ModuleType, index: WaitIndex, budget: int, reasons: tuple[int, int, int]
+) -> list[tuple[tuple[Any, ...], int, int]]:
+    """Per unit: the compiled pass's inputs (its gaps cut at every start of the unit, or
+    at its last start only past ``budget`` cuts: the points are ``inputs[6]``), and its
+    pieces and cuts, counted."""
     s = index.schedule
     _, bounds = s.by_row
     row_starts, reach = s.row_starts, s.row_reach[0]
@@ -142,6 +138,23 @@ def _compiled_columns(
             inputs = (*inputs[:6], points, *inputs[7:])
             gaps, cuts = compiled.rows_pass(*inputs, sys.maxsize, *nothing)
         plans.append((inputs, gaps + cuts, cuts))
+    return plans
+
+
+def _compiled_columns(
+    compiled: ModuleType,
+    index: WaitIndex,
+    budget: int,
+    reasons: tuple[int, int, int],
+    n_reasons: int,
+) -> tuple[Columns, FloatArray]:
+    """`idle_columns` by the compiled pass, which finds the gaps itself, row by row
+    (`Schedule.by_row`): per unit, its gaps and cuts counted (the same budget rule), then
+    every piece written with its task and reason, its length added to its row's and
+    reason's total. Where nothing is cut the pieces are the gaps: written once, they
+    become `WaitIndex.gaps` too (or are those, when built)."""
+    s = index.schedule
+    plans = _compiled_plans(compiled, index, budget, reasons)
     total = sum(n for _, n, _ in plans)
     cut = any(cuts for _, _, cuts in plans)
     known = None if cut else index.__dict__.get("gaps")
@@ -164,6 +177,113 @@ def _compiled_columns(
             column.flags.writeable = False
         index.__dict__["gaps"] = (out_row, out_start, out_end)
     return (out_row, out_start, out_end, out_reason, out_task), totals
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The idle spans added up without being stored: per (row, reason) the idle time
+    (``totals``) and the pieces (``counts``), each row's longest piece, and where each
+    unit's gaps are cut (``cut_points``: the unit's distinct starts, its last start only,
+    or none), so that `window_columns` cuts a window's gaps as the whole run's are."""
+
+    totals: FloatArray
+    counts: IntArray
+    longest: FloatArray
+    cut_points: tuple[FloatArray, ...]
+
+
+def compiled_summary(
+    index: WaitIndex, budget: int, reasons: tuple[int, int, int], n_reasons: int
+) -> Summary | None:
+    """`Summary` by the compiled pass (walking every piece, writing none), or None where
+    the compiled module is not built or the run is too large for its 32-bit task column
+    (then the spans themselves are added up)."""
+    compiled = fast_scheduler.compiled if fast_scheduler.use_compiled else None
+    if compiled is None or task_dtype(len(index.schedule)) is not np.int32:
+        return None
+    rows = index.schedule.n_workers
+    totals, counts = np.zeros((rows, n_reasons)), np.zeros((rows, n_reasons), np.int64)
+    longest = np.zeros(rows)
+    plans = _compiled_plans(compiled, index, budget, reasons)
+    nothing = (None, None, None, None, None)
+    for inputs, _, _ in plans:
+        compiled.rows_pass(*inputs, 0, *nothing, totals, counts, longest)
+    return Summary(totals, counts, longest, tuple(inputs[6] for inputs, _, _ in plans))
+
+
+def window_columns(
+    index: WaitIndex,
+    cut_points: tuple[FloatArray, ...],
+    rows: Sequence[int],
+    t0: float,
+    t1: float,
+    shortest: float,
+    reasons: tuple[int, int, int],
+) -> Columns:
+    """The pieces `idle_columns` gives (the same columns, bit for bit) on ``rows`` that
+    reach into [t0, t1] (end > t0, start ≤ t1) and last at least ``shortest``, found
+    from the rows' tasks in that window alone (`Schedule.by_row`): what a view of part of
+    a run needs costs what lies in the view. ``cut_points``: per unit, as `Summary`."""
+    s = index.schedule
+    input_, slot, done_code = reasons
+    _, bounds = s.by_row
+    row_starts, reach = s.row_starts, s.row_reach[0]
+    span = index.span
+    parts: list[Columns] = []
+    for r in rows:
+        lo, hi = int(bounds[r]), int(bounds[r + 1])
+        starts, reached = row_starts[lo:hi], reach[lo:hi]
+        m = hi - lo
+        # Gap i lies before task i (the row's tail: i = m): [reach of task i - 1 (0 for
+        # the first), start of task i (the makespan for the tail)), where that is not empty.
+        first = int(np.searchsorted(starts, t0, "right"))  # gaps ending after t0
+        last = min(int(np.searchsorted(reached, t1, "right")), m)  # starting by t1
+        i = np.arange(first, last + 1)
+        a = np.zeros(len(i))
+        a[i > 0] = reached[i[i > 0] - 1]
+        b = np.full(len(i), span)
+        b[i < m] = starts[i[i < m]]
+        keep = (a < b) & (b > t0) & (a <= t1)
+        a, b = a[keep], b[keep]
+        u = int(index.unit_of_row[r])
+        unit, points = index.units[u], cut_points[u]
+        # A gap's pieces: cut at the points strictly inside it; those reaching the window.
+        inside = np.searchsorted(points, a, "right")
+        count = np.searchsorted(points, b, "left") - inside
+        np.maximum(count, 0, out=count)
+        j_lo = np.clip(np.searchsorted(points, t0, "right") - inside, 0, count)
+        j_hi = np.clip(np.searchsorted(points, t1, "right") - inside, 0, count)
+        n = j_hi - j_lo + 1
+        gap = np.repeat(np.arange(len(a)), n)
+        firsts = np.zeros(len(a), np.int64)
+        np.cumsum(n[:-1], out=firsts[1:])
+        j = j_lo[gap] + np.arange(len(gap)) - firsts[gap]
+        padded = np.concatenate([[np.nan], points, [np.nan]])
+        at = inside[gap] + j
+        x = np.where(j == 0, a[gap], padded[np.minimum(at, len(padded) - 1)])
+        y = np.where(j == count[gap], b[gap], padded[np.minimum(at + 1, len(padded) - 1)])
+        long = y - x >= shortest
+        x, y = x[long], y[long]
+        ranks = np.searchsorted(unit.starts, x, "right")
+        done = ranks >= len(unit.starts)
+        task = np.full(len(x), -1, task_dtype(len(s)))
+        if len(unit.tasks):
+            task[~done] = unit.tasks[ranks[~done]]
+        reason = np.full(len(x), input_, np.int8)
+        reason[done] = done_code
+        if index.pipeline and u == index.load_unit and index.slots > 0:
+            middle = x + y
+            middle *= 0.5
+            holds = index.holds
+            held = np.searchsorted(holds.lo, middle, "right")
+            held -= np.searchsorted(holds.hi_sorted, middle, "right")
+            reason[(held >= index.slots) & ~done] = slot
+        parts.append((np.full(len(x), r, np.int64), x, y, reason, task))
+    if not parts:
+        empty = np.zeros(0)
+        return np.zeros(0, np.int64), empty, empty, np.zeros(0, np.int8), np.zeros(0, np.int32)
+    columns = [np.concatenate(column) for column in zip(*parts, strict=True)]
+    return columns[0], columns[1], columns[2], columns[3], columns[4]
 
 
 def _cut_plan(

@@ -25,7 +25,7 @@ from engine.metrics import (
 from engine.scenario import Scenario
 from engine.schedule import Schedule
 from engine.text import TimeText, count_words, format_time, number_text, op_list, span_text
-from engine.waits import DONE, IDLE_REASONS, IdleSpans, idle_spans
+from engine.waits import DONE, IDLE_REASONS, IdleSummary, idle_spans_between, idle_summary
 
 #: A worker with at most this many idle spans has them listed; more are summed by reason.
 LISTED_SPANS = 4
@@ -82,7 +82,7 @@ def schedule_stats(
             f"({count_words(len(schedule), 'task')}, {count_words(schedule.n_ops, 'op')}).",
         )
     ]
-    spans = idle_spans(schedule) if len(schedule) else None
+    summary = idle_summary(schedule) if len(schedule) else None
     if len(schedule):
         lines.append(_bottleneck_line(schedule, time_text))
     formula = makespan_formula(schedule) if schedule.source == "simulated" else None
@@ -115,11 +115,11 @@ def schedule_stats(
         ]
     # Each row's idle words once (the idle line and the row's bar both show them).
     idle_texts = [
-        row_idle_text(spans, row, time_text) if spans is not None else ""
+        row_idle_text(schedule, row, time_text) if summary is not None else ""
         for row in range(schedule.n_workers)
     ]
-    if spans is not None:
-        lines.append(_idle_line(schedule, spans, time_text, idle_texts))
+    if summary is not None:
+        lines.append(_idle_line(schedule, summary, time_text, idle_texts))
     busy = busy_by_worker(schedule)
     use = utilization_by_worker(schedule)
     workers = []
@@ -181,11 +181,11 @@ def _bottleneck_line(schedule: Schedule, time_text: TimeText) -> StatLine:
 
 
 def _idle_line(
-    schedule: Schedule, spans: IdleSpans, time_text: TimeText, idle_texts: list[str]
+    schedule: Schedule, summary: IdleSummary, time_text: TimeText, idle_texts: list[str]
 ) -> StatLine:
     """All workers' idle time by reason ("1 s for a slot · 5 s for input · 5 s done")."""
     unit = schedule.time_unit
-    totals = spans.totals.sum(axis=0)
+    totals = summary.totals.sum(axis=0)
     parts = [
         f"{time_text(float(totals[r]), unit)} {REASON_WORDS.get(name, name)}"
         for r, name in enumerate(IDLE_REASONS)
@@ -204,33 +204,33 @@ def _idle_line(
     )
 
 
-def row_idle_text(spans: IdleSpans | None, row: int, time_text: TimeText = format_time) -> str:
+def row_idle_text(schedule: Schedule, row: int, time_text: TimeText = format_time) -> str:
     """One worker's idle spans, compact: "2–3 s slot (ops 1 and 2) · 4–6 s done", or with
-    more than `LISTED_SPANS` spans the time per reason ("399.6 s input in 999 spans")."""
-    if spans is None:
+    more than `LISTED_SPANS` spans the time per reason ("399.6 s input in 999 spans": from
+    `idle_summary`, the spans themselves are not needed)."""
+    if not len(schedule):
         return ""
-    unit = spans.schedule.time_unit
-    lo, hi = int(spans.row_bounds[row]), int(spans.row_bounds[row + 1])
-    if lo == hi:
+    unit = schedule.time_unit
+    summary = idle_summary(schedule)
+    counts = summary.counts[row]
+    n = int(counts.sum())
+    if n == 0:
         return "never idle"
-    if hi - lo <= LISTED_SPANS:
+    if n <= LISTED_SPANS:
+        spans = idle_spans_between(schedule, -np.inf, np.inf, [row])
         items = []
-        for i in range(lo, hi):
+        for i in range(len(spans)):
             text = f"{span_text(float(spans.start[i]), float(spans.end[i]), unit, time_text)} "
             text += spans.reason_name(i)
             if spans.reason[i] != DONE:
                 text += f" ({op_list(spans.ops(i))})"
             items.append(text)
         return " · ".join(items)
-    reasons = spans.reason[lo:hi]
-    lengths = spans.end[lo:hi] - spans.start[lo:hi]
     items = []
     for r, name in enumerate(IDLE_REASONS):
-        mine = reasons == r
-        count = int(np.count_nonzero(mine))
+        count = int(counts[r])
         if count:
-            # (a row with one reason: its lengths as they are, not a masked copy)
-            total = time_text(float((lengths if count == len(mine) else lengths[mine]).sum()), unit)
+            total = time_text(float(summary.totals[row, r]), unit)
             items.append(f"{total} {name}" + (f" in {count:,} spans" if count > 1 else ""))
     return " · ".join(items)
 

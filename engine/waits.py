@@ -35,7 +35,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from engine.idle_cuts import TaskArray, idle_columns, task_dtype
+from engine.idle_cuts import (
+    Summary,
+    TaskArray,
+    compiled_summary,
+    idle_columns,
+    task_dtype,
+    window_columns,
+)
 from engine.schedule import Schedule, cached_on, op_column
 from engine.text import join_words, op_list, time_text
 from engine.wait_index import (
@@ -174,6 +181,90 @@ def idle_spans(schedule: Schedule) -> IdleSpans:
     return cached_on(schedule, "_waits_idle", lambda: _build_idle(wait_index(schedule)))
 
 
+@dataclass(frozen=True, eq=False)
+class IdleSummary:
+    """`idle_spans` added up, for stats and legends: per (row, reason) the idle time
+    (``totals``, as `IdleSpans.totals`) and the spans (``counts``), and each row's longest
+    span (0 without one). Built without keeping the spans where it can be (a simulated run
+    with the compiled module: at 10^6 ops with two workers a unit they are 10^7 spans,
+    some 300 MB); `idle_spans_between` then finds the spans of a part of the run."""
+
+    totals: FloatArray
+    counts: IntArray
+    longest: FloatArray
+    #: How `idle_spans_between` cuts each unit's gaps as the whole run's are (None: it
+    #: picks them from the spans, which are kept).
+    _cuts: Summary | None = field(default=None, repr=False)
+
+    def present(self) -> tuple[str, ...]:
+        """The reasons that occur, in `IDLE_REASONS` order."""
+        return tuple(r for k, r in enumerate(IDLE_REASONS) if self.counts[:, k].any())
+
+
+def idle_summary(schedule: Schedule) -> IdleSummary:
+    """`IdleSummary` of ``schedule`` (cached): from the spans where they are built already,
+    else by one compiled pass that stores no span, else from the spans."""
+
+    def build() -> IdleSummary:
+        index = wait_index(schedule)
+        if "_waits_idle" not in schedule.__dict__ and _cut_like_simulated(index):
+            found = compiled_summary(
+                index, _budget(schedule), (INPUT, SLOT, DONE), len(IDLE_REASONS)
+            )
+            if found is not None:
+                return IdleSummary(found.totals, found.counts, found.longest, found)
+        spans = idle_spans(schedule)
+        rows, reasons = schedule.n_workers, len(IDLE_REASONS)
+        key = spans.row * reasons + spans.reason
+        counts = np.bincount(key, minlength=rows * reasons).astype(np.int64).reshape(rows, reasons)
+        longest = np.zeros(rows)
+        if len(spans):
+            np.maximum.at(longest, spans.row, spans.end - spans.start)
+        return IdleSummary(spans.totals, counts, longest)
+
+    return cached_on(schedule, "_waits_idle_summary", build)
+
+
+def idle_spans_between(
+    schedule: Schedule,
+    t0: float,
+    t1: float,
+    rows: Sequence[int] | None = None,
+    shortest: float = 0.0,
+) -> IdleSpans:
+    """The spans of `idle_spans` (the same pieces, reasons and tasks, bit for bit) on
+    ``rows`` (all: None) that reach into [t0, t1] (end > t0, start ≤ t1) and last at
+    least ``shortest``, in (row, start) order. Not cached. Where the spans are not kept
+    (`IdleSummary`), found from the tasks in that window alone: a view costs what it
+    shows, and a row whose longest span is shorter than ``shortest`` costs nothing."""
+    index = wait_index(schedule)
+    chosen = range(schedule.n_workers) if rows is None else rows
+    summary = idle_summary(schedule)
+    if summary._cuts is None:  # the spans are kept: pick from them
+        spans = idle_spans(schedule)
+        keep = (spans.end > t0) & (spans.start <= t1) & (spans.end - spans.start >= shortest)
+        if rows is not None:
+            keep &= np.isin(spans.row, np.asarray(list(rows), dtype=np.int64))
+        picked = (spans.row[keep], spans.start[keep], spans.end[keep])
+        return IdleSpans(*picked, spans.reason[keep], spans.next_task[keep], index)
+    wanted = [int(r) for r in chosen if summary.longest[r] >= shortest and summary.counts[r].any()]
+    columns = window_columns(
+        index, summary._cuts.cut_points, wanted, t0, t1, shortest, (INPUT, SLOT, DONE)
+    )
+    return IdleSpans(*columns, index)
+
+
+def _budget(schedule: Schedule) -> int:
+    """Cuts past which a unit's gaps are cut at its last start only."""
+    return _CUTS_PER_TASK * len(schedule) + 100_000
+
+
+def _cut_like_simulated(index: WaitIndex) -> bool:
+    """Whether slot holders and readiness never change inside a gap (`idle_columns`)."""
+    s = index.schedule
+    return not (index.measured or (index.pipeline and index.slots > 0 and s.grant is None))
+
+
 def _ready_of(index: WaitIndex, task: int) -> float:
     s = index.schedule
     if not index.pipeline:
@@ -182,11 +273,10 @@ def _ready_of(index: WaitIndex, task: int) -> float:
 
 
 def _build_idle(index: WaitIndex) -> IdleSpans:
-    s = index.schedule
-    if index.measured or (index.pipeline and index.slots > 0 and s.grant is None):
+    if not _cut_like_simulated(index):
         return _build_idle_measured(index)
     columns, totals = idle_columns(
-        index, _CUTS_PER_TASK * len(s) + 100_000, (INPUT, SLOT, DONE), len(IDLE_REASONS)
+        index, _budget(index.schedule), (INPUT, SLOT, DONE), len(IDLE_REASONS)
     )
     spans = IdleSpans(*columns, index)
     if totals is not None:  # added up by the pass that wrote the spans: `totals` is that
@@ -201,7 +291,7 @@ def _build_idle_measured(index: WaitIndex) -> IdleSpans:
     # Gaps are sorted by row and rows are unit-major: each unit's gaps are one slice.
     unit_bounds = np.searchsorted(rows, np.append(s.worker_offsets, s.n_workers))
     parts: list[tuple[IntArray, FloatArray, FloatArray, ReasonArray, TaskArray]] = []
-    budget = _CUTS_PER_TASK * len(s) + 100_000
+    budget = _budget(s)
     tasks_as = task_dtype(len(s))
     for u, unit in enumerate(index.units):
         a, b = int(unit_bounds[u]), int(unit_bounds[u + 1])
@@ -596,7 +686,7 @@ def _measured_overhead(
             continue
         mine = (stage == stage_index) & (reason == WAIT_WORKER)
         points = np.union1d(starts, ends)
-        if cut_count(lo[mine], hi[mine], points) > _CUTS_PER_TASK * len(s) + 100_000:
+        if cut_count(lo[mine], hi[mine], points) > _budget(s):
             continue
         parent, a, b = cut_at_points(lo[mine], hi[mine], points)
         middle = 0.5 * (a + b)

@@ -65,12 +65,12 @@ def warm_narration(schedule: Schedule, scenario: Scenario | None = None) -> None
 
 
 def warm_gantt(schedule: Schedule, scenario: Scenario | None = None) -> None:
-    """The Gantt's indexes: its tasks and idle spans, each with its `SpanIndex`."""
+    """The Gantt's indexes: its tasks' `SpanIndex`, and which wait reasons its legend lists
+    (the idle spans themselves are found for the part in view as it is drawn)."""
     figure_rows.task_index(schedule).prepare()
     # Worker rows' wait reasons (the default rows); one row per op builds its op waits
     # when first shown.
     figure_rows.reasons_present(schedule, "workers")
-    figure_rows.idle_index(schedule)
 
 
 def warm_assembly(schedule: Schedule, scenario: Scenario | None = None) -> None:

@@ -27,11 +27,11 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 from engine.schedule import Schedule
 from engine.view_model import format_time
 from gui.colours import OP_COLOURS, Theme, density_colours, idle_style, ink_on
-from gui.figure.bars import BAR_HEIGHT, THIN_PIXELS, BarPlan, long_and_visible, plan_bars
+from gui.figure.bars import BAR_HEIGHT, THIN_PIXELS, BarPlan, plan_bars
 from gui.figure.legend import Entry, legend_entries, legend_figure
 from gui.figure.model import Figure
 from gui.figure.painter import render_image
-from gui.figure.rows import idle_index, idle_spans, row_count, row_label, task_index, task_rows
+from gui.figure.rows import idle_spans_in, row_count, row_label, task_index, task_rows
 from gui.figure.run_group import nice_step
 from gui.timeline_rows import LABEL_MIN_PITCH, MIN_GAP, label_font_size
 
@@ -270,15 +270,13 @@ class BarsItem(pg.GraphicsObject):
         """Waits at least `THIN_PIXELS` wide in their reason's style: its tint where it
         differs from what lies under (the pale idle row; one row per op: the background),
         then its hatch (the pattern in screen pixels, whatever the zoom)."""
-        spans = idle_spans(group.schedule, group.rows)
+        shortest = THIN_PIXELS / sx
+        spans = idle_spans_in(group.schedule, group.rows, t0, t1, range(r0, r1), shortest)
         if not len(spans):
             return
-        shortest = THIN_PIXELS / sx
-        if group.rows == "workers":
-            found = long_and_visible(
-                idle_index(group.schedule), spans.start, spans.end, t0, t1, shortest
-            )
-        else:  # spans come op by op: those of the ops in view
+        if spans.engine is not None:  # those in view and long enough only
+            found = np.arange(len(spans))
+        else:  # all of them (op by op): those of the ops in view
             lo, hi = np.searchsorted(spans.row, [r0, r1])
             found = np.arange(lo, hi)
             found = found[(spans.end[found] - spans.start[found] >= shortest)]

@@ -2,9 +2,14 @@
 
 Two ways to give tasks rows: ``workers`` (one row per worker: what each unit does over
 time) and ``ops`` (one row per op: the textbook staircase, op 1's read, compute and write,
-then op 2 shifted right). The spans a Gantt hatches come from ONE function, `idle_spans`:
-the engine's wait reasons (`engine.waits`), a reason name per span that picks its hatch
-in `gui.colours.IDLE_STYLES`; `describe_wait` gives the hover's words for one.
+then op 2 shifted right). The spans a Gantt hatches come from ONE function, `idle_spans`
+(or, for the part of the run in view, `idle_spans_in`): the engine's wait reasons
+(`engine.waits`), a reason name per span that picks its hatch in `gui.colours.IDLE_STYLES`;
+`describe_wait` gives the hover's words for one.
+
+A pipeline run's worker rows are never held as spans here: at 10^6 ops they are millions
+(hundreds of MB). `idle_spans_in` finds those in view from the tasks in view
+(`engine.waits.idle_spans_between`), and legends read `engine.waits.idle_summary`.
 """
 
 from __future__ import annotations
@@ -19,7 +24,8 @@ import numpy.typing as npt
 from engine.density import SpanIndex
 from engine.errors import PipeLabError
 from engine.schedule import Schedule
-from engine.waits import IDLE_REASONS, OP_WAIT_REASONS, op_waits
+from engine.waits import IDLE_REASONS, OP_WAIT_REASONS, idle_spans_between, idle_summary, op_waits
+from engine.waits import IdleSpans as EngineIdleSpans
 from engine.waits import idle_spans as engine_idle_spans
 from engine.warp_idle import WARP_IDLE_REASONS, is_warp_schedule, warp_idle
 from gui.colours import IDLE_STYLES
@@ -63,6 +69,9 @@ class IdleSpans:
     end: FloatArray
     code: CodeArray  # (any integer type)
     reasons: tuple[str, ...]
+    #: The engine's spans these are, one for one, where they describe themselves (worker
+    #: rows of a pipeline run); else `describe_wait` finds the words by index.
+    engine: EngineIdleSpans | None = None
 
     def __len__(self) -> int:
         return len(self.row)
@@ -96,15 +105,6 @@ def task_index(schedule: Schedule) -> SpanIndex:
     return indexes["tasks"]
 
 
-def idle_index(schedule: Schedule) -> SpanIndex:
-    """The worker rows' idle spans (`idle_spans`) indexed for views (cached)."""
-    indexes = _INDEXES.setdefault(schedule, {})
-    if "idle" not in indexes:
-        spans = idle_spans(schedule)
-        indexes["idle"] = SpanIndex.build(spans.start, spans.end, spans.row, schedule.n_workers)
-    return indexes["idle"]
-
-
 def idle_spans(schedule: Schedule, mode: str = "workers") -> IdleSpans:
     """The spans a Gantt hatches, each with its wait reason (cached on the Schedule).
 
@@ -121,26 +121,48 @@ def idle_spans(schedule: Schedule, mode: str = "workers") -> IdleSpans:
     return per_mode[mode]
 
 
+def idle_spans_in(
+    schedule: Schedule,
+    mode: str,
+    t0: float,
+    t1: float,
+    rows: range | None = None,
+    shortest: float = 0.0,
+) -> IdleSpans:
+    """The spans of `idle_spans` (schedule, mode) a view of [t0, t1] needs: on worker rows
+    of a pipeline run, those on ``rows`` (all: None) reaching into [t0, t1] and at least
+    ``shortest`` long, found from the tasks in that window (not cached: a frame costs what
+    it shows); else all of them (cached), for the caller to pick from."""
+    if mode == "workers" and not is_warp_schedule(schedule):
+        found = idle_spans_between(schedule, t0, t1, rows, shortest)
+        return IdleSpans(found.row, found.start, found.end, found.reason, IDLE_REASONS, found)
+    return idle_spans(schedule, mode)
+
+
 def reasons_present(schedule: Schedule, mode: str = "workers") -> tuple[str, ...]:
     """The wait reasons that occur in ``schedule``'s rows (cached): what a legend lists."""
     per_mode = _PRESENT.setdefault(schedule, {})
     if mode not in per_mode:
-        per_mode[mode] = idle_spans(schedule, mode).present()
+        if mode == "workers" and not is_warp_schedule(schedule):
+            per_mode[mode] = idle_summary(schedule).present() if len(schedule) else ()
+        else:
+            per_mode[mode] = idle_spans(schedule, mode).present()
     return per_mode[mode]
 
 
-def describe_wait(schedule: Schedule, mode: str, index: int) -> str:
-    """Why span ``index`` of `idle_spans` (schedule, mode) waits, in one line in the
-    engine's words ("waiting for a slot: held by ops 1 and 2; the first frees at 3 s",
-    "op 3 waits 0–3 s for a slot: held by ops 1 and 2 until 3 s"); "" when the engine
-    gives no reason (op rows of a run that is no pipeline)."""
+def describe_wait(schedule: Schedule, mode: str, spans: IdleSpans, index: int) -> str:
+    """Why span ``index`` of ``spans`` (`idle_spans` or `idle_spans_in` of schedule, mode)
+    waits, in one line in the engine's words ("waiting for a slot: held by ops 1 and 2;
+    the first frees at 3 s", "op 3 waits 0–3 s for a slot: held by ops 1 and 2 until
+    3 s"); "" when the engine gives no reason (op rows of a run that is no pipeline)."""
     if index < 0:
         return ""
+    if spans.engine is not None:
+        return spans.engine.describe(index)
     if mode == "ops":
         return op_waits(schedule).describe(index) if schedule.is_pipeline else ""
-    if is_warp_schedule(schedule):
-        return IDLE_STYLES[WARP_IDLE_REASONS[int(warp_idle(schedule).reason[index])]].label
-    return engine_idle_spans(schedule).describe(index)
+    # (a warp run's: worker rows with pipeline runs' spans describe themselves, above)
+    return IDLE_STYLES[WARP_IDLE_REASONS[int(warp_idle(schedule).reason[index])]].label
 
 
 def _worker_spans(schedule: Schedule) -> IdleSpans:
@@ -150,7 +172,7 @@ def _worker_spans(schedule: Schedule) -> IdleSpans:
     spans = engine_idle_spans(schedule)
     # The engine's int8 reason codes as they are: a copy in int64 is 8 bytes a span, and
     # a run of 10^6 ops with 2 workers a unit has millions of spans.
-    return IdleSpans(spans.row, spans.start, spans.end, spans.reason, IDLE_REASONS)
+    return IdleSpans(spans.row, spans.start, spans.end, spans.reason, IDLE_REASONS, spans)
 
 
 def _waiting_spans(schedule: Schedule) -> IdleSpans:

@@ -20,7 +20,7 @@ from gui.figure.legend import MIN_TEXT, hatch_spacing, hatch_width
 from gui.figure.model import FloatArray, Group, Hatch, Item, Rects, Text
 from gui.figure.row_labels import nice_step as nice_step  # the app's Gantt imports it here
 from gui.figure.row_labels import row_labels, row_pitch, sparse
-from gui.figure.rows import idle_spans, row_count, task_rows
+from gui.figure.rows import idle_spans_in, row_count, task_rows
 
 #: Bars get an outline when at least this many device pixels wide (and not too many).
 OUTLINE_PIXELS = 4.0
@@ -215,7 +215,11 @@ class _Run:
         if plan.banded or not plan.gaps:
             return set()
         frame = self.frame
-        spans = idle_spans(self.s, frame.rows)
+        # A span must be so long to show so wide after clipping to the frame (a hair
+        # shorter: the test below rounds its own way).
+        per_second = frame.scale * frame.resolution
+        shortest = THIN_PIXELS / per_second * (1 - 1e-9) if per_second > 0 else np.inf
+        spans = idle_spans_in(self.s, frame.rows, frame.t0, frame.t1, None, shortest)
         if not len(spans):
             return set()
         a = np.maximum(spans.start, frame.t0)

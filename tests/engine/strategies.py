@@ -4,9 +4,14 @@ duration the engine accepts."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import numpy as np
 from hypothesis import strategies as st
 
 from engine.scenario import Scenario
+from engine.schedule import Schedule
+from engine.scheduler import simulate
 from engine.validation import MIN_DURATION
 
 #: A stage duration: often on a grid of ties and zeros, else any accepted value up to 10.
@@ -31,3 +36,35 @@ def scenarios(
         return Scenario(r, c, w, workers=workers, buffers=draw(st.integers(0, max_buffers)))
 
     return build()
+
+
+@st.composite
+def idle_pass_inputs(draw: st.DrawFn) -> Schedule:
+    """What the idle-span passes are given: simulated runs (up to 40 ops, 4 workers a unit,
+    6 slots), the same tasks in another order, or free-form tasks (overlapping on their
+    rows, no pipeline) marked simulated."""
+    kind = draw(st.sampled_from(["simulated", "shuffled", "free"]))
+    if kind == "free":
+        n = draw(st.integers(0, 40))
+        workers = draw(st.tuples(st.integers(1, 3), st.integers(1, 3), st.integers(1, 3)))
+        unit = np.array(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)), np.int64)
+        worker = np.array(
+            [draw(st.integers(0, workers[u] - 1)) for u in unit.tolist()], dtype=np.int64
+        )
+        start = np.array(
+            draw(st.lists(st.sampled_from([0.0, 1.0, 2.5, 3.0, 4.0]), min_size=n, max_size=n))
+        )
+        length = np.array(draw(st.lists(duration, min_size=n, max_size=n)))
+        return Schedule(
+            op=np.arange(n), stage=unit, unit=unit, worker=worker, start=start,
+            end=start + length, workers=workers, n_ops=max(n, 1),
+        )  # fmt: skip
+    scenario = draw(scenarios(max_ops=40, max_buffers=6, max_workers=4))
+    model = simulate(scenario, draw(st.sampled_from(["sequential", "pipelined"])))
+    if kind == "simulated":
+        return model
+    p = np.random.default_rng(draw(st.integers(0, 2**32 - 1))).permutation(len(model))
+    return replace(
+        model, op=model.op[p], stage=model.stage[p], unit=model.unit[p],
+        worker=model.worker[p], start=model.start[p], end=model.end[p],
+    )  # fmt: skip

@@ -17,59 +17,15 @@ from engine.idle_cuts import idle_columns
 from engine.scenario import Scenario
 from engine.schedule import Schedule
 from engine.scheduler import simulate
-from engine.validation import MIN_DURATION
 from engine.wait_index import wait_index
 from engine.waits import DONE, IDLE_REASONS, INPUT, SLOT, IdleSpans, idle_spans
+from tests.engine.strategies import idle_pass_inputs
 
 pytestmark = pytest.mark.skipif(
     fast_scheduler.compiled is None, reason="the compiled extension is not built"
 )
 
 REASONS = (INPUT, SLOT, DONE)
-
-duration = st.one_of(
-    st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, 3.0]),
-    st.floats(min_value=MIN_DURATION, max_value=10.0, allow_nan=False, allow_infinity=False),
-)
-
-
-@st.composite
-def scenarios(draw: st.DrawFn) -> Scenario:
-    n = draw(st.integers(1, 40))
-    rows = draw(st.lists(st.tuples(duration, duration, duration), min_size=n, max_size=n))
-    workers = draw(st.tuples(*(st.integers(1, 4) for _ in range(3))))
-    r, c, w = (list(col) for col in zip(*rows, strict=True))
-    return Scenario(r, c, w, workers=workers, buffers=draw(st.integers(0, 6)))
-
-
-@st.composite
-def schedules(draw: st.DrawFn) -> Schedule:
-    """Simulated runs, the same tasks in another order, or free-form tasks (overlapping on
-    their rows, no pipeline) marked simulated: every input the pass is given."""
-    kind = draw(st.sampled_from(["simulated", "shuffled", "free"]))
-    if kind == "free":
-        n = draw(st.integers(0, 40))
-        workers = draw(st.tuples(st.integers(1, 3), st.integers(1, 3), st.integers(1, 3)))
-        unit = np.array(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)), np.int64)
-        worker = np.array(
-            [draw(st.integers(0, workers[u] - 1)) for u in unit.tolist()], dtype=np.int64
-        )
-        start = np.array(
-            draw(st.lists(st.sampled_from([0.0, 1.0, 2.5, 3.0, 4.0]), min_size=n, max_size=n))
-        )
-        length = np.array(draw(st.lists(duration, min_size=n, max_size=n)))
-        return Schedule(
-            op=np.arange(n), stage=unit, unit=unit, worker=worker, start=start,
-            end=start + length, workers=workers, n_ops=max(n, 1),
-        )  # fmt: skip
-    model = simulate(draw(scenarios()), draw(st.sampled_from(["sequential", "pipelined"])))
-    if kind == "simulated":
-        return model
-    p = np.random.default_rng(draw(st.integers(0, 2**32 - 1))).permutation(len(model))
-    return replace(
-        model, op=model.op[p], stage=model.stage[p], unit=model.unit[p],
-        worker=model.worker[p], start=model.start[p], end=model.end[p],
-    )  # fmt: skip
 
 
 def _columns(
@@ -95,7 +51,7 @@ def _columns(
 
 
 @settings(max_examples=400, deadline=None)
-@given(schedules(), st.sampled_from([10**9, 0, 1, 3, 10]), st.booleans())
+@given(idle_pass_inputs(), st.sampled_from([10**9, 0, 1, 3, 10]), st.booleans())
 def test_the_compiled_pass_and_the_numpy_pass_agree(
     schedule: Schedule, budget: int, gaps_first: bool
 ) -> None:

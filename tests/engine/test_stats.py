@@ -13,7 +13,6 @@ from engine.scenario import Scenario, load_preset
 from engine.scheduler import simulate
 from engine.stats import row_idle_text, schedule_stats
 from engine.text import op_list, op_numbers, span_text, time_text
-from engine.waits import idle_spans
 
 
 def _values(stats) -> dict[str, str]:
@@ -60,9 +59,8 @@ def test_compact_words() -> None:
     assert op_numbers([0, 1, 2, 3, 6]) == "1–4 and 7"
     assert time_text(1_000_002.0) == "1,000,002 s" and span_text(2.0, 3.5) == "2–3.5 s"
     schedule = simulate(Scenario.uniform_ops(50, 1.0, 2.0, 1.0))
-    spans = idle_spans(schedule)
-    assert row_idle_text(spans, 1) == "0–1 s input (op 1) · 101–102 s done"
-    assert row_idle_text(spans, 2) == "52 s input in 50 spans"  # more than 4 spans: summed
+    assert row_idle_text(schedule, 1) == "0–1 s input (op 1) · 101–102 s done"
+    assert row_idle_text(schedule, 2) == "52 s input in 50 spans"  # more than 4 spans: summed
 
 
 @settings(max_examples=300, deadline=None)
