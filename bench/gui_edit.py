@@ -14,8 +14,23 @@ duration simulates both. The edit's time is split into the worker's steps (simul
 stats, cache warm-up, composing) and the GUI thread's (landing: setting the views;
 painting).
 
+Page faults: a 10^6-op edit makes hundreds of MB of new arrays, and each page of them is
+faulted in on first use. What that costs depends on the machine far more than anything
+the app does: about 0.2 ms a MB where freed memory stays in the machine (a desktop), but
+some virtual machines hand the guest's freed pages back to their host within seconds
+(free page reporting), and then every page costs a fault on the host too (measured at
+1.1–1.9 ms a MB on the machines this project is built on). So every edit row also prints
+the MB its edit faulted in, and the run starts by measuring this machine's fault cost
+for fresh memory (after a pause, as an edit finds it) and for memory just freed (reused
+at once). ``--keep-freed-memory`` runs the edits again with glibc told to keep freed
+memory (no trim; arrays up to 32 MiB, glibc's most, not mapped apart: ``MALLOC_MMAP_THRESHOLD_``,
+``MALLOC_TRIM_THRESHOLD_``; and
+the app's own trim switched off): the app's cost without the host's share, measured, not
+estimated (its RSS at rest is then no figure for the app's memory).
+
     uv run python bench/gui_edit.py                   # everything (10^6 with 2 workers: minutes)
     uv run python bench/gui_edit.py --sizes 1000,100000 --workers 1 --no-tick
+    uv run python bench/gui_edit.py --sizes 1000000 --no-tick --no-rss --keep-freed-memory
     uv run python bench/gui_edit.py --rss-only
 """
 
@@ -25,6 +40,7 @@ import argparse
 import contextlib
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -145,6 +161,28 @@ def timed_steps(record: list[tuple[str, float]]):  # type: ignore[no-untyped-def
     return compute_run
 
 
+def faulted_mb() -> float:
+    """MB of pages this process has faulted in so far (all its threads)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt * resource.getpagesize() / 2**20
+
+
+def fault_cost(mb: int = 256, pause: float = 5.0) -> tuple[float, float]:
+    """ms per MB to fault in fresh memory (after ``pause`` s: what the machine does with
+    freed pages meanwhile, an edit finds), and memory freed just before (reused at once)."""
+
+    def touch() -> float:
+        start = time.perf_counter()
+        block = np.ones(mb * 2**17)  # (large: its own mapping, unmapped when freed)
+        seconds = time.perf_counter() - start
+        del block
+        return 1000 * seconds / mb
+
+    time.sleep(pause)
+    fresh = touch()
+    touch()
+    return fresh, statistics.median(touch() for _ in range(3))
+
+
 #: The edits timed: form field → the two values it alternates between.
 EDITS = {"buffers": (4, 3), "compute": (1.05, 1.0)}
 
@@ -161,6 +199,7 @@ def edit_once(window: object, field: str, value: float, app: QApplication) -> di
         marks.setdefault("landing", time.perf_counter())
 
     model.run_changed.connect(mark)
+    faulted = faulted_mb()
     start = time.perf_counter()
     wait_for(model.shown_changed, lambda: model.edit(field, value))
     landed = time.perf_counter()
@@ -168,6 +207,7 @@ def edit_once(window: object, field: str, value: float, app: QApplication) -> di
     painted = time.perf_counter()
     model.run_changed.disconnect(mark)
     out = {
+        "faulted": (faulted_mb() - faulted) / 1000,  # (in s: the table prints 1000×)
         "total": painted - start,
         "landing": landed - marks["landing"],
         "paint": painted - landed,
@@ -194,10 +234,17 @@ def bench_edits(sizes: list[int], workers: list[int], fields: list[str]) -> None
     bare.clear()
     for _ in range(5):
         app.processEvents()
+    fresh, reused = fault_cost()
+    kept = os.environ.get("MALLOC_TRIM_THRESHOLD_") is not None
+    print(
+        f"this machine faults in fresh memory at {fresh:.2f} ms/MB, memory freed just "
+        f"before at {reused:.2f} ms/MB"
+        + (" (freed memory kept: --keep-freed-memory)" if kept else "")
+    )
     print("edit → redrawn (view: both policies), median of the samples")
     print(
         f"{'ops':>9} {'k':>2} {'edit':>8} {'tasks':>10} | {'edit→drawn':>10} {'bare bars':>10}"
-        f" {'ratio':>6} |"
+        f" {'ratio':>6} {'faulted':>8} |"
         " worker: wall [simulate / stats / narration / gantt / assembly, summed over the"
         " Schedules] | GUI: landing / paint (ms)"
     )
@@ -221,7 +268,7 @@ def bench_edits(sizes: list[int], workers: list[int], fields: list[str]) -> None
             tasks = sum(len(s) for s in window.schedules)
             print(
                 f"{n:>9,} {k:>2} {field:>8} {tasks:>10,} | {ms['total']:>8.1f}ms {ref:>8.1f}ms "
-                f"{ms['total'] / ref:>5.2f}× | {ms['worker']:.1f} ["
+                f"{ms['total'] / ref:>5.2f}× {ms['faulted']:>5.0f} MB | {ms['worker']:.1f} ["
                 + " / ".join(f"{ms.get(step, 0):.1f}" for step in WORKER_STEPS)
                 + f"] (hop {ms['to worker']:.1f}, compose+back {ms['to GUI']:.1f}) | "
                 f"{ms['landing']:.1f} / {ms['paint']:.1f}",
@@ -413,6 +460,19 @@ def bench_rss(n: int) -> None:
         )
 
 
+def keep_freed_memory() -> None:
+    """Run on in a process whose glibc keeps what is freed (set before it starts), with
+    the app's own trim switched off."""
+    if os.environ.get("MALLOC_TRIM_THRESHOLD_") is None:
+        env = dict(
+            os.environ, MALLOC_MMAP_THRESHOLD_=str(32 * 2**20), MALLOC_TRIM_THRESHOLD_=str(2**62)
+        )
+        os.execve(sys.executable, [sys.executable, *sys.argv], env)
+    import gui.app_model
+
+    gui.app_model.release_freed_memory = lambda: None  # type: ignore[assignment]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000,1000000")
@@ -421,7 +481,15 @@ def main() -> None:
     parser.add_argument("--no-tick", action="store_true")
     parser.add_argument("--no-rss", action="store_true")
     parser.add_argument("--rss-only", action="store_true")
+    parser.add_argument(
+        "--keep-freed-memory",
+        action="store_true",
+        help="glibc keeps freed memory, the app does not trim: edits without the host's "
+        "share of page faults (see the docstring)",
+    )
     args = parser.parse_args()
+    if args.keep_freed_memory:
+        keep_freed_memory()
     QSettings.setPath(
         QSettings.Format.IniFormat, QSettings.Scope.UserScope, tempfile.mkdtemp(prefix="pipelab")
     )
