@@ -18,18 +18,21 @@ Page faults: a 10^6-op edit makes hundreds of MB of new arrays, and each page of
 faulted in on first use. What that costs depends on the machine far more than anything
 the app does: about 0.2 ms a MB where freed memory stays in the machine (a desktop), but
 some virtual machines hand the guest's freed pages back to their host within seconds
-(free page reporting), and then every page costs a fault on the host too (measured at
-1.1–1.9 ms a MB on the machines this project is built on). So every edit row also prints
-the MB its edit faulted in, and the run starts by measuring this machine's fault cost
-for fresh memory (after a pause, as an edit finds it) and for memory just freed (reused
-at once). ``--keep-freed-memory`` runs the edits again with glibc told to keep freed
-memory (no trim; arrays up to 32 MiB, glibc's most, not mapped apart: ``MALLOC_MMAP_THRESHOLD_``,
-``MALLOC_TRIM_THRESHOLD_``; and
-the app's own trim switched off): the app's cost without the host's share, measured, not
-estimated (its RSS at rest is then no figure for the app's memory).
+(free page reporting), and then every page costs a fault on the host too (1.1–2.3 ms a MB
+on the machines this project is built on). So every edit row also prints the MB its edit
+faulted in, and the run starts by measuring this machine's fault cost for fresh memory
+(after a pause, as an edit finds it) and for memory just freed (reused at once). Edits run
+one after the other unless ``--pause`` S leaves the app at rest for S seconds before each
+(it hands freed memory back after 1.5 s, so each edit then faults its arrays in afresh:
+the worst case here). ``--keep-freed-memory`` runs the edits with glibc told to keep
+freed memory (no trim; arrays up to 32 MiB, glibc's most, not mapped apart:
+``MALLOC_MMAP_THRESHOLD_``, ``MALLOC_TRIM_THRESHOLD_``; and the app's own trim switched
+off): the app's cost without the host's share, measured, not estimated (its RSS at rest
+is then no figure for the app's memory).
 
     uv run python bench/gui_edit.py                   # everything (10^6 with 2 workers: minutes)
     uv run python bench/gui_edit.py --sizes 1000,100000 --workers 1 --no-tick
+    uv run python bench/gui_edit.py --sizes 1000000 --no-tick --no-rss --pause 5
     uv run python bench/gui_edit.py --sizes 1000000 --no-tick --no-rss --keep-freed-memory
     uv run python bench/gui_edit.py --rss-only
 """
@@ -223,7 +226,19 @@ def edit_once(window: object, field: str, value: float, app: QApplication) -> di
     return out
 
 
-def bench_edits(sizes: list[int], workers: list[int], fields: list[str]) -> None:
+def idle(app: QApplication, seconds: float) -> None:
+    """The app at rest for ``seconds`` (its timers run: it hands freed memory back)."""
+    from PySide6.QtCore import QTimer
+
+    if seconds > 0:
+        loop = QEventLoop()
+        QTimer.singleShot(int(1000 * seconds), loop.quit)
+        loop.exec()
+
+
+def bench_edits(
+    sizes: list[int], workers: list[int], fields: list[str], pause: float = 0.0
+) -> None:
     from gui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication([])
@@ -241,7 +256,10 @@ def bench_edits(sizes: list[int], workers: list[int], fields: list[str]) -> None
         f"before at {reused:.2f} ms/MB"
         + (" (freed memory kept: --keep-freed-memory)" if kept else "")
     )
-    print("edit → redrawn (view: both policies), median of the samples")
+    print(
+        "edit → redrawn (view: both policies), median of the samples"
+        + (f", each after {pause:g} s at rest" if pause else ", one after the other")
+    )
     print(
         f"{'ops':>9} {'k':>2} {'edit':>8} {'tasks':>10} | {'edit→drawn':>10} {'bare bars':>10}"
         f" {'ratio':>6} {'faulted':>8} |"
@@ -260,7 +278,10 @@ def bench_edits(sizes: list[int], workers: list[int], fields: list[str]) -> None
                 else int(os.environ.get("BENCH_BIG_SAMPLES", "1"))
             )
             values = EDITS[field]
-            runs = [edit_once(window, field, values[i % 2], app) for i in range(samples)]
+            runs = []
+            for i in range(samples):
+                idle(app, pause)
+                runs.append(edit_once(window, field, values[i % 2], app))
             refs = [bare.redraw(window.schedules) for _ in range(max(1, samples))]
             bare.clear()
             ms = {key: 1000 * statistics.median(r.get(key, 0.0) for r in runs) for key in runs[0]}
@@ -493,6 +514,13 @@ def main() -> None:
     parser.add_argument("--no-rss", action="store_true")
     parser.add_argument("--rss-only", action="store_true")
     parser.add_argument(
+        "--pause",
+        type=float,
+        default=0.0,
+        help="seconds at rest before each edit (the app hands freed memory back after "
+        "1.5 s: the next edit faults its pages in afresh)",
+    )
+    parser.add_argument(
         "--keep-freed-memory",
         action="store_true",
         help="glibc keeps freed memory, the app does not trim: edits without the host's "
@@ -510,7 +538,7 @@ def main() -> None:
         unknown = [f for f in fields if f not in EDITS]
         if unknown:
             parser.error(f"unknown edit {unknown[0]!r} (expected {', '.join(EDITS)})")
-        bench_edits(sizes, [int(k) for k in args.workers.split(",")], fields)
+        bench_edits(sizes, [int(k) for k in args.workers.split(",")], fields, args.pause)
         if not args.no_tick:
             bench_ticks([1_000, 1_000_000])
     if not args.no_rss:

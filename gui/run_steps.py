@@ -1,7 +1,9 @@
 """How `gui.runs.compute_run` works through a run's Schedules: each one simulated (unless
 known) and then derived step by step (`gui.runs.DERIVATIONS`), timed, in turn or, for big
 runs, side by side on one thread each (the compiled scheduler and numpy release the
-GIL); and how the memory a dropped run freed goes back to the system."""
+GIL); a big Schedule derived alone runs the steps that share nothing with the others
+(`Apart`) on a thread of their own beside them; and how the memory a dropped run freed
+goes back to the system."""
 
 from __future__ import annotations
 
@@ -21,6 +23,21 @@ from engine.schedule import Schedule
 Derivation = Callable[[Schedule, "Scenario | None"], object]
 Derivations = tuple[tuple[str, Derivation], ...]
 Simulate = Callable[[Scenario, str], Schedule]
+
+
+@dataclass(frozen=True)
+class Apart:
+    """Derivation steps (``names``) that read no cached value the other steps build once
+    ``prepare`` (schedule) has built those they share: for a big Schedule derived alone,
+    they run on a thread of their own beside the others (each step's cost is mostly
+    compiled or numpy work that releases the GIL, and page faults)."""
+
+    names: frozenset[str]
+    prepare: Callable[[Schedule], None]
+
+
+#: The steps: how to simulate, the derivations, and those that may run apart (or None).
+Steps = tuple[Simulate, Derivations, "Apart | None"]
 
 
 #: Runs with at least this many tasks (all Schedules together) derive their Schedules on
@@ -50,12 +67,14 @@ Result = tuple[Schedule, dict[str, object], dict[str, float]]
 def _derive(
     plan: Plan,
     scenario: Scenario | None,
-    steps: tuple[Simulate, Derivations],
+    steps: Steps,
     stop: Callable[[], bool],
+    apart: bool = False,
 ) -> Generator[str, None, Result]:
     """One Schedule: simulate it (unless known), then each of `DERIVATIONS` (unless
-    known), timing each step; yields the step's name after it."""
-    simulate, derivations = steps
+    known), timing each step; yields the step's name after it. With ``apart``, a big
+    Schedule's `Apart` steps run on a thread of their own meanwhile."""
+    simulate, derivations, aside = steps
     times: dict[str, float] = {}
     schedule = plan.schedule
     if schedule is None:
@@ -64,32 +83,80 @@ def _derive(
         schedule = simulate(scenario, plan.policy)
         times["simulate"] = time.perf_counter() - begin
         yield f"simulated {plan.policy}"
-    values: dict[str, object] = {}
-    for name, derive in derivations:
-        if stop():
-            raise _Stopped
-        if name in plan.known:
-            values[name] = plan.known[name]
-            continue
-        begin = time.perf_counter()
-        values[name] = derive(schedule, scenario)
-        times[name] = time.perf_counter() - begin
-        yield name
+    todo = [(name, derive) for name, derive in derivations if name not in plan.known]
+    if not apart or aside is None or len(schedule) < PARALLEL_TASKS:
+        aside = None
+    values: dict[str, object] = {
+        name: plan.known[name] for name, _ in derivations if name in plan.known
+    }
+    if aside is None:
+        for name, derive in todo:
+            if stop():
+                raise _Stopped
+            values[name], times[name] = _timed(derive, schedule, scenario)
+            yield name
+        return schedule, values, times
+    aside.prepare(schedule)
+    elsewhere = [(name, derive) for name, derive in todo if name in aside.names]
+    stopped = threading.Event()
+
+    def work() -> tuple[dict[str, object], dict[str, float]]:
+        found: dict[str, object] = {}
+        spent: dict[str, float] = {}
+        for name, derive in elsewhere:
+            if stopped.is_set():
+                raise _Stopped
+            found[name], spent[name] = _timed(derive, schedule, scenario)
+        return found, spent
+
+    with ThreadPoolExecutor(1, thread_name_prefix="pipelab-derive") as pool:
+        helper = pool.submit(work)
+        try:
+            for name, derive in todo:
+                if name in aside.names:
+                    continue
+                if stop():
+                    raise _Stopped
+                values[name], times[name] = _timed(derive, schedule, scenario)
+                yield name
+            while not helper.done():
+                wait([helper], timeout=POLL_SECONDS)
+                yield "deriving"
+            found, spent = helper.result()
+        finally:
+            stopped.set()  # dropped (or failed): the helper stops after its step
+    values.update(found)
+    times.update(spent)
     return schedule, values, times
 
 
+def _timed(
+    derive: Derivation, schedule: Schedule, scenario: Scenario | None
+) -> tuple[object, float]:
+    begin = time.perf_counter()
+    value = derive(schedule, scenario)
+    return value, time.perf_counter() - begin
+
+
 def in_turn(
-    plans: list[Plan], scenario: Scenario | None, steps: tuple[Simulate, Derivations]
+    plans: list[Plan], scenario: Scenario | None, steps: Steps
 ) -> Generator[str, None, list[Result]]:
-    """Each Schedule after the other, yielding after each step."""
+    """Each Schedule after the other, yielding after each step; a big Schedule with work
+    to do, derived alone, runs its `Apart` steps beside the others."""
     results = []
+    working = [plan for plan in plans if _has_work(plan, steps)]
     for plan in plans:
-        results.append((yield from _derive(plan, scenario, steps, lambda: False)))
+        alone = len(working) == 1 and plan is working[0]
+        results.append((yield from _derive(plan, scenario, steps, lambda: False, alone)))
     return results
 
 
+def _has_work(plan: Plan, steps: Steps) -> bool:
+    return plan.schedule is None or any(name not in plan.known for name, _ in steps[1])
+
+
 def side_by_side(
-    plans: list[Plan], scenario: Scenario | None, steps: tuple[Simulate, Derivations]
+    plans: list[Plan], scenario: Scenario | None, steps: Steps
 ) -> Generator[str, None, list[Result]]:
     """One thread per Schedule; yields every `POLL_SECONDS` while they work (a dropped
     job stops them after the step in progress)."""
@@ -112,6 +179,11 @@ def side_by_side(
             return [future.result() for future in futures]
         finally:
             stop.set()  # dropped (or failed): the other threads stop after their step
+
+
+def working_plans(plans: list[Plan], steps: Steps) -> int:
+    """How many of ``plans`` have anything left to simulate or derive."""
+    return sum(_has_work(plan, steps) for plan in plans)
 
 
 def release_freed_memory() -> None:

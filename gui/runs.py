@@ -21,7 +21,7 @@ from engine.assembly_model import assembly_index
 from engine.event_union import EventUnion
 from engine.naming import slots_words, stage_words, summary
 from engine.scenario import Scenario
-from engine.schedule import STAGES, UNITS, Schedule
+from engine.schedule import STAGES, UNITS, Schedule, op_column
 from engine.scheduler import simulate
 from engine.view_model import (
     ScheduleStats,
@@ -89,6 +89,18 @@ def warm_caches(schedule: Schedule, scenario: Scenario | None = None) -> None:
     warm_assembly(schedule, scenario)
 
 
+def share_before_assembly(schedule: Schedule, scenario: Scenario | None = None) -> None:
+    """What the assembly step reads that the other steps build too (the first read's
+    starts and the last write's ends per op, the per-op matrices, the pipeline's stage
+    statistics), built first: then the assembly step may run beside the others."""
+    if schedule.is_pipeline and schedule.n_ops:
+        op_column(schedule, "start", 0)
+        op_column(schedule, "end", -1)
+        schedule.op_starts  # noqa: B018 (cached properties: reading them builds them)
+        schedule.op_ends  # noqa: B018
+        typical_duration(schedule)
+
+
 #: name → function of (Schedule, its Scenario or None), run for every Schedule of a run
 #: (each step is a point where a stale job is dropped).
 DERIVATIONS: tuple[tuple[str, Derivation], ...] = (
@@ -97,6 +109,10 @@ DERIVATIONS: tuple[tuple[str, Derivation], ...] = (
     ("gantt", warm_gantt),
     ("assembly", warm_assembly),
 )
+
+#: The steps that may run on a thread of their own beside the others (a big Schedule
+#: derived alone: an edit that keeps the other run, or one policy shown).
+APART = run_steps.Apart(frozenset({"assembly"}), share_before_assembly)
 
 
 @dataclass(frozen=True, eq=False)
@@ -137,9 +153,10 @@ def compute_run(
     are this scenario's (switching the view from both to pipelined simulates nothing;
     nor does the sequential run of an edit of the slots).
 
-    Big runs (`gui.run_steps.PARALLEL_TASKS`) work on their Schedules side by side, one thread each
-    (the compiled scheduler and numpy release the GIL), and yield every few ms while they
-    wait; a dropped job stops them after the step in progress."""
+    Big runs (`gui.run_steps.PARALLEL_TASKS`) work on their Schedules side by side, one
+    thread each (the compiled scheduler and numpy release the GIL), and yield every few ms
+    while they wait; a big Schedule with work to do alone runs its `APART` steps beside
+    the others; a dropped job stops them after the step in progress."""
     plans: list[Plan] = []
     if scenario is not None and not given:
         for policy in policies:
@@ -152,10 +169,11 @@ def compute_run(
         plans = [Plan(s.policy, s, {}) for s in given]
     expected = 3 * scenario.n_ops if scenario is not None else 0  # tasks of a run to simulate
     tasks = sum(len(plan.schedule) if plan.schedule is not None else expected for plan in plans)
-    if len(plans) > 1 and tasks >= run_steps.PARALLEL_TASKS:
-        results = yield from run_steps.side_by_side(plans, scenario, (simulate, DERIVATIONS))
+    steps = (simulate, DERIVATIONS, APART)
+    if run_steps.working_plans(plans, steps) > 1 and tasks >= run_steps.PARALLEL_TASKS:
+        results = yield from run_steps.side_by_side(plans, scenario, steps)
     else:
-        results = yield from run_steps.in_turn(plans, scenario, (simulate, DERIVATIONS))
+        results = yield from run_steps.in_turn(plans, scenario, steps)
     schedules = tuple(schedule for schedule, _, _ in results)
     derived = {name: tuple(values[name] for _, values, _ in results) for name, _ in DERIVATIONS}
     title = title or (scenario.name if scenario is not None else "")

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from engine import fast_scheduler
+from engine.assembly_model import assembly_index
 from engine.scenario import Scenario
 from gui import run_steps, runs
 from gui.figure import rows as figure_rows
@@ -76,6 +77,53 @@ def test_a_dropped_job_stops_its_threads(monkeypatch: pytest.MonkeyPatch) -> Non
         next(steps)
     release.set()
     steps.close()  # what a worker does with a stale job: no step after "slow" runs
+    assert not [t for t in threading.enumerate() if t.name.startswith("pipelab-derive")]
+
+
+def test_a_big_schedule_derived_alone_runs_its_assembly_beside_the_rest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One Schedule to derive (one policy shown, or an edit of the slots that keeps the
+    sequential run): the assembly step runs on a thread of its own, with the same
+    results as in turn."""
+    scenario = _scenario(3000, 2)
+    monkeypatch.setattr(run_steps, "PARALLEL_TASKS", 10**12)
+    in_turn = _finish(compute_run(scenario, ("pipelined",)))
+    where: list[str] = []
+
+    def assembly(schedule: Any, scenario: Any) -> None:
+        where.append(threading.current_thread().name)
+        runs.warm_assembly(schedule, scenario)
+
+    steps = tuple((n, assembly if n == "assembly" else d) for n, d in runs.DERIVATIONS)
+    monkeypatch.setattr(runs, "DERIVATIONS", steps)
+    monkeypatch.setattr(run_steps, "PARALLEL_TASKS", 1)
+    kept = _finish(compute_run(scenario, ("sequential",)))
+    apart = _finish(compute_run(scenario, ("sequential", "pipelined"), reuse=kept))
+    assert where and where[-1].startswith("pipelab-derive")  # the pipelined run's, apart
+    assert apart.stats[1] == in_turn.stats[0]
+    assert set(apart.timings[1]) == {"simulate", *(name for name, _ in runs.DERIVATIONS)}
+    a, b = (assembly_index(run.schedules[-1]) for run in (apart, in_turn))
+    for name in ("earliest", "latest", "slot_order", "slot_from"):
+        assert np.array_equal(getattr(a, name), getattr(b, name))
+
+
+def test_a_dropped_job_stops_its_assembly_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(run_steps, "PARALLEL_TASKS", 1)
+    started = threading.Event()
+    release = threading.Event()
+
+    def slow(schedule: Any, scenario: Any) -> None:
+        started.set()
+        release.wait(5.0)
+
+    steps = tuple((n, slow if n == "assembly" else d) for n, d in runs.DERIVATIONS)
+    monkeypatch.setattr(runs, "DERIVATIONS", steps)
+    work = compute_run(_scenario(200), ("pipelined",))
+    while not started.is_set():
+        next(work)
+    release.set()
+    work.close()  # a stale job: the assembly thread ends with its step
     assert not [t for t in threading.enumerate() if t.name.startswith("pipelab-derive")]
 
 
