@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from engine.critical_path import critical_path
+from engine.critical_path import path_charges, ranked_charges
 from engine.scenario import Scenario
 from engine.schedule import STAGES, UNITS, Schedule, cached_on, row_ends
 from engine.text import time_text
@@ -361,7 +361,7 @@ def _uneven_state(
     of the run's critical path (`engine.critical_path`); its mean period is given too."""
     t = schedule.time_unit
     listed = tuple((name, float(p)) for name, p in zip(names, periods, strict=True))
-    ranked = critical_path(schedule).ranked()
+    ranked = ranked_charges(path_charges(schedule))
     if not ranked:
         return SteadyState("none", 0.0, "no op takes any time: nothing binds", listed, (), False)
     top = ranked[0][1]

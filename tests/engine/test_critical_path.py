@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import fast_scheduler
-from engine.critical_path import critical_path
+from engine.critical_path import CriticalPath, critical_path
 from engine.metrics import steady_state
 from engine.scenario import Scenario
 from engine.scheduler import simulate
@@ -127,3 +127,15 @@ def test_the_path_is_int32_tasks_and_the_same_both_ways(build) -> None:
         path = critical_path(schedule.with_meta())
     assert path.tasks.dtype == np.int32
     assert np.array_equal(path.tasks, np.arange(len(schedule)))
+
+
+def test_the_stats_keep_what_the_path_charges_not_the_path() -> None:
+    """A sequential run's path is every task: the Schedule keeps only its charges."""
+    from engine.critical_path import path_charges
+    from engine.stats import schedule_stats
+
+    schedule = simulate(Scenario.uniform_ops(50, 1.0, 2.0, 1.0, buffers=2), "sequential")
+    schedule_stats(schedule)
+    kept = [value for value in vars(schedule).values() if isinstance(value, CriticalPath)]
+    assert not kept
+    assert path_charges(schedule) == critical_path(schedule).charged
