@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import fast_scheduler
+from engine.schedule import Schedule, cached_on
 
 if TYPE_CHECKING:
     from engine.wait_index import UnitTasks, WaitIndex
@@ -211,6 +212,98 @@ def compiled_summary(
     return Summary(totals, counts, longest, tuple(inputs[6] for inputs, _, _ in plans))
 
 
+#: `window_columns` finds long gaps through the longest gap of each block of this many
+#: tasks in `Schedule.by_row` order.
+_BLOCK = 64
+
+
+def gap_blocks(schedule: Schedule) -> FloatArray:
+    """The longest gap before a task in each block of `_BLOCK` tasks in `Schedule.by_row`
+    order (task p's gap: from the reach of the task before it on its row, 0 for a row's
+    first, to its start; not positive where there is none). Built on first use, kept on
+    the Schedule: 1/64 of a number a task."""
+
+    def build() -> FloatArray:
+        _, bounds = schedule.by_row
+        starts, reach = schedule.row_starts, schedule.row_reach[0]
+        n = len(starts)
+        firsts = bounds[:-1][bounds[:-1] < bounds[1:]]  # each row's first task
+        longest = np.full(-(-n // _BLOCK), -np.inf)
+        chunk = _BLOCK * 16_384  # (a chunk of blocks at a time: small temporaries)
+        for lo in range(0, n, chunk):
+            hi = min(n, lo + chunk)
+            gap = np.empty(hi - lo)
+            gap[1:] = reach[lo : hi - 1]
+            gap[0] = reach[lo - 1] if lo else 0.0
+            gap[firsts[(firsts >= lo) & (firsts < hi)] - lo] = 0.0
+            np.subtract(starts[lo:hi], gap, out=gap)
+            whole = (hi - lo) // _BLOCK
+            b = lo // _BLOCK
+            longest[b : b + whole] = gap[: whole * _BLOCK].reshape(whole, _BLOCK).max(axis=1)
+            if whole * _BLOCK < hi - lo:
+                longest[b + whole] = gap[whole * _BLOCK :].max()
+        longest.flags.writeable = False
+        return longest
+
+    return cached_on(schedule, "_idle_gap_blocks", build)
+
+
+def _pieces_wanted(
+    schedule: Schedule,
+    unit: int,
+    points: FloatArray,
+    inside: IntArray,
+    j_lo: IntArray,
+    j_hi: IntArray,
+    shortest: float,
+) -> tuple[IntArray, IntArray]:
+    """(gap, piece) of the pieces j_lo .. j_hi of each gap (piece j of a gap starts at its
+    start, j = 0, or at the j-th point inside it), in order; of a gap cut into many, only
+    those that may last ``shortest``: its first and last, and those between points spaced
+    so far apart (found through the widest spacing of each block of points)."""
+    n = j_hi - j_lo + 1
+    many = (n > 4 * _BLOCK) if shortest > 0 else np.zeros(len(n), dtype=bool)
+    few = np.flatnonzero(~many)
+    gap = np.repeat(few, n[few])
+    firsts = np.zeros(len(few), np.int64)
+    np.cumsum(n[few][:-1], out=firsts[1:])
+    j = j_lo[gap] + np.arange(len(gap)) - np.repeat(firsts, n[few])
+    if not many.any():
+        return gap, j
+    spacing = point_blocks(schedule, unit, points)
+    gaps, js = [gap], [j]
+    for g in np.flatnonzero(many).tolist():
+        # Inner piece j spans points inside[g] + j - 1 .. + j: spacing q = inside[g] + j - 1.
+        q_lo, q_hi = int(inside[g] + j_lo[g]), int(inside[g] + j_hi[g]) - 2
+        b0, b1 = q_lo // _BLOCK, q_hi // _BLOCK
+        chosen = np.flatnonzero(spacing[b0 : b1 + 1] >= shortest) + b0
+        q = (chosen[:, None] * _BLOCK + np.arange(_BLOCK)).ravel()
+        q = q[(q >= q_lo) & (q <= q_hi)]
+        inner = q - int(inside[g]) + 1
+        mine = np.unique(np.concatenate([[j_lo[g], j_hi[g]], inner]))
+        gaps.append(np.full(len(mine), g, np.int64))
+        js.append(mine)
+    gap, j = np.concatenate(gaps), np.concatenate(js)
+    order = np.lexsort((j, gap))
+    return gap[order], j[order]
+
+
+def point_blocks(schedule: Schedule, unit: int, points: FloatArray) -> FloatArray:
+    """The widest spacing between consecutive ``points`` (where ``unit``'s gaps are cut)
+    in each block of `_BLOCK` spacings. Built on first use, kept on the Schedule."""
+
+    def build() -> FloatArray:
+        spacing = np.diff(points)
+        blocks = -(-len(spacing) // _BLOCK)
+        padded = np.full(blocks * _BLOCK, -np.inf)
+        padded[: len(spacing)] = spacing
+        widest: FloatArray = padded.reshape(blocks, _BLOCK).max(axis=1)
+        widest.flags.writeable = False
+        return widest
+
+    return cached_on(schedule, f"_idle_point_blocks_{unit}", build)
+
+
 def window_columns(
     index: WaitIndex,
     cut_points: tuple[FloatArray, ...],
@@ -238,7 +331,19 @@ def window_columns(
         # the first), start of task i (the makespan for the tail)), where that is not empty.
         first = int(np.searchsorted(starts, t0, "right"))  # gaps ending after t0
         last = min(int(np.searchsorted(reached, t1, "right")), m)  # starting by t1
-        i = np.arange(first, last + 1)
+        before_tasks = min(last, m - 1)  # the last gap before a task (the tail apart)
+        if shortest > 0 and before_tasks >= first:
+            # Only blocks holding a gap so long: a wide view of a long run costs what its
+            # long gaps cost.
+            blocks = gap_blocks(s)
+            b0, b1 = (lo + first) // _BLOCK, (lo + before_tasks) // _BLOCK
+            chosen = np.flatnonzero(blocks[b0 : b1 + 1] >= shortest) + b0
+            p = (chosen[:, None] * _BLOCK + np.arange(_BLOCK)).ravel()
+            i = p[(p >= lo + first) & (p <= lo + before_tasks)] - lo
+            if last == m:
+                i = np.append(i, m)
+        else:
+            i = np.arange(first, last + 1)
         a = np.zeros(len(i))
         a[i > 0] = reached[i[i > 0] - 1]
         b = np.full(len(i), span)
@@ -253,11 +358,7 @@ def window_columns(
         np.maximum(count, 0, out=count)
         j_lo = np.clip(np.searchsorted(points, t0, "right") - inside, 0, count)
         j_hi = np.clip(np.searchsorted(points, t1, "right") - inside, 0, count)
-        n = j_hi - j_lo + 1
-        gap = np.repeat(np.arange(len(a)), n)
-        firsts = np.zeros(len(a), np.int64)
-        np.cumsum(n[:-1], out=firsts[1:])
-        j = j_lo[gap] + np.arange(len(gap)) - firsts[gap]
+        gap, j = _pieces_wanted(s, u, points, inside, j_lo, j_hi, shortest)
         padded = np.concatenate([[np.nan], points, [np.nan]])
         at = inside[gap] + j
         x = np.where(j == 0, a[gap], padded[np.minimum(at, len(padded) - 1)])

@@ -109,3 +109,18 @@ def test_a_million_op_window_reads_only_its_tasks() -> None:
         _check(schedule, [(0.5 * span, 0.5 * span + 7.0, None, 0.0), (span - 3, span, [1, 4], 0.2)])
         longest = float(idle_summary(schedule).longest.max())
         assert not len(idle_spans_between(schedule, 0, span, None, 2 * longest))
+
+
+def test_a_wide_view_finds_the_long_spans_through_blocks() -> None:
+    """A long run with a few slow ops: over the whole run, only spans of at least 40 s
+    (found through the longest gap of each block of tasks), the whole run's there."""
+    rng = np.random.default_rng(8)
+    n = 30_000
+    read, compute, write = (rng.uniform(0.5, 1.5, n) for _ in range(3))
+    compute[[7, 4_000, 4_001, 17_000]] = [50.0, 300.0, 45.0, 1_000.0]
+    for workers in ((1, 1, 1), (2, 2, 2), (1, 2, 1)):
+        scenario = Scenario(read, compute, write, workers=workers, buffers=3)
+        for policy in ("sequential", "pipelined"):
+            schedule = simulate(scenario, policy)
+            span = schedule.makespan
+            _check(schedule, [(0.0, span, None, 40.0), (span / 3, span, [0, 2], 40.0)])
