@@ -4,8 +4,11 @@ rectangles in a plot of the same size, measured in the same run.
 A frame here is a repaint after the view changed (a zoom step): the Gantt plans bars and
 density for the new view and draws what the pixels need; the BarGraphItem draws every
 rectangle. At 10^4, 10^5 and 10^6 tasks, zoomed out (everything) and zoomed in (a few
-hundred tasks). Then one animation tick (cursor + assembly line, which never repaints the
-bars) and re-simulate + redraw at 1,000 ops, each as a ratio to the BarGraphItem frame.
+hundred tasks); then 10^6 tasks with waits to hatch: random durations, two workers a
+unit, a few ops 100–1,000× slower (long idle spans, and extra workers idle all run: gaps
+cut into a piece per start), sequential. Then one animation tick (cursor + assembly line,
+which never repaints the bars) and re-simulate + redraw at 1,000 ops, each as a ratio to
+the BarGraphItem frame.
 
     uv run python bench/gui_timeline.py
 """
@@ -21,10 +24,12 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QApplication
 
 from engine.scenario import Scenario
+from engine.schedule import Schedule
 from engine.scheduler import simulate
 from gui.clock import Clock
 from gui.colours import OP_COLOURS
@@ -80,13 +85,24 @@ def gantt(schedule) -> TimelineView:
 
 
 def compare(ops: int) -> float:
+    return compare_on(simulate(Scenario.uniform_ops(ops, 1.0, 1.2, 0.8, buffers=3), "pipelined"))
+
+
+def with_waits(ops: int) -> float:
+    rng = np.random.default_rng(0)
+    read, compute, write = (rng.uniform(0.5, 1.5, ops) for _ in range(3))
+    compute[[ops // 7, ops // 3, ops // 2]] = [100.0, 400.0, 1_000.0]
+    scenario = Scenario(read, compute, write, workers=(2, 2, 2), buffers=3)
+    return compare_on(simulate(scenario, "sequential"), "with waits")
+
+
+def compare_on(schedule: Schedule, what: str = "") -> float:
     app = QApplication.instance()
-    schedule = simulate(Scenario.uniform_ops(ops, 1.0, 1.2, 0.8, buffers=3), "pipelined")
     span = schedule.makespan
     out = [(0.0, span), (-0.01 * span, 1.01 * span)]
     middle = span / 2
     zoom = [(middle, middle + 60.0), (middle + 1.0, middle + 61.0)]
-    repeats = 9 if ops < 300_000 else 5
+    repeats = 9 if len(schedule) < 900_000 else 5
     results = {}
     for name, make in (("BarGraphItem", bar_graph), ("Gantt", gantt)):
         widget = make(schedule)
@@ -103,7 +119,8 @@ def compare(ops: int) -> float:
     ref_out, ref_in = results["BarGraphItem"]
     ours_out, ours_in = results["Gantt"]
     print(
-        f"{len(schedule):>9,} tasks  zoomed out: Gantt {ours_out:6.1f} ms, BarGraphItem "
+        f"{len(schedule):>9,} tasks{' ' + what if what else ''}  zoomed out: Gantt "
+        f"{ours_out:6.1f} ms, BarGraphItem "
         f"{ref_out:6.1f} ms, ratio {ours_out / ref_out:4.2f}   zoomed in: Gantt "
         f"{ours_in:6.1f} ms, BarGraphItem {ref_in:6.1f} ms, ratio {ours_in / ref_in:4.2f}"
     )
@@ -164,6 +181,7 @@ def main() -> None:
     reference = compare(3_334)
     for ops in (33_334, 333_334):
         compare(ops)
+    with_waits(333_334)
     window_figures(reference)
 
 
