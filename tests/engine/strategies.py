@@ -38,33 +38,57 @@ def scenarios(
     return build()
 
 
-@st.composite
-def idle_pass_inputs(draw: st.DrawFn) -> Schedule:
-    """What the idle-span passes are given: simulated runs (up to 40 ops, 4 workers a unit,
-    6 slots), the same tasks in another order, or free-form tasks (overlapping on their
-    rows, no pipeline) marked simulated."""
-    kind = draw(st.sampled_from(["simulated", "shuffled", "free"]))
-    if kind == "free":
-        n = draw(st.integers(0, 40))
-        workers = draw(st.tuples(st.integers(1, 3), st.integers(1, 3), st.integers(1, 3)))
-        unit = np.array(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)), np.int64)
-        worker = np.array(
-            [draw(st.integers(0, workers[u] - 1)) for u in unit.tolist()], dtype=np.int64
-        )
-        start = np.array(
-            draw(st.lists(st.sampled_from([0.0, 1.0, 2.5, 3.0, 4.0]), min_size=n, max_size=n))
-        )
-        length = np.array(draw(st.lists(duration, min_size=n, max_size=n)))
-        return Schedule(
-            op=np.arange(n), stage=unit, unit=unit, worker=worker, start=start,
-            end=start + length, workers=workers, n_ops=max(n, 1),
+def schedule_inputs(
+    kinds: tuple[str, ...] = ("simulated", "shuffled", "free"),
+    max_ops: int = 40,
+    max_workers: int = 4,
+    max_buffers: int = 6,
+    free_source: str = "simulated",
+    max_free_tasks: int = 40,
+) -> st.SearchStrategy[Schedule]:
+    """Schedules of the ``kinds``: simulated runs (up to ``max_ops`` ops, ``max_workers``
+    workers a unit, ``max_buffers`` slots), measured-like ones (jittered: late starts,
+    overlaps, no grants), the same tasks in another order, or free-form tasks on a few
+    rows (up to ``max_free_tasks``, overlapping, no pipeline; ``free_source`` says what
+    they claim to be)."""
+
+    @st.composite
+    def build(draw: st.DrawFn) -> Schedule:
+        kind = draw(st.sampled_from(kinds))
+        if kind == "free":
+            n = draw(st.integers(0, max_free_tasks))
+            workers = draw(st.tuples(st.integers(1, 3), st.integers(1, 3), st.integers(1, 3)))
+            unit = np.array(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)), np.int64)
+            worker = np.array(
+                [draw(st.integers(0, workers[u] - 1)) for u in unit.tolist()], dtype=np.int64
+            )
+            grid = st.sampled_from([0.0, 1.0, 2.5, 3.0, 4.0])
+            start = np.array(draw(st.lists(grid, min_size=n, max_size=n)))
+            length = np.array(draw(st.lists(duration, min_size=n, max_size=n)))
+            return Schedule(
+                op=np.arange(n), stage=unit, unit=unit, worker=worker, start=start,
+                end=start + length, workers=workers, n_ops=max(n, 1), source=free_source,
+            )  # fmt: skip
+        scenario = draw(scenarios(max_ops, max_buffers, max_workers))
+        model = simulate(scenario, draw(st.sampled_from(["sequential", "pipelined"])))
+        if kind == "simulated":
+            return model
+        rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+        if kind == "measured":
+            start = model.start + rng.uniform(-0.3, 0.5, len(model)).clip(0, None)
+            return replace(
+                model, source="measured", grant=None, start=start, end=start + model.duration
+            )
+        p = rng.permutation(len(model))
+        return replace(
+            model, op=model.op[p], stage=model.stage[p], unit=model.unit[p],
+            worker=model.worker[p], start=model.start[p], end=model.end[p],
         )  # fmt: skip
-    scenario = draw(scenarios(max_ops=40, max_buffers=6, max_workers=4))
-    model = simulate(scenario, draw(st.sampled_from(["sequential", "pipelined"])))
-    if kind == "simulated":
-        return model
-    p = np.random.default_rng(draw(st.integers(0, 2**32 - 1))).permutation(len(model))
-    return replace(
-        model, op=model.op[p], stage=model.stage[p], unit=model.unit[p],
-        worker=model.worker[p], start=model.start[p], end=model.end[p],
-    )  # fmt: skip
+
+    return build()
+
+
+def idle_pass_inputs() -> st.SearchStrategy[Schedule]:
+    """What the idle-span passes are given: simulated runs, the same tasks in another
+    order, or free-form tasks marked simulated."""
+    return schedule_inputs()

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import gc
 import weakref
-from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -25,45 +24,15 @@ from engine.view_model import idle_intervals, typical_duration
 from engine.wait_index import wait_index
 from engine.waits import idle_spans
 from tests.engine import legacy_indexes as legacy
-from tests.engine.strategies import duration, scenarios
+from tests.engine.strategies import scenarios, schedule_inputs
 
 
-@st.composite
-def schedules(draw: st.DrawFn) -> Schedule:
-    """Simulated runs, measured-like ones (jittered: late starts, overlaps, no grants), the
-    same tasks in another order, and free-form tasks on a few rows."""
-    kind = draw(st.sampled_from(["simulated", "measured", "shuffled", "free"]))
-    if kind == "free":
-        n = draw(st.integers(0, 30))
-        workers = draw(st.tuples(st.integers(1, 3), st.integers(1, 3), st.integers(1, 3)))
-        unit = np.array(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)), np.int64)
-        worker = np.array(
-            [draw(st.integers(0, workers[u] - 1)) for u in unit.tolist()], dtype=np.int64
-        )
-        start = np.array(
-            draw(st.lists(st.sampled_from([0.0, 1.0, 2.5, 3.0]), min_size=n, max_size=n))
-        )
-        length = np.array(draw(st.lists(duration, min_size=n, max_size=n)))
-        ops = max(1, n)
-        return Schedule(
-            op=np.arange(n) % ops, stage=unit, unit=unit, worker=worker, start=start,
-            end=start + length, workers=workers, n_ops=ops, source="measured",
-        )  # fmt: skip
-    scenario = draw(scenarios(max_ops=14))
-    model = simulate(scenario, draw(st.sampled_from(["sequential", "pipelined"])))
-    if kind == "simulated":
-        return model
-    seed = draw(st.integers(0, 2**32 - 1))
-    rng = np.random.default_rng(seed)
-    if kind == "measured":
-        start = model.start + rng.uniform(-0.3, 0.5, len(model)).clip(0, None)
-        return replace(
-            model, source="measured", grant=None, start=start, end=start + model.duration
-        )
-    p = rng.permutation(len(model))
-    return replace(
-        model, op=model.op[p], stage=model.stage[p], unit=model.unit[p],
-        worker=model.worker[p], start=model.start[p], end=model.end[p],
+def schedules() -> st.SearchStrategy[Schedule]:
+    """Simulated runs, measured-like ones, the same tasks in another order, and free-form
+    tasks on a few rows (marked measured)."""
+    return schedule_inputs(
+        ("simulated", "measured", "shuffled", "free"), max_ops=14, max_workers=3,
+        max_buffers=5, free_source="measured", max_free_tasks=30,
     )  # fmt: skip
 
 

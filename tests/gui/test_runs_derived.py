@@ -62,7 +62,16 @@ def test_side_by_side_gives_what_in_turn_gives(monkeypatch: pytest.MonkeyPatch, 
     assert set(together.timings[0]) == {"simulate", *(name for name, _ in runs.DERIVATIONS)}
 
 
-def test_a_dropped_job_stops_its_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    ("policies", "slow_step"),
+    [(("sequential", "pipelined"), ""), (("pipelined",), "assembly")],
+    ids=["side by side", "assembly apart"],
+)
+def test_a_dropped_job_stops_its_threads(
+    monkeypatch: pytest.MonkeyPatch, policies: tuple[str, ...], slow_step: str
+) -> None:
+    """A stale job is closed while a step runs (a slow first step of each Schedule's
+    thread, or the assembly step on its own thread): its threads end with their step."""
     monkeypatch.setattr(run_steps, "PARALLEL_TASKS", 1)
     started = threading.Event()
     release = threading.Event()
@@ -71,12 +80,16 @@ def test_a_dropped_job_stops_its_threads(monkeypatch: pytest.MonkeyPatch) -> Non
         started.set()
         release.wait(5.0)
 
-    monkeypatch.setattr(runs, "DERIVATIONS", (("slow", slow), *runs.DERIVATIONS))
-    steps = compute_run(_scenario(200), ("sequential", "pipelined"))
+    if slow_step:
+        steps = tuple((n, slow if n == slow_step else d) for n, d in runs.DERIVATIONS)
+    else:
+        steps = (("slow", slow), *runs.DERIVATIONS)
+    monkeypatch.setattr(runs, "DERIVATIONS", steps)
+    work = compute_run(_scenario(200), policies)
     while not started.is_set():
-        next(steps)
+        next(work)
     release.set()
-    steps.close()  # what a worker does with a stale job: no step after "slow" runs
+    work.close()  # what a worker does with a stale job: no later step runs
     assert not [t for t in threading.enumerate() if t.name.startswith("pipelab-derive")]
 
 
@@ -106,25 +119,6 @@ def test_a_big_schedule_derived_alone_runs_its_assembly_beside_the_rest(
     a, b = (assembly_index(run.schedules[-1]) for run in (apart, in_turn))
     for name in ("earliest", "latest", "slot_order", "slot_from"):
         assert np.array_equal(getattr(a, name), getattr(b, name))
-
-
-def test_a_dropped_job_stops_its_assembly_thread(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(run_steps, "PARALLEL_TASKS", 1)
-    started = threading.Event()
-    release = threading.Event()
-
-    def slow(schedule: Any, scenario: Any) -> None:
-        started.set()
-        release.wait(5.0)
-
-    steps = tuple((n, slow if n == "assembly" else d) for n, d in runs.DERIVATIONS)
-    monkeypatch.setattr(runs, "DERIVATIONS", steps)
-    work = compute_run(_scenario(200), ("pipelined",))
-    while not started.is_set():
-        next(work)
-    release.set()
-    work.close()  # a stale job: the assembly thread ends with its step
-    assert not [t for t in threading.enumerate() if t.name.startswith("pipelab-derive")]
 
 
 def test_the_gui_thread_builds_no_index(qtbot: Any) -> None:
