@@ -51,7 +51,7 @@ def task_at(schedule: Schedule, row: int, time: float) -> int:
         return -1
     order, bounds = schedule.by_row
     lo, hi = int(bounds[row]), int(bounds[row + 1])
-    starts = schedule.start[order[lo:hi]]
+    starts = schedule.row_starts[lo:hi]  # (the row's starts in that order: no copy)
     k = int(np.searchsorted(starts, time, side="right")) - 1
     # Scan back over the few tasks that started earlier and may still run (overlaps).
     for j in range(k, max(-1, k - 64), -1):
