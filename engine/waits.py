@@ -567,7 +567,7 @@ class OpWaits:
 
     def unit(self, i: int) -> int:
         """The unit the op waits for."""
-        return int(self.schedule.unit[self.schedule.op_task_index[self.op[i], self.stage[i]]])
+        return int(self.schedule.unit[self.schedule.task_of(int(self.op[i]), int(self.stage[i]))])
 
     def blockers(self, i: int) -> tuple[tuple[int, int], ...]:
         """What keeps span ``i`` waiting just before it ends: worker — (row, task) of each
@@ -576,7 +576,8 @@ class OpWaits:
         moment = float(np.nextafter(self.end[i], -np.inf))
         if self.reason[i] == WAIT_SLOT:
             holders = self._index.holds.at(moment)
-            return tuple((-1, int(s.op_task_index[h, -1])) for h in holders)
+            last = len(s.stage_names) - 1
+            return tuple((-1, int(s.task_of(int(h), last))) for h in holders)
         unit = self.unit(i)
         first = int(s.worker_offsets[unit])
         busy = []
@@ -640,6 +641,53 @@ def op_waits(schedule: Schedule) -> OpWaits:
     return cached_on(schedule, "_waits_ops", lambda: _build_op_waits(wait_index(schedule)))
 
 
+def op_waits_between(schedule: Schedule, first: int, last: int) -> OpWaits:
+    """The spans of `op_waits` of ops ``first`` .. ``last`` - 1 (the same spans, bit for
+    bit, in the same order). Not cached: a simulated run's are found from those ops alone,
+    so a view of some ops of a 10^6-op run costs what it shows; a measured run's are
+    picked from all of them."""
+    index = wait_index(schedule)
+    first = min(max(0, first), schedule.n_ops)
+    last = max(first, min(schedule.n_ops, last))
+    if not index.pipeline or schedule.source == "measured":
+        waits = op_waits(schedule)
+        a, b = np.searchsorted(waits.op, [first, last])
+        return OpWaits(
+            waits.op[a:b], waits.stage[a:b], waits.start[a:b], waits.end[a:b],
+            waits.reason[a:b], index,
+        )  # fmt: skip
+    return OpWaits(*_op_wait_columns(index, first, last), index)
+
+
+def op_wait_reasons(schedule: Schedule) -> tuple[str, ...]:
+    """The reasons of `OP_WAIT_REASONS` that some op waits for (cached). A simulated run's
+    are found without making its waits: a slot wait where a grant comes after 0, a worker
+    wait where a stage starts after its op was ready (the tests `op_waits` makes, a block
+    of ops at a time, stopping at the first)."""
+
+    def find() -> tuple[str, ...]:
+        index = wait_index(schedule)
+        if not index.pipeline or schedule.source == "measured":
+            codes = op_waits(schedule).reason
+            return tuple(r for k, r in enumerate(OP_WAIT_REASONS) if np.count_nonzero(codes == k))
+        tol, grant = index.tol, index.grant
+        found = {WAIT_SLOT} if bool((grant > tol).any()) else set()
+        starts, ends = schedule.op_starts, schedule.op_ends
+        for first in range(0, schedule.n_ops, _OPS_AT_ONCE):
+            last = first + _OPS_AT_ONCE
+            read_waits = starts[first:last, 0] - grant[first:last] > tol
+            if read_waits.any() or (starts[first:last, 1:] - ends[first:last, :-1] > tol).any():
+                found.add(WAIT_WORKER)
+                break
+        return tuple(r for k, r in enumerate(OP_WAIT_REASONS) if k in found)
+
+    return cached_on(schedule, "_waits_op_reasons", find)
+
+
+#: `op_wait_reasons` looks at this many ops at a time (small temporaries).
+_OPS_AT_ONCE = 1 << 16
+
+
 def _build_op_waits(index: WaitIndex) -> OpWaits:
     s = index.schedule
     if not index.pipeline:
@@ -647,21 +695,30 @@ def _build_op_waits(index: WaitIndex) -> OpWaits:
         return OpWaits(
             np.zeros(0, np.int64), np.zeros(0, np.int64), empty, empty, np.zeros(0, np.int8), index
         )
-    n, stages = s.op_starts.shape
-    grant = index.grant
-    # Per op, in time order: [0, grant) for a slot, [grant, read) for a load worker, then
-    # [previous end, start) for each later stage's worker.
-    lo = np.column_stack([np.zeros(n), grant, index.ready[:, 1:]]).reshape(-1)
-    hi = np.column_stack([grant, s.op_starts]).reshape(-1)
-    kinds = stages + 1
-    op = np.repeat(np.arange(n, dtype=np.int64), kinds)
-    stage = np.tile(np.concatenate([[0], np.arange(stages)]), n).astype(np.int64)
-    reason = np.tile(np.array([WAIT_SLOT] + [WAIT_WORKER] * stages, dtype=np.int8), n)
-    keep = hi - lo > index.tol
-    op, stage, lo, hi, reason = op[keep], stage[keep], lo[keep], hi[keep], reason[keep]
+    op, stage, lo, hi, reason = _op_wait_columns(index, 0, s.n_ops)
     if s.source == "measured":
         op, stage, lo, hi, reason = _measured_overhead(index, op, stage, lo, hi, reason)
     return OpWaits(op, stage, lo, hi, reason, index)
+
+
+def _op_wait_columns(
+    index: WaitIndex, first: int, last: int
+) -> tuple[IntArray, IntArray, FloatArray, FloatArray, ReasonArray]:
+    """The waits of ops ``first`` .. ``last`` - 1 before any measured overhead is cut out:
+    per op, in time order, [0, grant) for a slot, [grant, read) for a load worker, then
+    [previous end, start) for each later stage's worker; those longer than the tolerance."""
+    s = index.schedule
+    last = min(last, s.n_ops)
+    n, stages = last - first, s.op_starts.shape[1]
+    grant = index.grant[first:last]
+    lo = np.column_stack([np.zeros(n), grant, s.op_ends[first:last, :-1]]).reshape(-1)
+    hi = np.column_stack([grant, s.op_starts[first:last]]).reshape(-1)
+    kinds = stages + 1
+    op = np.repeat(np.arange(first, last, dtype=np.int64), kinds)
+    stage = np.tile(np.concatenate([[0], np.arange(stages)]), n).astype(np.int64)
+    reason = np.tile(np.array([WAIT_SLOT] + [WAIT_WORKER] * stages, dtype=np.int8), n)
+    keep = hi - lo > index.tol
+    return op[keep], stage[keep], lo[keep], hi[keep], reason[keep]
 
 
 def _measured_overhead(

@@ -177,9 +177,15 @@ class BarsItem(pg.GraphicsObject):
         if s.makespan <= 0 or r1 <= r0 or t1 <= t0:
             self.last_plan.append((0, 0))
             return None
+        tasks: slice | np.ndarray | None
         if group.rows == "workers":
             tasks, index = None, task_index(s)
             start, end, rows, n_rows, first = s.start, s.end, s.row, group.n_rows, 0
+        elif s.op_major:  # only the ops in view: one slice of the columns
+            stages = len(s.stage_names)
+            tasks, index = slice(r0 * stages, r1 * stages), None
+            start, end, rows = s.start[tasks], s.end[tasks], s.op[tasks] - r0
+            n_rows, first = r1 - r0, r0
         else:  # only the ops in view
             tasks, index = self._op_tasks(s, r0, r1), None
             start, end, rows = s.start[tasks], s.end[tasks], s.op[tasks] - r0
@@ -219,7 +225,12 @@ class BarsItem(pg.GraphicsObject):
                 )
                 painter.setBrush(colours[level])
                 painter.drawRects(*array.drawargs())
-        wide = plan.wide if tasks is None else tasks[plan.wide]
+        if tasks is None:
+            wide = plan.wide
+        elif isinstance(tasks, slice):
+            wide = plan.wide + tasks.start
+        else:
+            wide = tasks[plan.wide]
         self.last_plan.append((len(wide), len(plan.density) if plan.density is not None else 0))
         if not len(wide):
             return None

@@ -24,7 +24,16 @@ import numpy.typing as npt
 from engine.density import SpanIndex
 from engine.errors import PipeLabError
 from engine.schedule import Schedule
-from engine.waits import IDLE_REASONS, OP_WAIT_REASONS, idle_spans_between, idle_summary, op_waits
+from engine.waits import (
+    IDLE_REASONS,
+    OP_WAIT_REASONS,
+    OpWaits,
+    idle_spans_between,
+    idle_summary,
+    op_wait_reasons,
+    op_waits,
+    op_waits_between,
+)
 from engine.waits import IdleSpans as EngineIdleSpans
 from engine.waits import idle_spans as engine_idle_spans
 from engine.warp_idle import WARP_IDLE_REASONS, is_warp_schedule, warp_idle
@@ -69,9 +78,9 @@ class IdleSpans:
     end: FloatArray
     code: CodeArray  # (any integer type)
     reasons: tuple[str, ...]
-    #: The engine's spans these are, one for one, where they describe themselves (worker
-    #: rows of a pipeline run); else `describe_wait` finds the words by index.
-    engine: EngineIdleSpans | None = None
+    #: The engine's spans these are, one for one, where they describe themselves (a
+    #: pipeline run's); else `describe_wait` finds the words by index.
+    engine: EngineIdleSpans | OpWaits | None = None
 
     def __len__(self) -> int:
         return len(self.row)
@@ -129,13 +138,24 @@ def idle_spans_in(
     rows: range | None = None,
     shortest: float = 0.0,
 ) -> IdleSpans:
-    """The spans of `idle_spans` (schedule, mode) a view of [t0, t1] needs: on worker rows
-    of a pipeline run, those on ``rows`` (all: None) reaching into [t0, t1] and at least
-    ``shortest`` long, found from the tasks in that window (not cached: a frame costs what
-    it shows); else all of them (cached), for the caller to pick from."""
+    """The spans of `idle_spans` (schedule, mode) a view of [t0, t1] needs: of a pipeline
+    run, those on ``rows`` (all: None) reaching into [t0, t1] and at least ``shortest``
+    long, found from the tasks or ops in view (not cached: a frame costs what it shows);
+    else all of them (cached), for the caller to pick from."""
     if mode == "workers" and not is_warp_schedule(schedule):
         found = idle_spans_between(schedule, t0, t1, rows, shortest)
         return IdleSpans(found.row, found.start, found.end, found.reason, IDLE_REASONS, found)
+    if mode == "ops" and schedule.is_pipeline:
+        first, last = (0, schedule.n_ops) if rows is None else (rows.start, rows.stop)
+        waits = op_waits_between(schedule, first, last)
+        keep = (waits.end > t0) & (waits.start <= t1) & (waits.end - waits.start >= shortest)
+        picked = OpWaits(
+            waits.op[keep], waits.stage[keep], waits.start[keep], waits.end[keep],
+            waits.reason[keep], waits._index,
+        )  # fmt: skip
+        return IdleSpans(
+            picked.op, picked.start, picked.end, picked.reason, OP_WAIT_REASONS, picked
+        )
     return idle_spans(schedule, mode)
 
 
@@ -145,6 +165,8 @@ def reasons_present(schedule: Schedule, mode: str = "workers") -> tuple[str, ...
     if mode not in per_mode:
         if mode == "workers" and not is_warp_schedule(schedule):
             per_mode[mode] = idle_summary(schedule).present() if len(schedule) else ()
+        elif mode == "ops" and schedule.is_pipeline:
+            per_mode[mode] = op_wait_reasons(schedule)
         else:
             per_mode[mode] = idle_spans(schedule, mode).present()
     return per_mode[mode]

@@ -2,7 +2,8 @@
 (the compiled summary pass), and the spans of a window found from the tasks in it, equal
 bit for bit to what the whole run's `idle_spans` give: on simulated runs with any workers
 and slots, shuffled and free-form tasks, with a cut budget small enough that a unit is cut
-at its last start only, and on the pure-Python build (which keeps the spans)."""
+at its last start only, and on the pure-Python build (which keeps the spans). Likewise
+`op_waits_between` and `op_wait_reasons` against `op_waits`."""
 
 from __future__ import annotations
 
@@ -17,8 +18,18 @@ from engine import fast_scheduler, waits
 from engine.scenario import Scenario
 from engine.schedule import Schedule
 from engine.scheduler import simulate
-from engine.waits import IDLE_REASONS, IdleSpans, idle_spans, idle_spans_between, idle_summary
-from tests.engine.strategies import idle_pass_inputs
+from engine.waits import (
+    IDLE_REASONS,
+    OP_WAIT_REASONS,
+    IdleSpans,
+    idle_spans,
+    idle_spans_between,
+    idle_summary,
+    op_wait_reasons,
+    op_waits,
+    op_waits_between,
+)
+from tests.engine.strategies import idle_pass_inputs, schedule_inputs
 
 COLUMNS = ("row", "start", "end", "reason", "next_task")
 
@@ -124,3 +135,30 @@ def test_a_wide_view_finds_the_long_spans_through_blocks() -> None:
             schedule = simulate(scenario, policy)
             span = schedule.makespan
             _check(schedule, [(0.0, span, None, 40.0), (span / 3, span, [0, 2], 40.0)])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    schedule_inputs(("simulated", "measured", "shuffled", "free"), max_ops=30),
+    st.integers(-2, 35),
+    st.integers(0, 40),
+)
+def test_an_op_range_has_the_whole_runs_op_waits(schedule: Schedule, first: int, count: int):
+    """`op_waits_between`: the spans `op_waits` gives those ops, bit for bit; and
+    `op_wait_reasons` (found without keeping the waits) are the reasons they name."""
+    kept = replace(schedule)
+    whole = op_waits(kept)
+    lean = replace(schedule)
+    found = op_waits_between(lean, first, first + count)
+    keep = (whole.op >= first) & (whole.op < first + count)
+    for name in ("op", "stage", "start", "end", "reason"):
+        ours, expected = getattr(found, name), getattr(whole, name)[keep]
+        assert ours.dtype == expected.dtype, name
+        np.testing.assert_array_equal(ours, expected, err_msg=name)
+    for i in range(min(3, len(found))):  # the same words
+        k = int(np.flatnonzero(keep)[i])
+        assert found.describe(i) == whole.describe(k)
+    codes = set(whole.reason.tolist())
+    assert op_wait_reasons(lean) == tuple(r for k, r in enumerate(OP_WAIT_REASONS) if k in codes)
+    if schedule.is_pipeline and schedule.source == "simulated":
+        assert "_waits_ops" not in vars(lean)  # (found without building them all)

@@ -160,6 +160,35 @@ def test_the_gui_thread_builds_no_index(qtbot: Any) -> None:
     window.close()
 
 
+def test_op_rows_find_the_waits_of_the_ops_in_view(qtbot: Any) -> None:
+    """One row per op: the legend, the hatching and the hover read the waits of the ops in
+    view (`engine.waits.op_waits_between`); no Schedule builds all its ops' waits."""
+    from engine.waits import op_waits_between
+    from gui.main_window import MainWindow
+
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1400, 900)
+    window.show()
+    qtbot.waitExposed(window)
+    window.apply_scenario(_scenario(3000, 2))
+    timeline = window.view.timeline
+    timeline.set_rows("ops")
+    timeline.viewport().repaint()
+    group = timeline.groups[-1]
+    s = group.schedule
+    op = 1500
+    wait = op_waits_between(s, op, op + 1)
+    assert len(wait)
+    middle = 0.5 * (float(wait.start[0]) + float(wait.end[0]))
+    hover = timeline.describe_at(middle, group.first_row + op)
+    assert hover.startswith(wait.describe(0)), hover
+    assert timeline.legend.words
+    for schedule in window.schedules:
+        assert "_waits_ops" not in vars(schedule)
+    window.close()
+
+
 def test_a_run_and_its_indexes_go_with_their_last_reference() -> None:
     """Freed as soon as the last reference goes: no reference cycle waits for the cyclic
     collector (which may come by much later, while a 10^6-op run holds hundreds of MB)."""
