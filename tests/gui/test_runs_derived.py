@@ -121,9 +121,8 @@ def test_a_big_schedule_derived_alone_runs_its_assembly_beside_the_rest(
         assert np.array_equal(getattr(a, name), getattr(b, name))
 
 
-def test_the_gui_thread_builds_no_index(qtbot: Any) -> None:
-    """A landed run's views (first frame, a tick, narration, the Gantt's paint) find
-    every index built: nothing new is cached on its Schedules on the GUI thread."""
+def _window_with(qtbot: Any, scenario: Scenario) -> Any:
+    """The app's window, shown at 1400×900, with ``scenario`` landed."""
     from gui.main_window import MainWindow
 
     window = MainWindow()
@@ -131,7 +130,14 @@ def test_the_gui_thread_builds_no_index(qtbot: Any) -> None:
     window.resize(1400, 900)
     window.show()
     qtbot.waitExposed(window)
-    window.apply_scenario(_scenario(3000, 2))
+    window.apply_scenario(scenario)
+    return window
+
+
+def test_the_gui_thread_builds_no_index(qtbot: Any) -> None:
+    """A landed run's views (first frame, a tick, narration, the Gantt's paint) find
+    every index built: nothing new is cached on its Schedules on the GUI thread."""
+    window = _window_with(qtbot, _scenario(3000, 2))
     before = {id(s): _cached(s) for s in window.schedules}
     window.view.timeline.bars.update()
     qtbot.wait(50)
@@ -164,14 +170,8 @@ def test_op_rows_find_the_waits_of_the_ops_in_view(qtbot: Any) -> None:
     """One row per op: the legend, the hatching and the hover read the waits of the ops in
     view (`engine.waits.op_waits_between`); no Schedule builds all its ops' waits."""
     from engine.waits import op_waits_between
-    from gui.main_window import MainWindow
 
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.resize(1400, 900)
-    window.show()
-    qtbot.waitExposed(window)
-    window.apply_scenario(_scenario(3000, 2))
+    window = _window_with(qtbot, _scenario(3000, 2))
     timeline = window.view.timeline
     timeline.set_rows("ops")
     timeline.viewport().repaint()
