@@ -238,6 +238,8 @@ def idle_spans_between(
     (`IdleSummary`), found from the tasks in that window alone: a view costs what it
     shows, and a row whose longest span is shorter than ``shortest`` costs nothing."""
     index = wait_index(schedule)
+    if not t0 <= t1:  # an empty window (or NaN): no span
+        return IdleSpans(*window_columns(index, (), [], t0, t1, shortest, (0, 0, 0)), index)
     chosen = range(schedule.n_workers) if rows is None else rows
     summary = idle_summary(schedule)
     if summary._cuts is None:  # the spans are kept: pick from them

@@ -120,6 +120,9 @@ def test_a_million_op_window_reads_only_its_tasks() -> None:
         _check(schedule, [(0.5 * span, 0.5 * span + 7.0, None, 0.0), (span - 3, span, [1, 4], 0.2)])
         longest = float(idle_summary(schedule).longest.max())
         assert not len(idle_spans_between(schedule, 0, span, None, 2 * longest))
+        for build in ("compiled", "python") if fast_scheduler.compiled else ("python",):
+            with fast_scheduler.using(build):  # a window that ends before it starts: none
+                assert not len(idle_spans_between(replace(schedule), span / 2, span / 3))
 
 
 def test_a_wide_view_finds_the_long_spans_through_blocks() -> None:
