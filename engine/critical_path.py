@@ -64,9 +64,7 @@ def critical_path(schedule: Schedule) -> CriticalPath:
     """The critical path of a three-stage pipeline Schedule (not kept: a sequential run's
     path is every task, 12 MB at 10^6 ops; what it charges each resource is, see
     `path_charges`)."""
-    path = _walk(schedule)
-    schedule.__dict__.setdefault("_critical_charges", dict(path.charged))
-    return path
+    return _walk(schedule)
 
 
 def path_charges(schedule: Schedule) -> dict[str, float]:

@@ -91,6 +91,13 @@ class IdleSpans:
     def __len__(self) -> int:
         return len(self.row)
 
+    def picked(self, which: Any) -> IdleSpans:
+        """The spans ``which`` (a mask or a slice) picks, in order."""
+        return IdleSpans(
+            self.row[which], self.start[which], self.end[which], self.reason[which],
+            self.next_task[which], self._index,
+        )  # fmt: skip
+
     @property
     def schedule(self) -> Schedule:
         return self._index.schedule
@@ -238,22 +245,31 @@ def idle_spans_between(
     (`IdleSummary`), found from the tasks in that window alone: a view costs what it
     shows, and a row whose longest span is shorter than ``shortest`` costs nothing."""
     index = wait_index(schedule)
-    if not t0 <= t1:  # an empty window (or NaN): no span
-        return IdleSpans(*window_columns(index, (), [], t0, t1, shortest, (0, 0, 0)), index)
-    chosen = range(schedule.n_workers) if rows is None else rows
     summary = idle_summary(schedule)
     if summary._cuts is None:  # the spans are kept: pick from them
         spans = idle_spans(schedule)
-        keep = (spans.end > t0) & (spans.start <= t1) & (spans.end - spans.start >= shortest)
+        keep = reaching(spans.start, spans.end, t0, t1, shortest)
         if rows is not None:
             keep &= np.isin(spans.row, np.asarray(list(rows), dtype=np.int64))
-        picked = (spans.row[keep], spans.start[keep], spans.end[keep])
-        return IdleSpans(*picked, spans.reason[keep], spans.next_task[keep], index)
+        return spans.picked(keep)
+    chosen = range(schedule.n_workers) if rows is None else rows
+    if not t0 <= t1:  # an empty window (or NaN): no span
+        chosen = range(0)
     wanted = [int(r) for r in chosen if summary.longest[r] >= shortest and summary.counts[r].any()]
     columns = window_columns(
         index, summary._cuts.cut_points, wanted, t0, t1, shortest, (INPUT, SLOT, DONE)
     )
     return IdleSpans(*columns, index)
+
+
+def reaching(
+    start: FloatArray, end: FloatArray, t0: float, t1: float, shortest: float = 0.0
+) -> npt.NDArray[np.bool_]:
+    """Which spans reach into [t0, t1] (end > t0, start ≤ t1; none where t1 < t0) and last
+    at least ``shortest``: what a view of [t0, t1] shows."""
+    if not t0 <= t1:
+        return np.zeros(len(start), dtype=bool)
+    return (end > t0) & (start <= t1) & (end - start >= shortest)
 
 
 def _budget(schedule: Schedule) -> int:
@@ -555,6 +571,13 @@ class OpWaits:
     def __len__(self) -> int:
         return len(self.op)
 
+    def picked(self, which: Any) -> OpWaits:
+        """The spans ``which`` (a mask or a slice) picks, in order."""
+        return OpWaits(
+            self.op[which], self.stage[which], self.start[which], self.end[which],
+            self.reason[which], self._index,
+        )  # fmt: skip
+
     @property
     def schedule(self) -> Schedule:
         return self._index.schedule
@@ -654,10 +677,7 @@ def op_waits_between(schedule: Schedule, first: int, last: int) -> OpWaits:
     if not index.pipeline or schedule.source == "measured":
         waits = op_waits(schedule)
         a, b = np.searchsorted(waits.op, [first, last])
-        return OpWaits(
-            waits.op[a:b], waits.stage[a:b], waits.start[a:b], waits.end[a:b],
-            waits.reason[a:b], index,
-        )  # fmt: skip
+        return waits.picked(slice(a, b))
     return OpWaits(*_op_wait_columns(index, first, last), index)
 
 

@@ -83,21 +83,13 @@ def _derive(
         schedule = simulate(scenario, plan.policy)
         times["simulate"] = time.perf_counter() - begin
         yield f"simulated {plan.policy}"
-    todo = [(name, derive) for name, derive in derivations if name not in plan.known]
-    if not apart or aside is None or len(schedule) < PARALLEL_TASKS:
-        aside = None
     values: dict[str, object] = {
         name: plan.known[name] for name, _ in derivations if name in plan.known
     }
-    if aside is None:
-        for name, derive in todo:
-            if stop():
-                raise _Stopped
-            values[name], times[name] = _timed(derive, schedule, scenario)
-            yield name
-        return schedule, values, times
-    aside.prepare(schedule)
-    elsewhere = [(name, derive) for name, derive in todo if name in aside.names]
+    todo = [(name, derive) for name, derive in derivations if name not in plan.known]
+    elsewhere = []
+    if apart and aside is not None and len(schedule) >= PARALLEL_TASKS:
+        elsewhere = [(name, derive) for name, derive in todo if name in aside.names]
     stopped = threading.Event()
 
     def work() -> tuple[dict[str, object], dict[str, float]]:
@@ -109,24 +101,31 @@ def _derive(
             found[name], spent[name] = _timed(derive, schedule, scenario)
         return found, spent
 
-    with ThreadPoolExecutor(1, thread_name_prefix="pipelab-derive") as pool:
+    pool = helper = None
+    if elsewhere:
+        assert aside is not None
+        aside.prepare(schedule)
+        pool = ThreadPoolExecutor(1, thread_name_prefix="pipelab-derive")
         helper = pool.submit(work)
-        try:
-            for name, derive in todo:
-                if name in aside.names:
-                    continue
-                if stop():
-                    raise _Stopped
-                values[name], times[name] = _timed(derive, schedule, scenario)
-                yield name
+    try:
+        for name, derive in todo:
+            if (name, derive) in elsewhere:
+                continue
+            if stop():
+                raise _Stopped
+            values[name], times[name] = _timed(derive, schedule, scenario)
+            yield name
+        if helper is not None:
             while not helper.done():
                 wait([helper], timeout=POLL_SECONDS)
                 yield "deriving"
             found, spent = helper.result()
-        finally:
-            stopped.set()  # dropped (or failed): the helper stops after its step
-    values.update(found)
-    times.update(spent)
+            values.update(found)
+            times.update(spent)
+    finally:
+        stopped.set()  # dropped (or failed): the helper stops after its step
+        if pool is not None:
+            pool.shutdown(wait=True)
     return schedule, values, times
 
 

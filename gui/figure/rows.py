@@ -33,6 +33,7 @@ from engine.waits import (
     op_wait_reasons,
     op_waits,
     op_waits_between,
+    reaching,
 )
 from engine.waits import IdleSpans as EngineIdleSpans
 from engine.waits import idle_spans as engine_idle_spans
@@ -148,11 +149,7 @@ def idle_spans_in(
     if mode == "ops" and schedule.is_pipeline:
         first, last = (0, schedule.n_ops) if rows is None else (rows.start, rows.stop)
         waits = op_waits_between(schedule, first, last)
-        keep = (waits.end > t0) & (waits.start <= t1) & (waits.end - waits.start >= shortest)
-        picked = OpWaits(
-            waits.op[keep], waits.stage[keep], waits.start[keep], waits.end[keep],
-            waits.reason[keep], waits._index,
-        )  # fmt: skip
+        picked = waits.picked(reaching(waits.start, waits.end, t0, t1, shortest))
         return IdleSpans(
             picked.op, picked.start, picked.end, picked.reason, OP_WAIT_REASONS, picked
         )
