@@ -6,6 +6,7 @@ stand-in experiment: the spread, the measured sequential run drawn, an efficienc
 from __future__ import annotations
 
 import logging
+import re
 import threading
 
 import pytest
@@ -76,7 +77,9 @@ def test_a_run_fills_the_table_and_emits_schedules(panel: GpuPanel, qtbot) -> No
     assert panel.clock.time_unit == "ms"
     assert panel.progress.value() == STEPS and len(progress) > 2
     labels = dict(panel.table_rows())
-    assert labels["pipelined (measured)"].endswith("ms")
+    # A time in its own unit: a real run at this size takes about a millisecond, so µs
+    # or ms as the machine's speed falls (once 708 µs with two CPU-bound processes beside).
+    assert re.search(r"\d (µs|ms|s)$", labels["pipelined (measured)"])
     assert "all correct" in labels["checked"]
     assert panel.run_button.isEnabled() and not panel.cancel_button.isEnabled()
     qtbot.waitUntil(lambda: not panel.is_running())
