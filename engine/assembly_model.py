@@ -87,8 +87,8 @@ def build_index(schedule: Schedule) -> AssemblyIndex:
     else:
         earliest = np.minimum(starts.min(axis=1), ends.min(axis=1))
         latest = np.maximum(starts.max(axis=1), ends.max(axis=1))
-    earliest_sorted, by_earliest = sorted_and_order(np.ascontiguousarray(earliest))
-    latest_sorted, by_latest = sorted_and_order(np.ascontiguousarray(latest))
+    earliest_sorted, by_earliest = sorted_and_order(earliest)
+    latest_sorted, by_latest = sorted_and_order(latest)
     first, last = slot_holds(schedule)
     plan = assign_slots(first, last, schedule.buffers)
     from_sorted, by_from = sorted_and_order(first)
@@ -451,7 +451,7 @@ def _spots(
     where[finished] = _ranks(ops[finished], last_done)
     if working.any():
         stage = places[working] // 2
-        where[working] = schedule.row[schedule.task_of(ops[working], stage)]
+        where[working] = schedule.rows_of(schedule.task_of(ops[working], stage))
     where[resting] = index.plan.slot_of(ops[resting])
     return spot, where
 

@@ -92,8 +92,8 @@ def idle_columns(
             )  # fmt: skip
         tasks, reason = out_task[piece], out_reason[piece]
         done = ranks >= len(unit.starts)
-        if len(unit.tasks):
-            np.take(unit.tasks, ranks, mode="clip", out=tasks)
+        if len(unit):
+            tasks[:] = unit.tasks_at(np.minimum(ranks, len(unit) - 1))
             tasks[done] = -1
         else:  # a unit that never worked
             tasks[:] = -1
@@ -112,10 +112,11 @@ def idle_columns(
 
 def _compiled_plans(
     compiled: ModuleType, index: WaitIndex, budget: int, reasons: tuple[int, int, int]
-) -> list[tuple[tuple[Any, ...], int, int]]:
+) -> list[tuple[tuple[Any, ...], int, int, FloatArray]]:
     """Per unit: the compiled pass's inputs (its gaps cut at every start of the unit, or
-    at its last start only past ``budget`` cuts: the points are ``inputs[6]``), and its
-    pieces and cuts, counted."""
+    at its last start only past ``budget`` cuts), its pieces and cuts, counted, and the
+    points it cuts at (as the index holds them; the inputs hold contiguous copies of
+    whatever the index keeps as a view, for the call only)."""
     s = index.schedule
     _, bounds = s.by_row
     row_starts, reach = s.row_starts, s.row_reach[0]
@@ -128,9 +129,9 @@ def _compiled_plans(
         if index.pipeline and u == index.load_unit and index.slots > 0:
             holds = (index.holds.lo, index.holds.hi_sorted)
         inputs = (
-            row_starts, reach, bounds, *rows, index.span, points,
+            row_starts, reach, bounds, *rows, index.span, np.ascontiguousarray(points),
             np.ascontiguousarray(unit.starts), np.ascontiguousarray(unit.tasks, np.int64),
-            *holds, index.slots, reasons,
+            *(np.ascontiguousarray(h) for h in holds), index.slots, reasons,
         )  # fmt: skip
         nothing = (None, None, None, None, None, None)
         gaps, cuts = compiled.rows_pass(*inputs, budget, *nothing)
@@ -138,7 +139,7 @@ def _compiled_plans(
             points = np.asarray([unit.last_start])
             inputs = (*inputs[:6], points, *inputs[7:])
             gaps, cuts = compiled.rows_pass(*inputs, sys.maxsize, *nothing)
-        plans.append((inputs, gaps + cuts, cuts))
+        plans.append((inputs, gaps + cuts, cuts, points))
     return plans
 
 
@@ -156,8 +157,8 @@ def _compiled_columns(
     become `WaitIndex.gaps` too (or are those, when built)."""
     s = index.schedule
     plans = _compiled_plans(compiled, index, budget, reasons)
-    total = sum(n for _, n, _ in plans)
-    cut = any(cuts for _, _, cuts in plans)
+    total = sum(n for _, n, _, _ in plans)
+    cut = any(cuts for _, _, cuts, _ in plans)
     known = None if cut else index.__dict__.get("gaps")
     if known is None:
         out_row, out_start, out_end = np.empty(total, np.int64), np.empty(total), np.empty(total)
@@ -166,7 +167,7 @@ def _compiled_columns(
     out_reason, out_task = np.empty(total, np.int8), np.empty(total, np.int32)
     totals = np.zeros((s.n_workers, n_reasons))
     at = 0
-    for inputs, n, _ in plans:
+    for inputs, n, _, _ in plans:
         piece = slice(at, at + n)
         geometry = (None, None, None) if known is not None else (
             out_row[piece], out_start[piece], out_end[piece]
@@ -207,9 +208,9 @@ def compiled_summary(
     longest = np.zeros(rows)
     plans = _compiled_plans(compiled, index, budget, reasons)
     nothing = (None, None, None, None, None)
-    for inputs, _, _ in plans:
+    for inputs, _, _, _ in plans:
         compiled.rows_pass(*inputs, 0, *nothing, totals, counts, longest)
-    return Summary(totals, counts, longest, tuple(inputs[6] for inputs, _, _ in plans))
+    return Summary(totals, counts, longest, tuple(points for _, _, _, points in plans))
 
 
 #: `window_columns` finds long gaps through the longest gap of each block of this many
@@ -368,8 +369,8 @@ def window_columns(
         ranks = np.searchsorted(unit.starts, x, "right")
         done = ranks >= len(unit.starts)
         task = np.full(len(x), -1, task_dtype(len(s)))
-        if len(unit.tasks):
-            task[~done] = unit.tasks[ranks[~done]]
+        if len(unit):
+            task[~done] = unit.tasks_at(ranks[~done])
         reason = np.full(len(x), input_, np.int8)
         reason[done] = done_code
         if index.pipeline and u == index.load_unit and index.slots > 0:

@@ -156,12 +156,12 @@ _NARRATIONS_KEPT = 4096
 
 def _phrases(schedule: Schedule, tasks: IntArray, verbs: dict[str, str]) -> list[str]:
     """ "the load unit starts reading op 2", … for every task, in row order."""
-    ordered = tasks[np.argsort(schedule.row[tasks], kind="stable")]
+    ordered = tasks[np.argsort(schedule.rows_of(tasks), kind="stable")]
     phrases = []
     for task in ordered.tolist():
         stage = schedule.stage_names[schedule.stage[task]]
         verb = verbs.get(stage, f"works on {stage} of")
-        who = _worker_name(schedule, int(schedule.row[task]))
+        who = _worker_name(schedule, int(schedule.rows_of(task)))
         phrases.append(f"{who} {verb} op {int(schedule.op[task]) + 1:,}")
     return phrases
 
@@ -220,8 +220,8 @@ def _narrate(schedule: Schedule, time: float) -> str:
         & (schedule.end[candidates] > time + tolerance)
     ]
     busy = np.zeros(schedule.n_workers, dtype=bool)
-    busy[schedule.row[starting]] = True
-    busy[schedule.row[ongoing]] = True
+    busy[schedule.rows_of(starting)] = True
+    busy[schedule.rows_of(ongoing)] = True
     parts = []
     if len(starting):
         news = _phrases(schedule, starting, _STARTS)

@@ -68,7 +68,7 @@ def describe_task(schedule: Schedule, task: int) -> str:
     title = schedule.label or schedule.policy
     return (
         f"op {int(schedule.op[task]) + 1} · {schedule.stage_names[schedule.stage[task]]}\n"
-        f"{schedule.row_label(int(schedule.row[task]))} ({title}, {schedule.source})\n"
+        f"{schedule.row_label(int(schedule.rows_of(task)))} ({title}, {schedule.source})\n"
         f"start {format_time(start, unit)} · end {format_time(end, unit)}\n"
         f"duration {format_time(end - start, unit)}"
     )

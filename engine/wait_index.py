@@ -198,26 +198,58 @@ def cut_at_starts(
 
 @dataclass(frozen=True, eq=False)
 class UnitTasks:
-    """One unit's tasks sorted by (start, op)."""
+    """One unit's tasks sorted by (start, op): their starts, ops and distinct starts, and
+    the tasks themselves (`tasks_at`). A pipeline laid out op by op keeps no task list:
+    the task of stage ``stage`` of op ``op`` is ``stage + stages * op``."""
 
-    tasks: IntArray
     starts: FloatArray
-    ops: IntArray
+    ops: IntArray | npt.NDArray[np.int32]
     points: FloatArray  # unique starts
+    listed: IntArray | None = None  # the tasks, where no layout gives them
+    stage: int = 0
+    stages: int = 1
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def tasks_at(self, positions: IntArray) -> IntArray:
+        """The tasks at these positions of the order."""
+        if self.listed is not None:
+            return self.listed[positions]
+        return self.stage + self.stages * self.ops[positions].astype(np.int64)
+
+    def task_at(self, position: int) -> int:
+        if self.listed is not None:
+            return int(self.listed[position])
+        return self.stage + self.stages * int(self.ops[position])
+
+    @property
+    def tasks(self) -> IntArray:
+        """Every task, in order (built afresh where none is kept: for one pass)."""
+        if self.listed is not None:
+            return self.listed
+        return self.stage + self.stages * self.ops.astype(np.int64)
 
     @property
     def last_start(self) -> float:
         return float(self.starts[-1]) if len(self.starts) else -np.inf
 
 
-def _unit(tasks: IntArray, starts: FloatArray, ops: IntArray) -> UnitTasks:
+def _unit(
+    starts: FloatArray,
+    ops: IntArray | npt.NDArray[np.int32],
+    listed: IntArray | None = None,
+    stage: int = 0,
+    stages: int = 1,
+) -> UnitTasks:
     """A unit's tasks with their starts and ops; ``points``: the distinct starts (the
     starts themselves when no two are equal)."""
-    if _increasing(starts):
-        return UnitTasks(tasks, starts, ops, starts)
-    keep = np.ones(len(starts), dtype=bool)
-    keep[1:] = np.diff(starts) > 0
-    return UnitTasks(tasks, starts, ops, starts[keep])
+    points = starts
+    if not _increasing(starts):
+        keep = np.ones(len(starts), dtype=bool)
+        keep[1:] = starts[1:] > starts[:-1]
+        points = starts[keep]
+    return UnitTasks(starts, ops, points, listed, stage, stages)
 
 
 def _increasing(values: FloatArray) -> bool:
@@ -261,20 +293,18 @@ class WaitIndex:
         if self.pipeline and s.op_major and s.unit is s.stage and unit < stages:
             starts = self._row_segment(unit, s.row_starts)
             if starts is not None:
-                order, _ = s.by_row
-                tasks = self._row_segment(unit, order)
-                assert tasks is not None
-                return _unit(tasks, starts, self._op_numbers)
-            # (the stage's starts in op order, contiguous: shared with the narration's)
+                return _unit(starts, self._op_numbers, None, unit, stages)
+            # (the stage's starts in op order: a view, shared with the narration's)
             column = op_column(s, "start", unit)
             if _nondecreasing(column):
-                tasks = np.arange(unit, len(s), stages, dtype=np.int64)
-                return _unit(tasks, column, self._op_numbers)
-            by_start = np.argsort(column, kind="stable").astype(np.int64, copy=False)
-            return _unit(unit + stages * by_start, column[by_start], by_start)  # ties: op order
+                return _unit(column, self._op_numbers, None, unit, stages)
+            by_start = np.argsort(column, kind="stable")  # ties: op order
+            ops = by_start.astype(np.int32) if s.n_ops < 2**31 else by_start
+            del by_start
+            return _unit(column[ops], ops, None, unit, stages)
         tasks = np.flatnonzero(s.unit == unit)
         tasks = tasks[np.lexsort((s.op[tasks], s.start[tasks]))].astype(np.int64)
-        return _unit(tasks, s.start[tasks], s.op[tasks])
+        return _unit(s.start[tasks], s.op[tasks], tasks)
 
     def _row_segment(self, unit: int, column: npt.NDArray[T_co]) -> npt.NDArray[T_co] | None:
         """The part of a `by_row`-ordered column that is the tasks of ``unit`` in op order,

@@ -337,8 +337,8 @@ def _build_idle_measured(index: WaitIndex) -> IdleSpans:
         else:
             k = index.lone_ranks(u, a, b)
         done = k >= len(unit.starts)
-        if len(unit.tasks):
-            task = np.where(done, -1, unit.tasks[np.minimum(k, len(unit.tasks) - 1)])
+        if len(unit):
+            task = np.where(done, -1, unit.tasks_at(np.minimum(k, len(unit) - 1)))
         else:  # a unit that ran nothing (a measured run may leave one empty): done from 0
             task = np.full(len(x), -1, dtype=np.int64)
         reason = np.where(done, DONE, INPUT).astype(np.int8)
@@ -460,7 +460,7 @@ def idle_now(schedule: Schedule, rows: Sequence[int], time: float) -> list[IdleN
         if k >= len(unit.starts):
             result.append(IdleNow(int(row), DONE, (), float("nan"), -1))
             continue
-        task = int(unit.tasks[k])
+        task = unit.task_at(k)
         ready = _ready_of(index, task)
         if index.pipeline and u == index.load_unit:
             holders = index.holds.at(time) if index.slots > 0 else np.zeros(0, np.int64)

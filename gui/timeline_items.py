@@ -27,11 +27,11 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 from engine.schedule import Schedule
 from engine.view_model import format_time
 from gui.colours import OP_COLOURS, Theme, density_colours, idle_style, ink_on
-from gui.figure.bars import BAR_HEIGHT, THIN_PIXELS, BarPlan, plan_bars
+from gui.figure.bars import BAR_HEIGHT, THIN_PIXELS, BarPlan, LazyRows, plan_bars
 from gui.figure.legend import Entry, legend_entries, legend_figure
 from gui.figure.model import Figure
 from gui.figure.painter import render_image
-from gui.figure.rows import idle_spans_in, row_count, row_label, task_index, task_rows
+from gui.figure.rows import idle_spans_in, row_count, row_label, rows_of, task_index
 from gui.figure.run_group import nice_step
 from gui.timeline_rows import LABEL_MIN_PITCH, MIN_GAP, label_font_size
 
@@ -178,9 +178,11 @@ class BarsItem(pg.GraphicsObject):
             self.last_plan.append((0, 0))
             return None
         tasks: slice | np.ndarray | None
+        rows: npt.NDArray[np.int64] | LazyRows
         if group.rows == "workers":
             tasks, index = None, task_index(s)
-            start, end, rows, n_rows, first = s.start, s.end, s.row, group.n_rows, 0
+            start, end, n_rows, first = s.start, s.end, group.n_rows, 0
+            rows = LazyRows(s.rows_of, lambda: s.row)  # (the column is not kept)
         elif s.op_major:  # only the ops in view: one slice of the columns
             stages = len(s.stage_names)
             tasks, index = slice(r0 * stages, r1 * stages), None
@@ -234,7 +236,7 @@ class BarsItem(pg.GraphicsObject):
         self.last_plan.append((len(wide), len(plan.density) if plan.density is not None else 0))
         if not len(wide):
             return None
-        task_row = task_rows(s, group.rows)[wide]
+        task_row = rows_of(s, group.rows, wide)
         starts, ends = s.start[wide], s.end[wide]
         ys = task_row + offset - BAR_HEIGHT / 2
         outline = (

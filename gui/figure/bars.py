@@ -11,6 +11,7 @@ every export plan their bars here, in data units (time, row), and map them thems
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,6 +34,24 @@ DIRECT_PER_CELL = 32
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True, eq=False)
+class LazyRows:
+    """Tasks' rows where the whole column is not kept (`Schedule.row` with several workers
+    per unit: 8 bytes a task): ``of(tasks)`` for the tasks a view finds, ``whole()`` for a
+    pass over every task."""
+
+    of: Callable[[IntArray], IntArray]
+    whole: Callable[[], IntArray]
+
+
+def _rows(row: IntArray | LazyRows, tasks: IntArray) -> IntArray:
+    return row.of(tasks) if isinstance(row, LazyRows) else row[tasks]
+
+
+def _whole(row: IntArray | LazyRows) -> IntArray:
+    return row.whole() if isinstance(row, LazyRows) else row
 
 
 @dataclass(frozen=True, eq=False)
@@ -66,7 +85,7 @@ class BarPlan:
 def plan_bars(
     start: FloatArray,
     end: FloatArray,
-    row: IntArray,
+    row: IntArray | LazyRows,
     *,
     n_rows: int,
     t0: float,
@@ -90,13 +109,14 @@ def plan_bars(
     if row_pixels < MIN_ROW_PIXELS:
         bands = max(1, min(n_rows, int(n_rows * row_pixels)))
         fraction = busy_fraction(
-            start, end, row, n_rows=n_rows, t0=t0, t1=t1, columns=columns, bands=bands,
+            start, end, _whole(row), n_rows=n_rows, t0=t0, t1=t1, columns=columns, bands=bands,
             capacity=capacity,
         )  # fmt: skip
         return BarPlan(empty, _runs(fraction, t0, t1, n_rows, banded=True), True)
     shortest = THIN_PIXELS * (t1 - t0) / pixels  # the shortest task drawn as a bar
     if index is not None:
         return _plan_indexed(index, start, end, row, n_rows, t0, t1, columns, shortest)
+    row = _whole(row)
     wide_mask = end - start >= shortest
     visible = (end >= t0) & (start <= t1)
     wide = np.flatnonzero(wide_mask & visible)
@@ -129,7 +149,7 @@ def _plan_indexed(
     index: SpanIndex,
     start: FloatArray,
     end: FloatArray,
-    row: IntArray,
+    row: IntArray | LazyRows,
     n_rows: int,
     t0: float,
     t1: float,
@@ -150,7 +170,13 @@ def _plan_indexed(
         fraction = np.clip(
             fraction
             - busy_fraction(
-                start[wide], end[wide], row[wide], n_rows=n_rows, t0=t0, t1=t1, columns=columns
+                start[wide],
+                end[wide],
+                _rows(row, wide),
+                n_rows=n_rows,
+                t0=t0,
+                t1=t1,
+                columns=columns,
             ),
             0.0,
             1.0,
@@ -162,7 +188,7 @@ def _visible_fraction(
     index: SpanIndex,
     start: FloatArray,
     end: FloatArray,
-    row: IntArray,
+    row: IntArray | LazyRows,
     n_rows: int,
     t0: float,
     t1: float,
@@ -171,7 +197,7 @@ def _visible_fraction(
     """`busy_fraction` of the visible tasks, summed from them; None where two of them
     overlap on a row (the index merges overlaps, a sum would count them twice)."""
     found = index.visible(t0, t1)  # row by row, each row's in time order
-    s, e, r = start[found], end[found], row[found]
+    s, e, r = start[found], end[found], _rows(row, found)
     if len(found) > 1 and bool(((s[1:] < e[:-1]) & (r[1:] == r[:-1])).any()):
         return None
     return busy_fraction(s, e, r, n_rows=n_rows, t0=t0, t1=t1, columns=columns)

@@ -59,8 +59,15 @@ def row_count(schedule: Schedule, mode: str) -> int:
 
 
 def task_rows(schedule: Schedule, mode: str) -> IntArray:
-    """Each task's row in ``mode``: its worker's row, or its op."""
+    """Each task's row in ``mode``: its worker's row, or its op (every task: for a pass
+    over all of them; `rows_of` for a few)."""
     return schedule.op if mode == "ops" else schedule.row
+
+
+def rows_of(schedule: Schedule, mode: str, tasks: IntArray) -> IntArray:
+    """The rows of these tasks in ``mode``, as ``task_rows(schedule, mode)[tasks]``."""
+    rows: IntArray = schedule.op[tasks] if mode == "ops" else schedule.rows_of(tasks)
+    return rows
 
 
 def row_label(schedule: Schedule, mode: str, row: int) -> str:
