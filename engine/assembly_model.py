@@ -30,7 +30,7 @@ from engine.assembly_slots import (
     sorted_and_order,
     touching_tolerance,
 )
-from engine.schedule import Schedule, cached_per_schedule, op_column
+from engine.schedule import OpOrder, Schedule, cached_per_schedule, sorted_op_column
 from engine.timeline import WorkersNow, workers_at
 
 FloatArray = npt.NDArray[np.float64]
@@ -58,9 +58,9 @@ class AssemblyIndex:
     makespan: float
     tolerance: float  # holds that touch within this do not overlap (see `touching_tolerance`)
     earliest: FloatArray  # every op's first transition (its read start), sorted
-    by_earliest: IntArray | None  # ops in that order (None: op order)
+    by_earliest: OpOrder | None  # ops in that order (None: op order)
     latest: FloatArray  # every op's last transition (its write end), sorted
-    by_latest: IntArray | None
+    by_latest: OpOrder | None
     holds_from: FloatArray  # per op (see slot_holds)
     holds_to: FloatArray
     holds_from_sorted: FloatArray
@@ -82,14 +82,16 @@ def build_index(schedule: Schedule) -> AssemblyIndex:
     ordered = all(bool((starts[:, i + 1] >= ends[:, i]).all()) for i in range(starts.shape[1] - 1))
     # Stages of a simulated op run in order: the read starts first and the write ends last
     # (then these are the stage columns the other indexes share).
+    first, last = slot_holds(schedule)  # (last: the write's ends, `op_column`)
+    last_sorted, by_last = sorted_op_column(schedule, "end", -1)  # shared with the waits'
     if ordered:
-        earliest, latest = op_column(schedule, "start", 0), op_column(schedule, "end", -1)
+        earliest_sorted, by_earliest = sorted_op_column(schedule, "start", 0)
+        latest_sorted, by_latest = last_sorted, by_last
     else:
         earliest = np.minimum(starts.min(axis=1), ends.min(axis=1))
         latest = np.maximum(starts.max(axis=1), ends.max(axis=1))
-    earliest_sorted, by_earliest = sorted_and_order(earliest)
-    latest_sorted, by_latest = sorted_and_order(latest)
-    first, last = slot_holds(schedule)
+        earliest_sorted, by_earliest = sorted_and_order(earliest)
+        latest_sorted, by_latest = sorted_and_order(latest)
     plan = assign_slots(first, last, schedule.buffers)
     from_sorted, by_from = sorted_and_order(first)
     in_turn = plan.explicit is None and by_from is None
@@ -112,7 +114,7 @@ def build_index(schedule: Schedule) -> AssemblyIndex:
         holds_from=first,
         holds_to=last,
         holds_from_sorted=from_sorted,
-        holds_to_sorted=sorted_and_order(last)[0],
+        holds_to_sorted=last_sorted,
         plan=plan,
         peak=peak_holders(first, last) if schedule.buffers <= 0 else plan.count,
         in_turn=in_turn,
@@ -345,15 +347,14 @@ def _last_done(index: AssemblyIndex, done: int, shelf: int) -> IntArray:
     if index.by_latest is None:
         return np.arange(done - 1, max(-1, done - 1 - shelf), -1, dtype=np.int64)
     recent = index.by_latest[max(0, done - shelf) : done]
-    return recent[::-1].copy()
+    return recent[::-1].astype(np.int64)
 
 
-def _smallest(values: IntArray, count: int) -> IntArray:
+def _smallest(values: OpOrder, count: int) -> IntArray:
     """The ``count`` smallest values, ascending (a partition: O(len) only when ops do
     not start in op order, which no simulated run does)."""
-    if len(values) > count > 0:
-        values = np.partition(values, count - 1)[:count]
-    return np.sort(values)[:count]
+    few = np.partition(values, count - 1)[:count] if len(values) > count > 0 else values
+    return np.sort(few)[:count].astype(np.int64, copy=False)
 
 
 def _chips(

@@ -486,6 +486,35 @@ def op_column(schedule: Schedule, kind: str, stage: int) -> FloatArray:
     return column
 
 
+OpOrder = npt.NDArray[np.int32] | npt.NDArray[np.int64]
+
+
+def sorted_op_column(
+    schedule: Schedule, kind: str, stage: int
+) -> tuple[FloatArray, OpOrder | None]:
+    """`op_column` sorted, and the ops in that order (a stable sort: ties in op order;
+    int32 below 2^31 ops), or the column itself and None where it is in op order already.
+    Made once per Schedule and shared by every index that searches a stage's starts or
+    ends (the wait reasons' units, holds and ready orders, the narration's columns, the
+    assembly line's): one sorted copy each, not one per index."""
+    stages = len(schedule.stage_names)
+    stage %= stages
+
+    def build() -> tuple[FloatArray, OpOrder | None]:
+        column = op_column(schedule, kind, stage)
+        if len(column) < 2 or bool((column[1:] >= column[:-1]).all()):
+            return column, None
+        order: OpOrder = np.argsort(column, kind="stable")
+        if schedule.n_ops < 2**31:
+            order = order.astype(np.int32)
+        values = column[order]
+        values.flags.writeable = False
+        order.flags.writeable = False
+        return values, order
+
+    return cached_on(schedule, f"_sorted_op_column_{kind}_{stage}", build)
+
+
 def _row_part(schedule: Schedule, kind: str, stage: int) -> FloatArray | None:
     if not (
         schedule.is_pipeline

@@ -12,7 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.columns import op_numbers
-from engine.schedule import Schedule, cached_on, op_column
+from engine.schedule import OpOrder, Schedule, cached_on, op_column, sorted_op_column
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -34,7 +34,8 @@ class Intervals:
     Intervals given in order of lo (slot holds granted in op order) are indexed without a
     sort or a copy: ``order`` is then None (position = interval)."""
 
-    def __init__(self, lo: FloatArray, hi: FloatArray) -> None:
+    def __init__(self, lo: FloatArray, hi: FloatArray, hi_sorted: FloatArray | None = None) -> None:
+        """``hi_sorted``: ``np.sort(hi)`` where the caller has it (shared, not copied)."""
         in_order = _nondecreasing(lo)
         self.order: IntArray | None = (
             None if in_order else np.argsort(lo, kind="stable").astype(np.int64)
@@ -44,7 +45,9 @@ class Intervals:
         else:
             self.lo, self.hi = lo[self.order], hi[self.order]
         hi_in_order = _nondecreasing(self.hi)
-        self.hi_sorted = self.hi if hi_in_order else np.sort(hi)
+        if hi_sorted is None:
+            hi_sorted = self.hi if hi_in_order else np.sort(hi)
+        self.hi_sorted = hi_sorted
         if hi_in_order or not len(lo):
             self.reach = self.hi
         else:
@@ -298,10 +301,9 @@ class WaitIndex:
             column = op_column(s, "start", unit)
             if _nondecreasing(column):
                 return _unit(column, self._op_numbers, None, unit, stages)
-            by_start = np.argsort(column, kind="stable")  # ties: op order
-            ops = by_start.astype(np.int32) if s.n_ops < 2**31 else by_start
-            del by_start
-            return _unit(column[ops], ops, None, unit, stages)
+            starts, ops = sorted_op_column(s, "start", unit)  # ties: op order
+            assert ops is not None
+            return _unit(starts, ops, None, unit, stages)
         tasks = np.flatnonzero(s.unit == unit)
         tasks = tasks[np.lexsort((s.op[tasks], s.start[tasks]))].astype(np.int64)
         return _unit(s.start[tasks], s.op[tasks], tasks)
@@ -382,7 +384,8 @@ class WaitIndex:
         s = self.schedule
         first = s.grant if s.grant is not None else op_column(s, "start", 0)
         last = op_column(s, "end", -1)
-        return Intervals(first if bool((first <= last).all()) else np.minimum(first, last), last)
+        lo = first if bool((first <= last).all()) else np.minimum(first, last)
+        return Intervals(lo, last, sorted_op_column(s, "end", -1)[0])
 
     def ready_of(self, op: int, stage: int) -> float:
         """When stage ``stage`` of op ``op`` could start (one entry of `ready`)."""
@@ -464,40 +467,37 @@ class WaitIndex:
             ranks = np.append(ranks, hi - lo)
         return ranks
 
-    def ready_order(self, stage: int) -> npt.NDArray[np.int32] | npt.NDArray[np.int64]:
+    def ready_order(self, stage: int) -> OpOrder:
         """Ops in the order ``stage`` became ready (ties: op order), for a stage not in op
         order (`columns`): a unit serves its ready stages first come, first served, so the
         ops waiting at any time are a slice of this order. Built on first use, kept."""
-        orders: dict[int, npt.NDArray[np.int32] | npt.NDArray[np.int64]]
-        orders = self.__dict__.setdefault("_ready_orders", {})
-        if stage not in orders:
-            s = self.schedule
-            ready = self.grant if stage == 0 else op_column(s, "end", stage - 1)
-            order = np.argsort(ready, kind="stable")
-            orders[stage] = order.astype(np.int32) if s.n_ops < 2**31 else order
-        return orders[stage]
+        if stage == 0:
+            orders: dict[int, OpOrder] = self.__dict__.setdefault("_ready_orders", {})
+            if stage not in orders:
+                order: OpOrder = np.argsort(self.grant, kind="stable")
+                orders[stage] = order.astype(np.int32) if len(order) < 2**31 else order
+            return orders[stage]
+        _, by_end = sorted_op_column(self.schedule, "end", stage - 1)
+        return self._op_numbers if by_end is None else by_end
 
     @cached_property
     def columns(self) -> tuple[list[FloatArray], list[FloatArray], list[bool]]:
-        """Per stage: ready times sorted, starts sorted, and whether both already run in op
-        order (then the ops waiting at any time are one contiguous range)."""
+        """Per stage: ready times sorted, starts sorted (`sorted_op_column`: shared with
+        the units' and the holds'), and whether both already run in op order (then the ops
+        waiting at any time are one contiguous range)."""
         s = self.schedule
-        # A simulated pipeline's units are its stages: a unit's starts, sorted (`units`),
-        # are that stage's, sorted (no signed zeros to order differently).
-        stage_is_unit = self.pipeline and s.unit is s.stage and s.source == "simulated"
         ready_sorted, start_sorted, in_order = [], [], []
         for stage in range(len(s.stage_names)):
-            ready = self.grant if stage == 0 else op_column(s, "end", stage - 1)
-            start = op_column(s, "start", stage)
-            ready_in_order, start_in_order = _nondecreasing(ready), _nondecreasing(start)
-            in_order.append(ready_in_order and start_in_order)
-            ready_sorted.append(ready if ready_in_order else np.sort(ready))
-            if start_in_order:
-                start_sorted.append(start)
-            elif stage_is_unit and stage < s.n_units:
-                start_sorted.append(self.units[stage].starts)
-            else:
-                start_sorted.append(np.sort(start))
+            if stage == 0:  # ready when granted a slot
+                ready_in_order = _nondecreasing(self.grant)
+                ready = self.grant if ready_in_order else np.sort(self.grant)
+            else:  # ready when the stage before ended
+                ready, by_ready = sorted_op_column(s, "end", stage - 1)
+                ready_in_order = by_ready is None
+            start, by_start = sorted_op_column(s, "start", stage)
+            in_order.append(ready_in_order and by_start is None)
+            ready_sorted.append(ready)
+            start_sorted.append(start)
         return ready_sorted, start_sorted, in_order
 
 
