@@ -359,12 +359,15 @@ static Py_ssize_t walk_path(const double *start, const double *end, const int64_
     return length;
 }
 
-/* Gets `n` buffers of 8-byte items (struct codes per buffer), the last `writable` of them
- * writable; on failure releases those it got and returns -1 with the exception set. */
+/* Gets `n` buffers of 8-byte items (struct codes per buffer; code "i": 4-byte items), the
+ * last `writable` of them writable; on failure releases those it got and returns -1 with
+ * the exception set. */
 static int get_views(PyObject *const *objects, Py_buffer *views, int n, const char *const *codes,
                      int writable, const char *what) {
     for (int got = 0; got < n; got++) {
-        if (get_array(objects[got], &views[got], 8, codes[got], got >= n - writable, what) < 0) {
+        Py_ssize_t size = strcmp(codes[got], "i") == 0 ? 4 : 8;
+        if (get_array(objects[got], &views[got], size, codes[got], got >= n - writable, what) <
+            0) {
             while (got-- > 0) PyBuffer_Release(&views[got]);
             return -1;
         }
@@ -467,7 +470,7 @@ static PyObject *critical_rows(PyObject *self, PyObject *args) {
                           &objects[7], &stages, &slots, &last, &tolerance, &objects[8],
                           &objects[9]))
         return NULL;
-    static const char *const codes[N] = {"d", "d", "lq", "lq", "lq", "lq", "lq", "lq", "lq", "d"};
+    static const char *const codes[N] = {"d", "d", "lq", "lq", "lq", "i", "lq", "lq", "lq", "d"};
     int ordered = objects[7] == Py_None;
     if (ordered) objects[7] = objects[6]; /* (a placeholder, not read) */
     Py_buffer views[N];
@@ -479,13 +482,15 @@ static PyObject *critical_rows(PyObject *self, PyObject *args) {
         Py_ssize_t n = views[0].len / 8, n_bounds = views[6].len / 8;
         Py_ssize_t n_ops = stages >= 1 ? n / stages : 0;
         const int64_t *unit = views[2].buf, *op = views[3].buf, *stage = views[4].buf;
-        const int64_t *order = views[5].buf, *bounds = views[6].buf;
+        const int32_t *order = views[5].buf; /* Schedule.by_row's order: 32-bit */
+        const int64_t *bounds = views[6].buf;
         const int64_t *by_release = ordered ? NULL : views[7].buf;
         int fits = stages >= 1 && n == n_ops * stages && n_bounds >= 1 &&
                    views[8].len == 8 * n && views[9].len == 40 && last >= -1 && last < n &&
                    bounds[0] == 0 && bounds[n_bounds - 1] == n &&
                    (ordered || views[7].len == 8 * n_ops);
-        for (int i = 1; i <= 5; i++) fits = fits && views[i].len == 8 * n;
+        for (int i = 1; i <= 4; i++) fits = fits && views[i].len == 8 * n;
+        fits = fits && views[5].len == 4 * n;
         for (Py_ssize_t k = 1; fits && k < n_bounds; k++) fits = bounds[k] >= bounds[k - 1];
         for (Py_ssize_t t = 0; fits && t < n; t++) {
             fits = unit[t] >= 0 && unit[t] <= 2 && op[t] >= 0 && op[t] < n_ops &&

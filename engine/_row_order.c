@@ -89,7 +89,8 @@ typedef struct {
     const double *start, *end;
     const int64_t *row;
     Py_ssize_t n, n_rows;
-    int64_t *order, *bounds; /* out: n, n_rows + 1 */
+    int32_t *order;          /* out: n (fewer than 2^31 spans) */
+    int64_t *bounds;         /* out: n_rows + 1 */
     double *starts, *ends;   /* out: n each */
     uint8_t *resorted;       /* out: n_rows */
 } Rows;
@@ -104,7 +105,7 @@ static int order_rows(const Rows *r) {
     memcpy(next, r->bounds, sizeof(int64_t) * (size_t)r->n_rows);
     for (Py_ssize_t i = 0; i < r->n; i++) {
         int64_t at = next[r->row[i]]++;
-        r->order[at] = i;
+        r->order[at] = (int32_t)i;
         r->starts[at] = r->start[i];
         r->ends[at] = r->end[i];
     }
@@ -144,7 +145,7 @@ static int order_rows(const Rows *r) {
         for (Py_ssize_t i = 0; i < m; i++) {
             r->starts[lo + i] = items[i].start;
             r->ends[lo + i] = items[i].end;
-            r->order[lo + i] = items[i].index;
+            r->order[lo + i] = (int32_t)items[i].index;
         }
     }
     free(items);
@@ -152,12 +153,13 @@ static int order_rows(const Rows *r) {
     return status;
 }
 
-/* rows_in_time_order(start, end, row, n_rows, order, bounds, starts, ends, resorted) */
+/* rows_in_time_order(start, end, row, n_rows, order, bounds, starts, ends, resorted): the
+ * order as 32-bit integers (fewer than 2^31 spans). */
 PyObject *fastsched_rows_in_time_order(PyObject *self, PyObject *args) {
     (void)self;
     enum { N = 8 };
-    static const Py_ssize_t size[N] = {8, 8, 8, 8, 8, 8, 8, 1};
-    static const char *codes[N] = {"d", "d", "lq", "lq", "lq", "d", "d", "B?"};
+    static const Py_ssize_t size[N] = {8, 8, 8, 4, 8, 8, 8, 1};
+    static const char *codes[N] = {"d", "d", "lq", "i", "lq", "d", "d", "B?"};
     PyObject *objects[N];
     Py_ssize_t n_rows;
     if (!PyArg_ParseTuple(args, "OOOnOOOOO:rows_in_time_order", &objects[0], &objects[1],
@@ -174,8 +176,9 @@ PyObject *fastsched_rows_in_time_order(PyObject *self, PyObject *args) {
     }
     {
         Py_ssize_t n = views[0].len / 8;
-        int fits = n_rows >= 0 && views[1].len == 8 * n && views[2].len == 8 * n &&
-                   views[3].len == 8 * n && views[4].len == 8 * (n_rows + 1) &&
+        int fits = n_rows >= 0 && n <= INT32_MAX && views[1].len == 8 * n &&
+                   views[2].len == 8 * n && views[3].len == 4 * n &&
+                   views[4].len == 8 * (n_rows + 1) &&
                    views[5].len == 8 * n && views[6].len == 8 * n && views[7].len == n_rows;
         const int64_t *row = views[2].buf;
         for (Py_ssize_t i = 0; fits && i < n; i++) fits = row[i] >= 0 && row[i] < n_rows;

@@ -12,7 +12,7 @@ import threading
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -21,6 +21,9 @@ from engine import fast_scheduler
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+T = TypeVar("T", npt.NDArray[np.int32], npt.NDArray[np.int64])
+#: Task indices in some order (`Schedule.by_row`): 32 bits below 2^31 tasks (`task_dtype`).
+TaskOrder = npt.NDArray[np.int32] | npt.NDArray[np.int64]
 
 
 def frozen(values: Any, dtype: type) -> npt.NDArray[Any]:
@@ -67,9 +70,15 @@ def adopt(values: npt.ArrayLike, dtype: type) -> npt.NDArray[Any]:
 
 
 _LAYOUT_LOCK = threading.Lock()
-_LAYOUTS: weakref.WeakValueDictionary[tuple[str, int, int], npt.NDArray[np.int64]] = (
+_LAYOUTS: weakref.WeakValueDictionary[tuple[str, int, int], TaskOrder] = (
     weakref.WeakValueDictionary()
 )
+
+
+def task_dtype(n_tasks: int) -> type[np.signedinteger[Any]]:
+    """Task indices kept in bulk (orders, the idle spans' task column): 32 bits while they
+    can hold every task (4 bytes a task less, of millions)."""
+    return np.int32 if n_tasks < 2**31 else np.int64
 
 
 def pipeline_layout(n_ops: int, n_stages: int = 3) -> tuple[IntArray, IntArray, IntArray]:
@@ -91,7 +100,7 @@ def pipeline_layout(n_ops: int, n_stages: int = 3) -> tuple[IntArray, IntArray, 
                     array = np.zeros(n_ops * n_stages, dtype=np.int64)
                 array.flags.writeable = False
                 _LAYOUTS[key] = array
-            columns.append(array)
+            columns.append(cast(IntArray, array))
     return columns[0], columns[1], columns[2]
 
 
@@ -100,14 +109,15 @@ def op_numbers(n_ops: int) -> IntArray:
     return shared_layout(("ops", n_ops, 1), lambda: np.arange(n_ops, dtype=np.int64))
 
 
-def shared_layout(key: tuple[str, int, int], make: Callable[[], IntArray]) -> IntArray:
+def shared_layout(key: tuple[str, int, int], make: Callable[[], T]) -> T:
     """A read-only index array of the layouts, made once while any Schedule holds it."""
     with _LAYOUT_LOCK:
-        array = _LAYOUTS.get(key)
-        if array is None:
-            array = make()
-            array.flags.writeable = False
-            _LAYOUTS[key] = array
+        known = _LAYOUTS.get(key)
+        if known is not None:
+            return cast(T, known)
+        array = make()
+        array.flags.writeable = False
+        _LAYOUTS[key] = array
     return array
 
 
@@ -147,12 +157,12 @@ class TimeOrder:
     """Spans grouped by row, each row's in index order: the indices, row offsets, starts
     and ends in that order. `sorted_rows` puts each row in time order."""
 
-    order: IntArray
+    order: TaskOrder
     bounds: IntArray
     starts: FloatArray
     ends: FloatArray
 
-    def sorted_rows(self) -> tuple[IntArray, IntArray, FloatArray, FloatArray, frozenset[int]]:
+    def sorted_rows(self) -> tuple[TaskOrder, IntArray, FloatArray, FloatArray, frozenset[int]]:
         """(order, bounds, starts, ends, rows sorted again): rows by (start, end, index),
         as ``np.lexsort((end, start, row))`` sorts. A run has most rows in time order
         already (one pass checks); a row that is not is sorted alone, in place."""
@@ -172,15 +182,16 @@ class TimeOrder:
 
 def time_order(
     start: FloatArray, end: FloatArray, row: IntArray, n_rows: int
-) -> tuple[IntArray, IntArray, FloatArray, FloatArray, frozenset[int]]:
+) -> tuple[TaskOrder, IntArray, FloatArray, FloatArray, frozenset[int]]:
     """Spans sorted by (row, start, end; then index) in O(n) where rows are in time order
-    already: (order, row bounds, starts and ends in that order, rows that were not).
-    Compiled (engine/_row_order.c: a counting sort, then a merge sort of the rows not in
-    order) where that was built; else numpy, with the same arrays."""
+    already: (order, `task_dtype`; row bounds; starts and ends in that order; rows that
+    were not). Compiled (engine/_row_order.c: a counting sort, then a merge sort of the
+    rows not in order) where that was built; else numpy, with the same arrays."""
+    n = len(row)
+    order: TaskOrder
     compiled = fast_scheduler.compiled if fast_scheduler.use_compiled else None
-    if compiled is not None:
-        n = len(row)
-        order, bounds = np.empty(n, np.int64), np.empty(n_rows + 1, np.int64)
+    if compiled is not None and task_dtype(n) is np.int32:
+        order, bounds = np.empty(n, np.int32), np.empty(n_rows + 1, np.int64)
         starts, ends, resorted = np.empty(n), np.empty(n), np.empty(n_rows, np.bool_)
         compiled.rows_in_time_order(
             np.ascontiguousarray(start, np.float64), np.ascontiguousarray(end, np.float64),
@@ -188,12 +199,12 @@ def time_order(
         )  # fmt: skip
         return order, bounds, starts, ends, frozenset(np.flatnonzero(resorted).tolist())
     if len(row) < 2 or bool((row[1:] >= row[:-1]).all()):
-        order = np.arange(len(row), dtype=np.int64)  # grouped by row already
+        order = np.arange(n, dtype=task_dtype(n))  # grouped by row already
         starts, ends = np.array(start, dtype=np.float64), np.array(end, dtype=np.float64)
         bounds = np.searchsorted(row, np.arange(n_rows + 1)).astype(np.int64)
     else:
         small = row.astype(np.int16) if n_rows <= np.iinfo(np.int16).max else row
-        order = np.argsort(small, kind="stable").astype(np.int64)  # a radix sort: O(n)
+        order = np.argsort(small, kind="stable").astype(task_dtype(n))  # a radix sort: O(n)
         bounds = np.searchsorted(row[order], np.arange(n_rows + 1)).astype(np.int64)
         starts, ends = start[order], end[order]
     return TimeOrder(order, bounds, starts, ends).sorted_rows()

@@ -152,8 +152,9 @@ def _walk(schedule: Schedule) -> CriticalPath:
     compiled = fast_scheduler.compiled if fast_scheduler.use_compiled else None
     if compiled is not None:
         path = np.empty(len(s), dtype=np.int64)
-        if s.op_major:  # the candidates read off by_row and the ops as the walk goes
-            order, bounds = s.by_row
+        order, bounds = s.by_row if s.op_major else (None, None)
+        if order is not None and order.dtype == np.int32:  # (below 2^31 tasks)
+            # the candidates read off by_row and the ops as the walk goes
             stage = np.ascontiguousarray(s.stage, dtype=np.int64)
             length = compiled.critical_path_rows(
                 start, end, unit, op, stage, order, bounds, _release_order(s),

@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import fast_scheduler
+from engine.columns import task_dtype
 from engine.schedule import Schedule, cached_on
 
 if TYPE_CHECKING:
@@ -32,12 +33,6 @@ TaskArray = npt.NDArray[np.signedinteger[Any]]
 
 
 Columns = tuple[IntArray, FloatArray, FloatArray, ReasonArray, TaskArray]
-
-
-def task_dtype(n_tasks: int) -> type[np.signedinteger[Any]]:
-    """The idle spans' task column: 32 bits while they can hold every task (4 bytes less
-    a span, of millions)."""
-    return np.int32 if n_tasks < 2**31 else np.int64
 
 
 def idle_columns(

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.columns import (
+    TaskOrder,
     TimeOrder,
     adopt,
     frozen,
@@ -24,6 +25,7 @@ from engine.columns import (
     pipeline_layout,
     shared_layout,
     sorted_within,
+    task_dtype,
     time_order,
     transposed,
 )
@@ -344,9 +346,9 @@ class Schedule:
     # -- per-worker view ----------------------------------------------------------------
 
     @cached_property
-    def by_row(self) -> tuple[IntArray, IntArray]:
-        """Task indices sorted by (row, start, end; then index), and the offset of each row
-        in that order.
+    def by_row(self) -> tuple[TaskOrder, IntArray]:
+        """Task indices sorted by (row, start, end; then index), 32-bit below 2^31 tasks
+        (`engine.columns.task_dtype`), and the offset of each row in that order.
 
         ``order[bounds[r]:bounds[r + 1]]`` are row r's tasks in time order.
         """
@@ -362,7 +364,9 @@ class Schedule:
             grouped = TimeOrder(
                 shared_layout(  # the same for every such run of this size: shared
                     ("rows", self.n_ops, stages),
-                    lambda: transposed(np.arange(len(self), dtype=np.int64), self.n_ops),
+                    lambda: transposed(
+                        np.arange(len(self), dtype=task_dtype(len(self))), self.n_ops
+                    ),
                 ),
                 np.arange(0, len(self) + 1, self.n_ops, dtype=np.int64),
                 transposed(self.start, self.n_ops),
@@ -394,7 +398,7 @@ class Schedule:
         return starts
 
     @cached_property
-    def row_reach(self) -> tuple[FloatArray, IntArray]:
+    def row_reach(self) -> tuple[FloatArray, TaskOrder]:
         """In `by_row` order: the latest end so far within the row, and the task that has it.
 
         ``reach[k] > t`` for the last task k started by t means the row is busy at t.
@@ -404,7 +408,7 @@ class Schedule:
         if sorted_within(ends, None, bounds):
             return ends, order  # no task ends before the one before it: its own end
         reach = np.empty(len(order))
-        task = np.empty(len(order), dtype=np.int64)
+        task = np.empty_like(order)
         for row in range(self.n_workers):
             lo, hi = bounds[row], bounds[row + 1]
             if lo == hi:

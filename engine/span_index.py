@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import fast_scheduler
-from engine.columns import sorted_within, time_order
+from engine.columns import TaskOrder, sorted_within, time_order
 from engine.schedule import Schedule
 
 FloatArray = npt.NDArray[np.float64]
@@ -43,7 +43,7 @@ class SpanIndex:
         n_rows: int,
         start: FloatArray,
         end: FloatArray,
-        order: IntArray | None,
+        order: TaskOrder | None,
         bounds: IntArray,
         starts: FloatArray,
         reach: FloatArray,
@@ -196,7 +196,7 @@ class SpanIndex:
         return self._merged[3]
 
     @property
-    def order(self) -> IntArray:
+    def order(self) -> TaskOrder:
         """Span indices sorted by (row, start, end)."""
         if self._order is None:
             return np.arange(len(self._start), dtype=np.int64)
@@ -211,7 +211,9 @@ class SpanIndex:
         return len(self._start)
 
     def _positions(self, lo: int, hi: int) -> IntArray:
-        return np.arange(lo, hi, dtype=np.int64) if self._order is None else self._order[lo:hi]
+        if self._order is None:
+            return np.arange(lo, hi, dtype=np.int64)
+        return self._order[lo:hi].astype(np.int64)
 
     def at_least(self, length: float) -> IntArray:
         """The spans at least ``length`` long, shortest first (ties: index order), in

@@ -35,12 +35,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from engine.columns import task_dtype
 from engine.idle_cuts import (
     Summary,
     TaskArray,
     compiled_summary,
     idle_columns,
-    task_dtype,
     window_columns,
 )
 from engine.schedule import Schedule, cached_on, op_column
