@@ -30,6 +30,7 @@ from engine.assembly_slots import (
     sorted_and_order,
     touching_tolerance,
 )
+from engine.columns import task_dtype
 from engine.schedule import OpOrder, Schedule, cached_per_schedule, sorted_op_column
 from engine.timeline import WorkersNow, workers_at
 
@@ -70,7 +71,7 @@ class AssemblyIndex:
     # Slots taken in turn by ops granted in op order: the holders at t are among the last
     # `plan.modulus` ops granted. Otherwise, ops sorted by (slot, hold start) per slot.
     in_turn: bool
-    slot_order: IntArray | None
+    slot_order: OpOrder | None
     slot_from: FloatArray | None
     slot_bounds: IntArray | None
 
@@ -124,9 +125,7 @@ def build_index(schedule: Schedule) -> AssemblyIndex:
     )
 
 
-def _by_slot_then_hold(
-    slots: IntArray, first: FloatArray, last: FloatArray, count: int
-) -> IntArray:
+def _by_slot_then_hold(slots: IntArray, first: FloatArray, last: FloatArray, count: int) -> OpOrder:
     """Ops sorted by (slot, hold start, hold end; then op), as ``np.lexsort((last, first,
     slots))``. Ops granted in op order (a simulated run's) are in (start, end) order
     already: then a stable sort by slot alone, a radix sort of small integers, gives it."""
@@ -134,8 +133,10 @@ def _by_slot_then_hold(
         ((first[1:] > first[:-1]) | ((first[1:] == first[:-1]) & (last[1:] >= last[:-1]))).all()
     )
     if in_hold_order and count <= np.iinfo(np.int16).max:
-        return np.argsort(slots.astype(np.int16), kind="stable").astype(np.int64, copy=False)
-    return np.lexsort((last, first, slots)).astype(np.int64, copy=False)
+        order: OpOrder = np.argsort(slots.astype(np.int16), kind="stable")
+    else:
+        order = np.lexsort((last, first, slots))
+    return order.astype(task_dtype(len(order)), copy=False)
 
 
 @cached_per_schedule

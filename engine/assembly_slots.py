@@ -13,6 +13,7 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -64,13 +65,23 @@ class SlotPlan:
     in turn), else ``explicit[op]``. ``count`` slots are used."""
 
     modulus: int
-    explicit: IntArray | None
+    explicit: npt.NDArray[np.signedinteger[Any]] | None  # the narrowest integers that fit
     count: int
 
     def slot_of(self, ops: IntArray) -> IntArray:
         if self.explicit is not None:
-            return self.explicit[ops]
+            return self.explicit[ops].astype(np.int64)
         return np.asarray(ops, dtype=np.int64) % self.modulus
+
+
+def _narrow(slots: IntArray, count: int) -> npt.NDArray[np.signedinteger[Any]]:
+    """Slot numbers (below ``count``) in the narrowest integers that hold them: 2 bytes
+    an op for up to 32,767 slots (a run's B), not 8."""
+    narrow: npt.NDArray[np.signedinteger[Any]] = slots.astype(
+        np.int16 if count <= np.iinfo(np.int16).max else np.int32
+    )
+    narrow.flags.writeable = False
+    return narrow
 
 
 def touching_tolerance(last: FloatArray) -> float:
@@ -159,8 +170,7 @@ def _inherited(first: FloatArray, last: FloatArray, slots: int, touching: float)
             if np.array_equal(further, owner):
                 break
             owner = further
-    owner.flags.writeable = False
-    return SlotPlan(0, owner, slots)
+    return SlotPlan(0, _narrow(owner, slots), slots)
 
 
 def _lowest_free(first: FloatArray, last: FloatArray, touching: float) -> SlotPlan:
@@ -179,8 +189,7 @@ def _lowest_free(first: FloatArray, last: FloatArray, touching: float) -> SlotPl
             slot, used = used, used + 1
         slots[op] = slot
         heapq.heappush(busy, (float(last[op]), slot))
-    slots.flags.writeable = False
-    return SlotPlan(0, slots, used)
+    return SlotPlan(0, _narrow(slots, used), used)
 
 
 def sorted_and_order(values: FloatArray) -> tuple[FloatArray, IntArray | None]:

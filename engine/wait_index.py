@@ -48,14 +48,28 @@ class Intervals:
         if hi_sorted is None:
             hi_sorted = self.hi if hi_in_order else np.sort(hi)
         self.hi_sorted = hi_sorted
-        if hi_in_order or not len(lo):
-            self.reach = self.hi
-        else:
-            self.reach = np.maximum.accumulate(self.hi)
         blocks = -(-len(lo) // _BLOCK)
         padded = np.full(blocks * _BLOCK, -np.inf)
         padded[: len(lo)] = self.hi
         self.block_max = padded.reshape(blocks, _BLOCK).max(axis=1)
+        # The latest end so far, in order of lo: the ends themselves when they rise with
+        # lo; else kept per block of 64 only (`_first_open`), not per interval.
+        self.reach = self.hi if hi_in_order else None
+        self.block_reach = np.maximum.accumulate(self.block_max) if blocks else self.block_max
+
+    def _first_open(self, time: float, k: int) -> int:
+        """The first position below ``k`` (in order of lo) at which some interval so far
+        ends after ``time`` (``k`` if none): ``searchsorted(reach[:k], time, "right")``
+        for the running maximum ``reach`` of the ends, found through the blocks' maxima
+        and one block's ends."""
+        if self.reach is not None:
+            return int(np.searchsorted(self.reach[:k], time, "right"))
+        block = int(np.searchsorted(self.block_reach, time, "right"))
+        lo = block * _BLOCK
+        if lo >= k:
+            return k
+        later = np.flatnonzero(self.hi[lo : min(lo + _BLOCK, k)] > time)
+        return lo + int(later[0]) if len(later) else k
 
     def _intervals(self, positions: IntArray) -> IntArray:
         """The intervals at these positions of the sorted order."""
@@ -78,7 +92,7 @@ class Intervals:
     def at(self, time: float) -> IntArray:
         """Indices (ascending) of the intervals containing ``time``."""
         k = int(np.searchsorted(self.lo, time, "right"))
-        first = int(np.searchsorted(self.reach[:k], time, "right"))
+        first = self._first_open(time, k)
         if k - first <= 4 * _BLOCK:
             positions = first + np.flatnonzero(self.hi[first:k] > time)
         else:
@@ -97,7 +111,7 @@ class Intervals:
         q_order = np.argsort(times, kind="stable")
         qs = times[q_order]
         k = int(np.searchsorted(self.lo, qs[-1], "right"))
-        first = int(np.searchsorted(self.reach[:k], qs[0], "right"))
+        first = self._first_open(float(qs[0]), k)
         lo, hi = self.lo[first:k], self.hi[first:k]
         a = np.searchsorted(qs, lo, "left")
         counts = np.maximum(np.searchsorted(qs, hi, "left") - a, 0)

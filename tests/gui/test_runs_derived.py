@@ -213,3 +213,58 @@ def test_a_run_and_its_indexes_go_with_their_last_reference() -> None:
         assert all(ref() is None for ref in refs)
     finally:
         gc.enable()
+
+
+def _held_arrays(value: Any, found: dict[int, np.ndarray], depth: int = 0) -> None:
+    """Every array reachable from ``value`` through containers and engine objects, by the
+    memory it views (an array and its views count once)."""
+    if depth > 8:
+        return
+    if isinstance(value, np.ndarray):
+        base = value
+        while isinstance(base.base, np.ndarray):
+            base = base.base
+        found[base.__array_interface__["data"][0]] = base
+    elif isinstance(value, dict):
+        for item in value.values():
+            _held_arrays(item, found, depth + 1)
+    elif isinstance(value, (list, tuple, frozenset, set)):
+        for item in value:
+            _held_arrays(item, found, depth + 1)
+    elif type(value).__module__.startswith("engine.") and hasattr(value, "__dict__"):
+        _held_arrays(vars(value), found, depth + 1)
+
+
+def test_a_landed_run_with_two_workers_keeps_few_bytes_a_task() -> None:
+    """What a landed 10^6-op, two-worker run keeps beside its columns is what its RSS is
+    made of (bench/gui_edit.py --rss-only). Measured here as bytes a task on 30k ops, with
+    what was cut named: no row column, no per-stage copies of the columns, no task lists
+    per unit, 32-bit orders."""
+    if fast_scheduler.compiled is None:
+        pytest.skip("without the compiled module the idle spans themselves are kept")
+    scenario = _scenario(30_000, 2)
+    run = _finish(compute_run(scenario, ("sequential", "pipelined")))
+    columns = ("op", "stage", "unit", "worker", "start", "end", "grant")
+    for s in run.schedules:
+        kept = vars(s)
+        assert "row" not in kept
+        assert not any(name.startswith("_op_column") for name in kept)
+        assert s.by_row[0].dtype == np.int32
+        units = kept["_waits_index"].units
+        assert all(unit.listed is None for unit in units)
+        found: dict[int, np.ndarray] = {}
+        _held_arrays({k: v for k, v in kept.items() if k not in columns}, found)
+        for name in columns:  # (a view of a column costs nothing more)
+            array = getattr(s, name)
+            if array is not None:
+                found.pop(
+                    (array.base if array.base is not None else array).__array_interface__["data"][
+                        0
+                    ],
+                    None,
+                )
+        per_task = sum(a.nbytes for a in found.values()) / len(s)
+        # Pipelined: rows' starts and ends (16), their order (4), event times (8), the
+        # stages' sorted ends and starts with their orders (about 19), the slot plan and
+        # the rest. Sequential: rows, order and events alone.
+        assert per_task <= (60 if s.policy == "pipelined" else 40), (s.policy, per_task)
