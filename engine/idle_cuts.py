@@ -125,7 +125,7 @@ def _compiled_plans(
             holds = (index.holds.lo, index.holds.hi_sorted)
         inputs = (
             row_starts, reach, bounds, *rows, index.span, np.ascontiguousarray(points),
-            np.ascontiguousarray(unit.starts), np.ascontiguousarray(unit.tasks, np.int64),
+            np.ascontiguousarray(unit.starts), np.ascontiguousarray(unit.every_task(), np.int64),
             *(np.ascontiguousarray(h) for h in holds), index.slots, reasons,
         )  # fmt: skip
         nothing = (None, None, None, None, None, None)

@@ -210,7 +210,7 @@ def _narrate(schedule: Schedule, time: float) -> str:
     for tasks in index.units:
         lo = int(np.searchsorted(tasks.starts, time - tolerance, "left"))
         hi = int(np.searchsorted(tasks.starts, time + tolerance, "right"))
-        found = tasks.tasks[lo:hi]
+        found = tasks.tasks_at(slice(lo, hi))
         starting_parts.append(found[schedule.end[found] > schedule.start[found]])
     starting = np.concatenate(starting_parts) if starting_parts else np.zeros(0, np.int64)
     running = workers_at(schedule, time).task

@@ -229,8 +229,8 @@ class UnitTasks:
     def __len__(self) -> int:
         return len(self.starts)
 
-    def tasks_at(self, positions: IntArray) -> IntArray:
-        """The tasks at these positions of the order."""
+    def tasks_at(self, positions: IntArray | slice) -> IntArray:
+        """The tasks at these positions of the order (an array of them, or a slice)."""
         if self.listed is not None:
             return self.listed[positions]
         return self.stage + self.stages * self.ops[positions].astype(np.int64)
@@ -240,9 +240,9 @@ class UnitTasks:
             return int(self.listed[position])
         return self.stage + self.stages * int(self.ops[position])
 
-    @property
-    def tasks(self) -> IntArray:
-        """Every task, in order (built afresh where none is kept: for one pass)."""
+    def every_task(self) -> IntArray:
+        """Every task, in order: built afresh where none is kept (for one pass over all;
+        `tasks_at` for some)."""
         if self.listed is not None:
             return self.listed
         return self.stage + self.stages * self.ops.astype(np.int64)
