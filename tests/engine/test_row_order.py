@@ -66,25 +66,21 @@ def test_a_long_row_out_of_order_is_merge_sorted() -> None:
     assert compiled[0].dtype == np.int32  # 4 bytes a task: 11 MB less at 10^6 ops, k = 2
 
 
-def test_an_order_of_the_wrong_width_is_refused() -> None:
+@pytest.mark.parametrize(
+    ("row", "order_type", "error"),
+    [
+        (2, np.int32, ValueError),  # a row past the last (2 rows)
+        (0, np.int64, TypeError),  # an order of 64-bit items: it takes 32-bit ones
+    ],
+)
+def test_bad_arguments_are_refused(row: int, order_type: type, error: type) -> None:
     compiled = fast_scheduler.compiled
     assert compiled is not None
     one = np.zeros(1)
-    with pytest.raises(TypeError):
+    with pytest.raises(error):
         compiled.rows_in_time_order(
-            one, one, np.array([0], np.int64), 1, np.zeros(1, np.int64), np.zeros(2, np.int64),
-            np.zeros(1), np.zeros(1), np.zeros(1, np.bool_),
-        )  # fmt: skip
-
-
-def test_rows_out_of_range_are_refused() -> None:
-    compiled = fast_scheduler.compiled
-    assert compiled is not None
-    one = np.zeros(1)
-    with pytest.raises(ValueError):
-        compiled.rows_in_time_order(
-            one, one, np.array([2], np.int64), 2, np.zeros(1, np.int32), np.zeros(3, np.int64),
-            np.zeros(1), np.zeros(1), np.zeros(2, np.bool_),
+            one, one, np.array([row], np.int64), 2, np.zeros(1, order_type),
+            np.zeros(3, np.int64), np.zeros(1), np.zeros(1), np.zeros(2, np.bool_),
         )  # fmt: skip
 
 
