@@ -72,7 +72,9 @@ def test_gaps_idle_spans_and_busy_time_as_before(schedule: Schedule) -> None:
     ):
         _same(got, want)
     for unit, want in zip(index.units, legacy.units(schedule, index.pipeline), strict=True):
-        for name in ("tasks", "starts", "ops", "points"):
+        _same(unit.every_task(), want.tasks)
+        _same(unit.tasks_at(np.arange(len(unit))), want.tasks)
+        for name in ("starts", "ops", "points"):
             _same(getattr(unit, name), getattr(want, name))
     spans = idle_spans(schedule)
     want_spans = legacy.idle_columns(schedule)
