@@ -417,6 +417,9 @@ if kind == "random":
 else:
     scenario = Scenario.uniform_ops(n, 1.0, 1.2, 0.8, buffers=3, workers=(k, k, k))
 window.apply_scenario(scenario)
+del scenario  # (the app holds what it needs: the probe's own arrays are no part of it)
+if kind == "random":
+    del r, c, w
 for buffers in (4, 3):  # two edits: what the old runs leave behind counts too
     window.model.edit("buffers", buffers, wait=True)
     window.clock.seek(window.clock.end * 0.37)  # a frame of every view, narration included
