@@ -328,3 +328,19 @@ def test_nesting_in_strings_and_comments_does_not_count() -> None:
 def test_unknown_keys_without_a_close_match_list_the_choices() -> None:
     with pytest.raises(PipeLabError, match=r"unknown key 'zzz' \(expected one of: buffers"):
         Scenario.from_toml("zzz = 1\n")
+
+
+def test_a_changed_scenario_shares_its_durations() -> None:
+    """Changing the buffers, workers or name of a 10^6-op scenario copies no durations
+    (24 MB each time); a caller's own array is copied (it could change it afterwards)."""
+    from dataclasses import replace
+
+    read = np.linspace(1.0, 2.0, 100)
+    scenario = Scenario(read, read, read, buffers=3)
+    assert scenario.read is not read and not scenario.read.flags.writeable
+    read[0] = 5.0
+    assert scenario.read[0] == 1.0
+    changed = replace(scenario, buffers=4, workers=(2, 2, 2))
+    assert changed.read is scenario.read and changed.write is scenario.write
+    frozen_view = scenario.read[::2]  # read-only, but not a column of its own: copied
+    assert Scenario(frozen_view, frozen_view, frozen_view).read is not frozen_view
