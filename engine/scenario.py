@@ -38,14 +38,12 @@ def _durations(values: Any, what: str, n: int) -> npt.NDArray[np.float64]:
     if _frozen_column(values):
         # Another Scenario's (an edit of the buffers or workers keeps the durations): shared,
         # not copied (24 MB at 10^6 ops, which the ops table still held besides).
-        if len(values) != n:
-            raise PipeLabError(f"{what} durations need one value per op ({n}), got {len(values)}")
-        check_durations(values, what)
-        return values  # type: ignore[no-any-return]
-    try:
-        array = np.array(np.reshape(values, -1), dtype=np.float64, copy=True)  # (owns it)
-    except (TypeError, ValueError, OverflowError):
-        raise PipeLabError(f"{what} durations must be numbers, not {shown(values)}") from None
+        array: npt.NDArray[np.float64] = values
+    else:
+        try:
+            array = np.array(np.reshape(values, -1), dtype=np.float64, copy=True)  # (owns it)
+        except (TypeError, ValueError, OverflowError):
+            raise PipeLabError(f"{what} durations must be numbers, not {shown(values)}") from None
     if len(array) != n:
         raise PipeLabError(f"{what} durations need one value per op ({n}), got {len(array)}")
     check_durations(array, what)

@@ -384,10 +384,7 @@ class Schedule:
         # row_reach hand out.
         self.__dict__["row_starts"] = starts
         self.__dict__["_row_ends"] = ends
-        # For indexes built on this one (engine.wait_index): in a pipeline laid out op by
-        # op whose units are its stages, a row not sorted again holds its tasks in op order.
-        self.__dict__["_rows_in_op_order"] = self.op_major and self.unit is self.stage
-        self.__dict__["_rows_resorted"] = resorted
+        self.__dict__["_rows_resorted"] = resorted  # (their parts are not in op order)
         return order, bounds
 
     @cached_property

@@ -6,7 +6,6 @@ from __future__ import annotations
 import weakref
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -19,9 +18,6 @@ FloatArray = npt.NDArray[np.float64]
 ReasonArray = npt.NDArray[np.int8]
 
 _BLOCK = 64
-
-T = TypeVar("T")
-T_co = TypeVar("T_co", bound=np.generic)
 
 
 # -- building blocks ---------------------------------------------------------------------
@@ -235,17 +231,10 @@ class UnitTasks:
             return self.listed[positions]
         return self.stage + self.stages * self.ops[positions].astype(np.int64)
 
-    def task_at(self, position: int) -> int:
-        if self.listed is not None:
-            return int(self.listed[position])
-        return self.stage + self.stages * int(self.ops[position])
-
     def every_task(self) -> IntArray:
         """Every task, in order: built afresh where none is kept (for one pass over all;
         `tasks_at` for some)."""
-        if self.listed is not None:
-            return self.listed
-        return self.stage + self.stages * self.ops.astype(np.int64)
+        return self.tasks_at(slice(None))
 
     @property
     def last_start(self) -> float:
@@ -308,31 +297,13 @@ class WaitIndex:
         s = self.schedule
         stages = len(s.stage_names)
         if self.pipeline and s.op_major and s.unit is s.stage and unit < stages:
-            starts = self._row_segment(unit, s.row_starts)
-            if starts is not None:
-                return _unit(starts, self._op_numbers, None, unit, stages)
-            # (the stage's starts in op order: a view, shared with the narration's)
-            column = op_column(s, "start", unit)
-            if _nondecreasing(column):
-                return _unit(column, self._op_numbers, None, unit, stages)
-            starts, ops = sorted_op_column(s, "start", unit)  # ties: op order
-            assert ops is not None
-            return _unit(starts, ops, None, unit, stages)
+            # The stage's starts sorted, ties in op order (shared with the narration's; in
+            # op order already, the column itself: with one worker, its row's part).
+            starts, ops = sorted_op_column(s, "start", unit)
+            return _unit(starts, self._op_numbers if ops is None else ops, None, unit, stages)
         tasks = np.flatnonzero(s.unit == unit)
         tasks = tasks[np.lexsort((s.op[tasks], s.start[tasks]))].astype(np.int64)
         return _unit(s.start[tasks], s.op[tasks], tasks)
-
-    def _row_segment(self, unit: int, column: npt.NDArray[T_co]) -> npt.NDArray[T_co] | None:
-        """The part of a `by_row`-ordered column that is the tasks of ``unit`` in op order,
-        when the unit has one worker whose row is in op order (None otherwise)."""
-        s = self.schedule
-        if s.workers[unit] != 1:
-            return None
-        _, bounds = s.by_row  # (sets the two flags read here)
-        row = int(s.worker_offsets[unit])
-        if not s.__dict__["_rows_in_op_order"] or row in s.__dict__["_rows_resorted"]:
-            return None
-        return column[int(bounds[row]) : int(bounds[row + 1])]
 
     @cached_property
     def _op_numbers(self) -> IntArray:
@@ -486,11 +457,7 @@ class WaitIndex:
         order (`columns`): a unit serves its ready stages first come, first served, so the
         ops waiting at any time are a slice of this order. Built on first use, kept."""
         if stage == 0:
-            orders: dict[int, OpOrder] = self.__dict__.setdefault("_ready_orders", {})
-            if stage not in orders:
-                order: OpOrder = np.argsort(self.grant, kind="stable")
-                orders[stage] = order.astype(np.int32) if len(order) < 2**31 else order
-            return orders[stage]
+            return self.grant_order
         _, by_end = sorted_op_column(self.schedule, "end", stage - 1)
         return self._op_numbers if by_end is None else by_end
 

@@ -460,7 +460,7 @@ def idle_now(schedule: Schedule, rows: Sequence[int], time: float) -> list[IdleN
         if k >= len(unit.starts):
             result.append(IdleNow(int(row), DONE, (), float("nan"), -1))
             continue
-        task = unit.task_at(k)
+        task = int(unit.tasks_at(slice(k, k + 1))[0])
         ready = _ready_of(index, task)
         if index.pipeline and u == index.load_unit:
             holders = index.holds.at(time) if index.slots > 0 else np.zeros(0, np.int64)
