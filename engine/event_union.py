@@ -1,14 +1,17 @@
-"""The event times of several Schedules on one clock, as one sorted set of times, without
-merging them into one array.
+"""The event times of Schedules as one sorted set of times, counted and searched without
+a merged copy.
 
 The app shows a run's Schedules (sequential and pipelined, and any pins) on one clock,
 which steps through all their events together and counts them ("event 8 of 10"). At 10^6
-ops each Schedule has about 3 million event times; their merged copy was 46 MB more per
-run, rebuilt (concatenated and sorted) at every edit. An `EventUnion` keeps the Schedules'
-own arrays (`Schedule.event_times`, cached on them already) and, for each array after the
-first, the few times it shares with the arrays before it (``repeats``; with random
-durations a handful, at most the array itself), which is all it needs to count: the
-times up to t are those of each array up to t, less the repeats up to t.
+ops each Schedule has about 3 million event times. A merged, sorted copy of them is 23 MB
+a Schedule, rebuilt at every edit, when the Schedule already holds them as ascending
+columns: a simulated run's times are 0 and its ends (every start is one of them), and each
+stage's ends, sorted, are what the wait reasons search anyway (`sorted_op_column`; with
+one worker a unit, the column itself). So an `EventUnion` keeps ascending arrays as they
+are, and beside them the few occurrences that are no event of their own: a time repeated,
+or (within one Schedule) one that lies within the rounding tolerance above the time
+before it, as `Schedule.event_times` merges them. That is all it needs to count — the
+times up to t are each array's up to t, less those occurrences up to t — and to search.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import fast_scheduler
+from engine.schedule import STARTS_AT_ENDS, Schedule, cached_on, sorted_op_column
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -27,10 +31,10 @@ def sorted_common(a: FloatArray, b: FloatArray) -> FloatArray:
     """The values ascending arrays ``a`` and ``b`` both hold (equal as floats), ascending
     and each once: one merge pass where the compiled module is built, else a binary search
     of the shorter in the longer (the same values)."""
-    a = np.ascontiguousarray(a, dtype=np.float64)
-    b = np.ascontiguousarray(b, dtype=np.float64)
     compiled = fast_scheduler.compiled if fast_scheduler.use_compiled else None
     if compiled is not None:
+        a = np.ascontiguousarray(a, dtype=np.float64)
+        b = np.ascontiguousarray(b, dtype=np.float64)
         # np.empty maps pages it never touches: only the shared values cost memory.
         out = np.empty(min(len(a), len(b)))
         found: FloatArray = out[: compiled.sorted_common(a, b, out)].copy()
@@ -46,91 +50,202 @@ def sorted_common(a: FloatArray, b: FloatArray) -> FloatArray:
 
 
 class EventUnion:
-    """The sorted union of ascending arrays of unique times (each Schedule's
-    `Schedule.event_times`), counted and searched without a merged copy. Its methods cost
-    O(m log n) for m arrays of n times; ``np.asarray(union)`` builds the merged array (for
-    tests and small runs)."""
+    """A sorted set of times held as ascending arrays (repeats allowed; strided views are
+    not copied), ``removed``: the occurrences that are no time of their own (sorted), and
+    ``dropped``: the values none of whose occurrences is one (sorted, unique). Its
+    methods cost O(m log n) for m arrays of n times; ``np.asarray(union)`` builds the
+    merged array (for tests and small runs).
 
-    __slots__ = ("_length", "arrays", "repeats")
+    ``EventUnion(arrays, tolerance)``: one Schedule's times — a time that lies within
+    ``tolerance`` above the time before it (all occurrences merged in order) is none of
+    its own, as `Schedule.event_times` has them. `EventUnion.joined`: several Schedules'
+    times on one clock, each time once."""
 
-    def __init__(self, arrays: Sequence[FloatArray]) -> None:
-        parts = tuple(np.ascontiguousarray(a, dtype=np.float64) for a in arrays)
-        if not parts or not any(len(a) for a in parts):
-            parts = (np.zeros(1),)
-        parts = tuple(a for a in parts if len(a))
-        repeats: list[FloatArray] = []
-        for i, part in enumerate(parts[1:], 1):
-            shared = [sorted_common(part, earlier) for earlier in parts[:i]]
-            repeats.append(shared[0] if len(shared) == 1 else np.unique(np.concatenate(shared)))
-        for array in repeats:
+    __slots__ = ("_length", "arrays", "dropped", "removed")
+
+    def __init__(self, arrays: Sequence[npt.ArrayLike], tolerance: float = 0.0) -> None:
+        parts = [np.asarray(a, dtype=np.float64) for a in arrays]
+        parts = [a if a.ndim == 1 else a.reshape(-1) for a in parts]
+        parts = [a for a in parts if len(a)] or [np.zeros(1)]
+        if len(parts) == 1 and _increasing(parts[0], tolerance):
+            removed = dropped = np.zeros(0)  # nothing to merge: the array as it is
+        else:
+            # Every occurrence in order (a stable sort merges sorted runs in linear time):
+            # one within the tolerance above the one before it is none of its own; a
+            # value whose first occurrence is none has none (the rest follow it at 0).
+            merged = np.concatenate(parts)
+            merged.sort(kind="stable")
+            keep = np.empty(len(merged), dtype=bool)
+            keep[0] = True
+            np.greater(merged[1:] - merged[:-1], tolerance, out=keep[1:])
+            first = np.empty(len(merged), dtype=bool)
+            first[0] = True
+            np.not_equal(merged[1:], merged[:-1], out=first[1:])
+            removed, dropped = merged[~keep], merged[first & ~keep]
+            del merged, keep, first
+        self._set(tuple(parts), removed, dropped)
+
+    def _set(
+        self, arrays: tuple[FloatArray, ...], removed: FloatArray, dropped: FloatArray
+    ) -> None:
+        for array in (removed, dropped):
             array.flags.writeable = False
-        #: The arrays themselves (not copied: a Schedule's event times are read-only).
-        self.arrays: tuple[FloatArray, ...] = parts
-        #: For each array after the first: its times that an earlier array holds too.
-        self.repeats: tuple[FloatArray, ...] = tuple(repeats)
-        self._length = sum(len(a) for a in parts) - sum(len(r) for r in repeats)
+        #: The arrays themselves (not copied: a Schedule's columns are read-only).
+        self.arrays = arrays
+        #: Occurrences that are no time of their own (sorted): repeats, merged times.
+        self.removed = removed
+        #: Values that are no time at all (sorted, unique): merged within the tolerance.
+        self.dropped = dropped
+        self._length = sum(len(a) for a in arrays) - len(removed)
+
+    @classmethod
+    def joined(cls, unions: Sequence[EventUnion]) -> EventUnion:
+        """The times of ``unions`` (several Schedules') as one set: a time more than one
+        holds counts once (equal as floats: no tolerance across Schedules). Costs a merge
+        pass per pair of arrays from different unions; the result shares every array."""
+        unions = list(unions) or [cls([])]
+        if len(unions) == 1:
+            return unions[0]
+        removed = [u.removed for u in unions]
+        for j, later in enumerate(unions[1:], 1):
+            # Times `later` holds that an earlier union holds too: one occurrence more.
+            shared = [
+                common[~_holds(later.dropped, common) & ~_holds(earlier.dropped, common)]
+                for earlier in unions[:j]
+                for a in later.arrays
+                for b in earlier.arrays
+                for common in (sorted_common(a, b),)
+            ]
+            removed.append(np.unique(np.concatenate(shared)))
+        # A value one union drops is a time where another holds it.
+        dropped = [
+            d[~np.any([other.holds(d) for other in unions if other is not union], axis=0)]
+            for union in unions
+            for d in (union.dropped,)
+            if len(d)
+        ]
+        union = cls.__new__(cls)
+        union._set(
+            tuple(a for u in unions for a in u.arrays),
+            np.sort(np.concatenate(removed)),
+            np.unique(np.concatenate(dropped)) if dropped else np.zeros(0),
+        )
+        return union
+
+    def holds(self, values: FloatArray) -> npt.NDArray[np.bool_]:
+        """Whether each of ``values`` is one of the times."""
+        found = np.zeros(len(values), dtype=bool)
+        for a in self.arrays:
+            found |= _holds(a, values)
+        return found & ~_holds(self.dropped, values)
 
     def __len__(self) -> int:
         return self._length
 
     @property
     def first(self) -> float:
-        return min(float(a[0]) for a in self.arrays)
+        return min(float(a[0]) for a in self.arrays)  # (the first occurrence always counts)
 
     @property
     def last(self) -> float:
-        return max(float(a[-1]) for a in self.arrays)
+        last = self.last_before(np.inf)
+        return self.first if last is None else last
 
     def count_through(self, time: float) -> int:
         """How many of the times are at or before ``time``."""
         held = sum(int(np.searchsorted(a, time, "right")) for a in self.arrays)
-        return held - sum(int(np.searchsorted(r, time, "right")) for r in self.repeats)
+        return held - int(np.searchsorted(self.removed, time, "right"))
 
     def first_after(self, time: float) -> float | None:
         """The earliest time strictly after ``time`` (None: there is none)."""
-        later = []
-        for a in self.arrays:
-            at = int(np.searchsorted(a, time, "right"))
-            if at < len(a):
-                later.append(float(a[at]))
-        return min(later) if later else None
+        while True:  # (past any value that is no time: merged within the tolerance)
+            at = [int(np.searchsorted(a, time, "right")) for a in self.arrays]
+            later = [float(a[i]) for a, i in zip(self.arrays, at, strict=True) if i < len(a)]
+            if not later:
+                return None
+            time = min(later)
+            if not _held(self.dropped, time):
+                return time
 
     def last_before(self, time: float) -> float | None:
         """The latest time strictly before ``time`` (None: there is none)."""
-        earlier = []
-        for a in self.arrays:
-            at = int(np.searchsorted(a, time, "left"))
-            if at > 0:
-                earlier.append(float(a[at - 1]))
-        return max(earlier) if earlier else None
+        while True:
+            at = [int(np.searchsorted(a, time, "left")) for a in self.arrays]
+            earlier = [float(a[i - 1]) for a, i in zip(self.arrays, at, strict=True) if i > 0]
+            if not earlier:
+                return None
+            time = max(earlier)
+            if not _held(self.dropped, time):
+                return time
+
+    def last_through(self, time: float) -> float:
+        """The latest time at or before ``time`` (the first time where there is none)."""
+        last = self.last_before(float(np.nextafter(time, np.inf)))
+        return self.first if last is None else last
 
     def __getitem__(self, index: int) -> float:
-        """The ``index``-th time (negative: from the end). The k-th smallest time is among
-        the first k + 1 of every array (the k-th largest among the last k + 1), so this
-        merges only those: cheap near either end, a merge of everything in the middle."""
+        """The ``index``-th time (negative: from the end): the least time with ``index`` + 1
+        times at or before it, found by a binary search of each array (O(m² log² n))."""
         n = self._length
         k = int(index) + n if index < 0 else int(index)
         if not 0 <= k < n:
             raise IndexError(f"event {index} of {n}")
-        if k <= n - 1 - k:
-            return float(_union([a[: k + 1] for a in self.arrays])[k])
-        back = n - 1 - k
-        return float(_union([a[-(back + 1) :] for a in self.arrays])[-(back + 1)])
+        best = np.inf
+        for a in self.arrays:
+            lo, hi = 0, len(a)  # the first of a with more than k times through it
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if self.count_through(float(a[mid])) > k:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            if lo < len(a):
+                best = min(best, float(a[lo]))
+        return best
 
     def __array__(self, dtype: object = None, copy: object = None) -> FloatArray:
-        merged = _union(list(self.arrays))
+        merged = np.unique(np.concatenate(self.arrays))
+        if len(self.dropped):
+            merged = merged[~_holds(self.dropped, merged)]
         return merged if dtype is None else merged.astype(dtype)  # type: ignore[call-overload]
 
 
-def _union(arrays: list[FloatArray]) -> FloatArray:
-    """The sorted, unique union of ascending arrays (a stable sort merges sorted runs in
-    linear time, where np.unique would sort from scratch)."""
-    if len(arrays) == 1:
-        return arrays[0]
-    merged: FloatArray = np.concatenate(arrays)
-    merged.sort(kind="stable")
-    keep = np.empty(len(merged), dtype=bool)
-    keep[:1] = True
-    np.greater(merged[1:], merged[:-1], out=keep[1:])
-    unique: FloatArray = merged[keep]
-    return unique
+def schedule_events(schedule: Schedule) -> EventUnion:
+    """``schedule``'s event times (`Schedule.event_times`, the same set) as an `EventUnion`
+    of columns it holds already, kept on the Schedule. A simulated run's times are 0 and
+    its ends: each stage's ends in time order (`sorted_op_column`: a view of the column
+    where it is in op order, every sequential run and every one-worker unit's). Any other
+    Schedule's: its event times."""
+
+    def build() -> EventUnion:
+        stages = len(schedule.stage_names)
+        if not (schedule.__dict__.get(STARTS_AT_ENDS, False) and schedule.is_pipeline):
+            return EventUnion([schedule.event_times])
+        parts = [np.zeros(1)] + [sorted_op_column(schedule, "end", s)[0] for s in range(stages)]
+        tolerance = 1e-9 * max(1.0, max(float(p[-1]) for p in parts))
+        return EventUnion(parts, tolerance)
+
+    return cached_on(schedule, "_events", build)
+
+
+def events_of(schedules: Sequence[Schedule]) -> EventUnion:
+    """The event times of ``schedules`` on one clock (`EventUnion.joined`)."""
+    return EventUnion.joined([schedule_events(s) for s in schedules])
+
+
+def _increasing(values: FloatArray, tolerance: float) -> bool:
+    return len(values) < 2 or bool((values[1:] - values[:-1] > tolerance).all())
+
+
+def _holds(sorted_values: FloatArray, values: FloatArray) -> npt.NDArray[np.bool_]:
+    """Whether each of ``values`` is in ascending ``sorted_values``."""
+    if not len(sorted_values):
+        return np.zeros(len(values), dtype=bool)
+    at = np.minimum(np.searchsorted(sorted_values, values), len(sorted_values) - 1)
+    found: npt.NDArray[np.bool_] = sorted_values[at] == values
+    return found
+
+
+def _held(sorted_values: FloatArray, value: float) -> bool:
+    at = int(np.searchsorted(sorted_values, value))
+    return at < len(sorted_values) and float(sorted_values[at]) == value

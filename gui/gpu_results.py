@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.event_union import EventUnion
+from engine.event_union import events_of
 from engine.schedule import Schedule
 from gpu.measured import PipelineResult, Spread
 from gpu.report import spread_text
@@ -161,7 +161,7 @@ class GpuResults(QWidget):
         self.timeline.set_schedules(self._schedules)
         self.timeline.setVisible(bool(self._schedules))  # an empty plot says nothing
         if self._schedules:
-            events = EventUnion([s.event_times for s in self._schedules])
+            events = events_of(self._schedules)
             end = max(s.makespan for s in self._schedules)
             self.clock.set_timeline(events, end, self._schedules[0].time_unit)
         else:

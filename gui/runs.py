@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.assembly_model import assembly_index
-from engine.event_union import EventUnion
+from engine.event_union import EventUnion, events_of, schedule_events
 from engine.naming import slots_words, stage_words, summary
 from engine.scenario import Scenario
 from engine.schedule import STAGES, UNITS, Schedule, op_column
@@ -59,8 +59,8 @@ def _stats(schedule: Schedule, scenario: Scenario | None) -> ScheduleStats:
 def warm_narration(schedule: Schedule, scenario: Scenario | None = None) -> None:
     """The clock's and the narration's indexes: event times, rows in time order, the
     wait index (each unit's tasks, ready times, slot holds)."""
-    schedule.event_times  # noqa: B018 (cached properties: reading them builds them)
-    schedule.row_reach  # noqa: B018
+    schedule_events(schedule)
+    schedule.row_reach  # noqa: B018 (cached properties: reading them builds them)
     wait_index(schedule).prepare_narration()
 
 
@@ -346,7 +346,7 @@ def compose(current: Run, pins: tuple[Run, ...]) -> Shown:
     speedup = comparison(list(current.schedules))
     if speedup is not None:
         headlines.append(speedup)
-    events = EventUnion([s.event_times for s in schedules])
+    events = events_of(schedules)
     end = max((s.makespan for s in schedules), default=0.0)
     return Shown(
         current,

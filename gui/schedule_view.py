@@ -20,7 +20,7 @@ from PySide6.QtCore import QByteArray, QEvent, QSize, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QScrollArea, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
-from engine.event_union import EventUnion
+from engine.event_union import EventUnion, events_of, schedule_events
 from engine.schedule import Schedule
 from engine.timeline import narrate
 from gui.assembly import AssemblyLineView
@@ -104,11 +104,7 @@ class ScheduleView(QWidget):
         spans = [s.makespan for s in self._schedules]
         self._tolerances = [1e-9 * max(1.0, span) for span in spans]
         if self._schedules:
-            self._events = (
-                events
-                if events is not None
-                else EventUnion([s.event_times for s in self._schedules])
-            )
+            self._events = events if events is not None else events_of(self._schedules)
             self._end = end if end is not None else max(spans)
         self._narrated = []
         self.narration_box.label.setText("")
@@ -188,16 +184,16 @@ class ScheduleView(QWidget):
 
     def narration_lines(self) -> list[str]:
         """For each Schedule, the narration of its latest event at or before now."""
-        indices = self._event_indices(self.clock.time)
+        time = self.clock.time
         return [
-            narrate(s, float(s.event_times[max(0, index - 1)]))
-            for s, index in zip(self._schedules, indices, strict=True)
+            narrate(s, schedule_events(s).last_through(time + tolerance))
+            for s, tolerance in zip(self._schedules, self._tolerances, strict=True)
         ]
 
     def _event_indices(self, time: float) -> list[int]:
         """Per Schedule: how many of its event times are at or before ``time``."""
         return [
-            int(np.searchsorted(s.event_times, time + tolerance, "right"))
+            schedule_events(s).count_through(time + tolerance)
             for s, tolerance in zip(self._schedules, self._tolerances, strict=True)
         ]
 

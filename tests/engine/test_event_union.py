@@ -1,6 +1,7 @@
 """`engine.event_union.EventUnion`: the event times of several Schedules counted and
 searched as their sorted union, without merging them; checked against the merged array
-(np.unique of them all), with the compiled and the numpy `sorted_common` alike."""
+(np.unique of them all, or merged within a tolerance as `Schedule.event_times` merges
+them), with the compiled and the numpy `sorted_common` alike."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import fast_scheduler
-from engine.event_union import EventUnion, sorted_common
+from engine.event_union import EventUnion, events_of, schedule_events, sorted_common
+from engine.scenario import Scenario
+from engine.scheduler import simulate
 
 BUILDS = ["python"] + (["compiled"] if fast_scheduler.compiled is not None else [])
 
@@ -74,18 +77,124 @@ def test_no_arrays_is_the_time_zero() -> None:
     assert len(union) == 1 and union.first == union.last == 0.0
 
 
-def test_the_union_of_a_million_op_run_keeps_only_the_shared_times() -> None:
+def test_the_union_of_a_big_run_keeps_only_the_shared_times() -> None:
     """Sequential and pipelined runs of random durations share few event times: the union
-    holds those few, not a merged copy of 6 million times."""
-    from engine.scenario import Scenario
-    from engine.scheduler import simulate
-
+    holds the Schedules' own end columns and those few, not a merged copy of their times
+    (at 10^6 ops: 46 MB a run)."""
     rng = np.random.default_rng(0)
     n = 20_000
     r, c, w = (rng.uniform(0.5, 1.5, n) for _ in range(3))
     scenario = Scenario(r, c, w, buffers=3)
-    parts = [simulate(scenario, policy).event_times for policy in ("sequential", "pipelined")]
-    union = EventUnion(parts)
-    assert union.arrays[0] is parts[0] and union.arrays[1] is parts[1]
-    assert len(union.repeats[0]) < 100
-    assert len(union) == len(np.unique(np.concatenate(parts)))
+    schedules = [simulate(scenario, policy) for policy in ("sequential", "pipelined")]
+    union = events_of(schedules)
+    assert all(len(a) == 1 or a.base is not None for a in union.arrays)  # views
+    assert len(union.removed) < 100 and len(union.dropped) < 100
+    expected = np.unique(np.concatenate([s.event_times for s in schedules]))
+    assert len(union) == len(expected)
+
+
+def merged_within(arrays: list[np.ndarray], tolerance: float) -> np.ndarray:
+    """What `Schedule.event_times` does: sort every occurrence, keep one more than
+    ``tolerance`` above the occurrence before it."""
+    times = np.sort(np.concatenate(arrays))
+    keep = np.ones(len(times), dtype=bool)
+    keep[1:] = times[1:] - times[:-1] > tolerance
+    return times[keep]
+
+
+def assert_searches_as(union: EventUnion, merged: np.ndarray, probes: list[float]) -> None:
+    assert len(union) == len(merged)
+    assert np.array_equal(np.asarray(union), merged)
+    assert union.first == merged[0] and union.last == merged[-1]
+    assert [union[k] for k in range(len(merged))] == merged.tolist()
+    assert [union[-k] for k in range(1, len(merged) + 1)] == merged[::-1].tolist()
+    for t in [*probes, *merged.tolist()]:
+        assert union.count_through(t) == int(np.searchsorted(merged, t, "right"))
+        later, earlier = merged[merged > t], merged[merged < t]
+        assert union.first_after(t) == (later[0] if len(later) else None)
+        assert union.last_before(t) == (earlier[-1] if len(earlier) else None)
+        through = merged[merged <= t]
+        assert union.last_through(t) == (through[-1] if len(through) else merged[0])
+
+
+#: Times that lie within 0.01 of one another, and repeats, in every array.
+close = st.sampled_from([0.0, 1.0, 1.004, 1.008, 1.02, 2.0, 2.0, 2.009, 3.5, 3.5101, 4.0])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    arrays=st.lists(st.lists(close, max_size=10).map(sorted), min_size=1, max_size=4),
+    tolerance=st.sampled_from([0.0, 0.005, 0.01]),
+    probes=st.lists(st.floats(-1, 5), max_size=4),
+)
+def test_one_schedules_times_merge_within_the_tolerance(arrays, tolerance, probes) -> None:
+    """Ascending arrays with repeats (a stage's ends, two workers ending together) and
+    times within the tolerance of the one before (merged into it, even in a chain)."""
+    parts = [np.array([0.0, *a]) for a in arrays]
+    union = EventUnion(parts, tolerance)
+    assert_searches_as(union, merged_within(parts, tolerance), probes)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    sets=st.lists(
+        st.tuples(
+            st.lists(st.lists(close, max_size=8).map(sorted), min_size=1, max_size=3),
+            st.sampled_from([0.0, 0.005, 0.01]),
+        ),
+        min_size=1,
+        max_size=3,
+    ),
+    probes=st.lists(st.floats(-1, 5), max_size=4),
+)
+def test_joined_schedules_hold_each_ones_times_once(sets, probes) -> None:
+    """Each Schedule merges its own times within its tolerance; across Schedules a time
+    counts once where equal (a time one merges away is a time where another holds it)."""
+    unions, merged = [], []
+    for arrays, tolerance in sets:
+        parts = [np.array([0.0, *a]) for a in arrays]
+        unions.append(EventUnion(parts, tolerance))
+        merged.append(merged_within(parts, tolerance))
+    for build in BUILDS:
+        with fast_scheduler.using(build):
+            joined = EventUnion.joined(unions)
+        assert_searches_as(joined, np.unique(np.concatenate(merged)), probes)
+
+
+@pytest.mark.parametrize("workers", [(1, 1, 1), (2, 2, 2), (1, 3, 1)])
+@pytest.mark.parametrize("policy", ["sequential", "pipelined"])
+@pytest.mark.parametrize("durations", ["random", "whole", "zeros"])
+def test_a_schedules_events_are_its_event_times(workers, policy, durations) -> None:
+    """The same set as `Schedule.event_times` (merged within its tolerance), from the
+    stages' end columns: views where a stage ends in op order, not copies."""
+    rng = np.random.default_rng(3)
+    n = 3_000
+    if durations == "random":  # times 1e-6 apart and closer merge (the tolerance at 10^6 s)
+        r, c, w = (rng.uniform(0.5, 1.5, n) * 1e3 for _ in range(3))
+    elif durations == "whole":  # the book's: every time repeats across stages
+        r, c, w = (rng.integers(1, 4, n).astype(float) for _ in range(3))
+    else:  # zero-length tasks: many ends at one instant
+        r, c, w = (rng.integers(0, 2, n).astype(float) for _ in range(3))
+    schedule = simulate(Scenario(r, c, w, workers=workers, buffers=2), policy)
+    events = schedule_events(schedule)
+    expected = schedule.event_times
+    assert len(events) == len(expected)
+    assert np.array_equal(np.asarray(events), expected)
+    picks = rng.integers(0, len(expected), 50)
+    assert [events[int(k)] for k in picks] == expected[picks].tolist()
+    for t in [*rng.uniform(0, schedule.makespan, 50).tolist(), *expected[picks].tolist()]:
+        assert events.count_through(t) == int(np.searchsorted(expected, t, "right"))
+        assert events.last_through(t) == expected[np.searchsorted(expected, t, "right") - 1]
+    if policy == "sequential" or workers == (1, 1, 1):
+        assert all(a.base is not None for a in events.arrays[1:])  # views of the ends
+
+
+def test_the_clock_of_both_policies_counts_each_time_once() -> None:
+    rng = np.random.default_rng(0)
+    r, c, w = (rng.integers(1, 4, 500).astype(float) for _ in range(3))
+    scenario = Scenario(r, c, w, workers=(2, 1, 2), buffers=3)
+    schedules = [simulate(scenario, policy) for policy in ("sequential", "pipelined")]
+    joined = events_of(schedules)
+    expected = np.unique(np.concatenate([s.event_times for s in schedules]))
+    assert len(joined) == len(expected)
+    assert np.array_equal(np.asarray(joined), expected)
