@@ -221,7 +221,7 @@ def gap_blocks(schedule: Schedule) -> FloatArray:
 
     def build() -> FloatArray:
         _, bounds = schedule.by_row
-        starts, reach = schedule.row_starts, schedule.row_reach[0]
+        starts = schedule.row_starts
         n = len(starts)
         firsts = bounds[:-1][bounds[:-1] < bounds[1:]]  # each row's first task
         longest = np.full(-(-n // _BLOCK), -np.inf)
@@ -229,8 +229,8 @@ def gap_blocks(schedule: Schedule) -> FloatArray:
         for lo in range(0, n, chunk):
             hi = min(n, lo + chunk)
             gap = np.empty(hi - lo)
-            gap[1:] = reach[lo : hi - 1]
-            gap[0] = reach[lo - 1] if lo else 0.0
+            gap[1:] = schedule.reach_at(slice(lo, hi - 1))[0]
+            gap[0] = schedule.reach_at(lo - 1)[0] if lo else 0.0
             gap[firsts[(firsts >= lo) & (firsts < hi)] - lo] = 0.0
             np.subtract(starts[lo:hi], gap, out=gap)
             whole = (hi - lo) // _BLOCK
@@ -316,17 +316,16 @@ def window_columns(
     s = index.schedule
     input_, slot, done_code = reasons
     _, bounds = s.by_row
-    row_starts, reach = s.row_starts, s.row_reach[0]
     span = index.span
     parts: list[Columns] = []
     for r in rows:
         lo, hi = int(bounds[r]), int(bounds[r + 1])
-        starts, reached = row_starts[lo:hi], reach[lo:hi]
+        starts = s.row_starts[lo:hi]
         m = hi - lo
         # Gap i lies before task i (the row's tail: i = m): [reach of task i - 1 (0 for
         # the first), start of task i (the makespan for the tail)), where that is not empty.
         first = int(np.searchsorted(starts, t0, "right"))  # gaps ending after t0
-        last = min(int(np.searchsorted(reached, t1, "right")), m)  # starting by t1
+        last = min(s.first_reaching(lo, hi, t1, "right") - lo, m)  # starting by t1
         before_tasks = min(last, m - 1)  # the last gap before a task (the tail apart)
         if shortest > 0 and before_tasks >= first:
             # Only blocks holding a gap so long: a wide view of a long run costs what its
@@ -341,7 +340,7 @@ def window_columns(
         else:
             i = np.arange(first, last + 1)
         a = np.zeros(len(i))
-        a[i > 0] = reached[i[i > 0] - 1]
+        a[i > 0] = s.reach_at(lo + i[i > 0] - 1)[0]
         b = np.full(len(i), span)
         b[i < m] = starts[i[i < m]]
         keep = (a < b) & (b > t0) & (a <= t1)

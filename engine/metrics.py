@@ -9,7 +9,7 @@ import numpy.typing as npt
 
 from engine.critical_path import path_charges, ranked_charges
 from engine.scenario import Scenario
-from engine.schedule import STAGES, UNITS, Schedule, cached_on, row_ends
+from engine.schedule import STAGES, UNITS, Schedule, cached_on
 from engine.text import time_text
 
 FloatArray = npt.NDArray[np.float64]
@@ -28,9 +28,9 @@ def busy_by_worker(schedule: Schedule) -> FloatArray:
 
 
 def _busy(schedule: Schedule) -> FloatArray:
-    _, bounds = schedule.by_row
+    order, bounds = schedule.by_row
     starts, (reach, _) = schedule.row_starts, schedule.row_reach
-    ends = row_ends(schedule)
+    ends = reach if schedule.rows_disjoint else schedule.end[order]
     # Running maximum of ends within each row turns overlaps into a union: a task adds only
     # what reaches past everything before it (a row's first task: all of it).
     previous = np.empty(len(starts))

@@ -379,11 +379,11 @@ class Schedule:
             )
         order.flags.writeable = False
         starts.flags.writeable = False
-        ends.flags.writeable = False
-        # Built together: the starts and ends in this order are what row_starts and
-        # row_reach hand out.
+        # Built together: the starts in this order are what row_starts hands out. The
+        # ends are kept only where rows overlap: on rows whose tasks do not (every
+        # simulated run's), a task's reach is its own end (`row_reach`).
         self.__dict__["row_starts"] = starts
-        self.__dict__["_row_ends"] = ends
+        self.__dict__["_row_reach"] = _overlapping_reach(order, bounds, starts, ends)
         self.__dict__["_rows_resorted"] = resorted  # (their parts are not in op order)
         return order, bounds
 
@@ -394,31 +394,55 @@ class Schedule:
         starts: FloatArray = self.__dict__["row_starts"]
         return starts
 
-    @cached_property
+    @property
+    def rows_disjoint(self) -> bool:
+        """Whether no task starts before the one before it on its row ended (every
+        simulated run): then a task's reach (`row_reach`) is its own end."""
+        self.by_row  # noqa: B018 (decides it)
+        return self.__dict__["_row_reach"] is None
+
+    @property
     def row_reach(self) -> tuple[FloatArray, TaskOrder]:
         """In `by_row` order: the latest end so far within the row, and the task that has it.
 
-        ``reach[k] > t`` for the last task k started by t means the row is busy at t.
-        """
-        order, bounds = self.by_row
-        ends: FloatArray = self.__dict__["_row_ends"]
-        if sorted_within(ends, None, bounds):
-            return ends, order  # no task ends before the one before it: its own end
-        reach = np.empty(len(order))
-        task = np.empty_like(order)
-        for row in range(self.n_workers):
-            lo, hi = bounds[row], bounds[row + 1]
-            if lo == hi:
-                continue
-            segment = ends[lo:hi]
-            reach[lo:hi] = np.maximum.accumulate(segment)
-            # Position of the running maximum: last index where the segment set a new high.
-            is_high = segment >= reach[lo:hi]
-            positions = np.where(is_high, np.arange(hi - lo), 0)
-            task[lo:hi] = order[lo + np.maximum.accumulate(positions)]
+        ``reach[k] > t`` for the last task k started by t means the row is busy at t. On
+        disjoint rows (`rows_disjoint`) that is each task's own end: gathered here, on
+        each call, not kept (8 bytes a task, 46 MB for a 10^6-op run's two Schedules); a
+        pass over every task reads it once; a look at a few tasks reads `reach_at`."""
+        order, _ = self.by_row
+        kept: tuple[FloatArray, TaskOrder] | None = self.__dict__["_row_reach"]
+        if kept is not None:
+            return kept
+        reach = self.end[order]
         reach.flags.writeable = False
-        task.flags.writeable = False
-        return reach, task
+        return reach, order
+
+    def reach_at(self, positions: Any) -> tuple[Any, Any]:
+        """`row_reach` at ``positions`` (an int, a slice or an array of `by_row`
+        positions): the reach, and the task that has it, without building all of it."""
+        order, _ = self.by_row
+        kept: tuple[FloatArray, TaskOrder] | None = self.__dict__["_row_reach"]
+        if kept is not None:
+            return kept[0][positions], kept[1][positions]
+        task = order[positions]
+        return self.end[task], task
+
+    def first_reaching(self, lo: int, hi: int, time: float, side: str = "left") -> int:
+        """``lo + searchsorted(reach[lo:hi], time, side)`` for one row's part ``lo:hi`` of
+        `by_row`: the first of its tasks whose reach is at least ``time`` ("left") or
+        beyond it ("right"), in O(log n). On disjoint rows without the reach: the tasks
+        that start before ``time`` (at or before, "right") all end by the next one's
+        start, so only the last of them can reach it."""
+        kept: tuple[FloatArray, TaskOrder] | None = self.__dict__["_row_reach"]
+        if kept is not None:
+            return lo + int(np.searchsorted(kept[0][lo:hi], time, side))  # type: ignore[call-overload]
+        order, _ = self.by_row
+        k = lo + int(np.searchsorted(self.row_starts[lo:hi], time, side))  # type: ignore[call-overload]
+        if k > lo:
+            end = float(self.end[order[k - 1]])
+            if end > time or (side == "left" and end == time):
+                return k - 1
+        return k
 
     @cached_property
     def event_times(self) -> FloatArray:
@@ -470,9 +494,9 @@ def cached_per_schedule(function: Callable[[Schedule], T]) -> Callable[[Schedule
 def op_column(schedule: Schedule, kind: str, stage: int) -> FloatArray:
     """One stage's column of `Schedule.op_starts` (``kind`` "start") or `Schedule.op_ends`
     ("end"), read-only, without a copy: a strided view of the per-op matrix (itself a view
-    of the columns in an op-major Schedule), or, where that stage's unit has one worker
-    whose `Schedule.by_row` row holds its tasks in op order (every one-worker simulation),
-    that row's contiguous part of ``row_starts`` / the row's ends.
+    of the columns in an op-major Schedule), or, for starts where that stage's unit has
+    one worker whose `Schedule.by_row` row holds its tasks in op order (every one-worker
+    simulation), that row's contiguous part of ``row_starts``.
 
     Not contiguous in general: numpy searches and reductions take it as it is; a compiled
     pass that needs contiguous memory copies it for the call (``np.ascontiguousarray``).
@@ -518,7 +542,8 @@ def sorted_op_column(
 
 def _row_part(schedule: Schedule, kind: str, stage: int) -> FloatArray | None:
     if not (
-        schedule.is_pipeline
+        kind == "start"
+        and schedule.is_pipeline
         and schedule.op_major
         and schedule.unit is schedule.stage
         and schedule.workers[stage] == 1
@@ -528,13 +553,38 @@ def _row_part(schedule: Schedule, kind: str, stage: int) -> FloatArray | None:
     row = int(schedule.worker_offsets[stage])
     if row in schedule.__dict__["_rows_resorted"]:
         return None
-    values = schedule.row_starts if kind == "start" else schedule.__dict__["_row_ends"]
-    part: FloatArray = values[int(bounds[row]) : int(bounds[row + 1])]
+    part: FloatArray = schedule.row_starts[int(bounds[row]) : int(bounds[row + 1])]
     return part
 
 
-def row_ends(schedule: Schedule) -> FloatArray:
-    """Task ends in `Schedule.by_row` order (built with it)."""
-    schedule.by_row  # noqa: B018 (builds them)
-    ends: FloatArray = schedule.__dict__["_row_ends"]
-    return ends
+def _overlapping_reach(
+    order: TaskOrder, bounds: IntArray, starts: FloatArray, ends: FloatArray
+) -> tuple[FloatArray, TaskOrder] | None:
+    """`Schedule.row_reach` where some row's tasks overlap (measured runs: kept), from
+    the ends in `Schedule.by_row` order; None where none do (each task's own end)."""
+    if len(order) < 2:
+        return None
+    overlaps = starts[1:] < ends[:-1]
+    inner = bounds[1:-1]
+    overlaps[inner[(inner > 0) & (inner < len(order))] - 1] = False  # across rows
+    if not overlaps.any():
+        return None
+    del overlaps
+    ends.flags.writeable = False
+    if sorted_within(ends, None, bounds):
+        return ends, order  # no task ends before the one before it: its own end
+    reach = np.empty(len(order))
+    task = np.empty_like(order)
+    for row in range(len(bounds) - 1):
+        lo, hi = bounds[row], bounds[row + 1]
+        if lo == hi:
+            continue
+        segment = ends[lo:hi]
+        reach[lo:hi] = np.maximum.accumulate(segment)
+        # Position of the running maximum: last index where the segment set a new high.
+        is_high = segment >= reach[lo:hi]
+        positions = np.where(is_high, np.arange(hi - lo), 0)
+        task[lo:hi] = order[lo + np.maximum.accumulate(positions)]
+    reach.flags.writeable = False
+    task.flags.writeable = False
+    return reach, task

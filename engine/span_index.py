@@ -5,6 +5,7 @@ the view's pixels need, not what the run holds (engine.density draws with it).""
 from __future__ import annotations
 
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -27,11 +28,13 @@ class SpanIndex:
 
     ``order`` sorts the spans by (row, start, end); row r's spans are
     ``order[bounds[r]:bounds[r + 1]]``, with their ``starts`` and ``reach`` (running
-    maximum of the ends: overlapping spans allowed). ``merged_*``: each row's busy time as
-    disjoint intervals and the busy time before each (prefix sums), so the busy time up to
-    any instant is one binary search. ``lengths``: every span's length, sorted (how many are
-    at least so long is one binary search); the long ones themselves are found through
-    the longest span of each block of 64.
+    maximum of the ends: overlapping spans allowed; None where no span starts before the
+    one before it on its row ended: then each span's reach is its own end, read from
+    ``end`` for the spans a question needs, as `of_schedule` has it for a simulated run).
+    ``merged_*``: each row's busy time as disjoint intervals and the busy time before each
+    (prefix sums), so the busy time up to any instant is one binary search. ``lengths``:
+    every span's length, sorted (how many are at least so long is one binary search); the
+    long ones themselves are found through the longest span of each block of 64.
 
     Building costs a few passes over the spans: rows already in time order (a simulated
     run's, idle spans) need no sort, and `of_schedule` shares the Schedule's own
@@ -46,7 +49,7 @@ class SpanIndex:
         order: TaskOrder | None,
         bounds: IntArray,
         starts: FloatArray,
-        reach: FloatArray,
+        reach: FloatArray | None,
     ) -> None:
         self.n_rows = n_rows
         self._start, self._end = start, end
@@ -100,19 +103,34 @@ class SpanIndex:
 
     @classmethod
     def of_schedule(cls, schedule: Schedule) -> SpanIndex:
-        """The Schedule's tasks on its worker rows, on the Schedule's own row order."""
+        """The Schedule's tasks on its worker rows, on the Schedule's own row order (and
+        its own reach, none on disjoint rows: `Schedule.rows_disjoint`)."""
         order, bounds = schedule.by_row
-        reach, _ = schedule.row_reach
+        reach = None if schedule.rows_disjoint else schedule.row_reach[0]
         return cls(
             schedule.n_workers, schedule.start, schedule.end, order, bounds,
             schedule.row_starts, reach,
         )  # fmt: skip
 
+    def _reach_at(self, positions: Any) -> FloatArray:
+        """``reach`` at ``positions`` (a slice or array of positions in row order)."""
+        if self.reach is not None:
+            kept: FloatArray = self.reach[positions]
+            return kept
+        spans = positions if self._order is None else self._order[positions]
+        reach: FloatArray = self._end[spans]
+        return reach
+
+    @cached_property
+    def latest_end(self) -> float:
+        """The latest end of any span (0 for none)."""
+        return float(self._end.max()) if len(self._end) else 0.0
+
     @cached_property
     def _merged(self) -> tuple[FloatArray, FloatArray, FloatArray, IntArray]:
         """Each row's busy time as disjoint intervals (start, end), the busy time before
         each, and each row's first interval (built on first use: busy_fraction)."""
-        s, reach, bounds = self.starts, self.reach, self.bounds
+        s, reach, bounds = self.starts, self._reach_at(slice(None)), self.bounds
         n = len(s)
         # A new busy interval starts where a span starts after all before it (on its row)
         # ended; a row's first span starts one.
@@ -140,8 +158,10 @@ class SpanIndex:
         return merged_start, merged_end, before, m_bounds
 
     def prepare(self) -> None:
-        """Build now what `busy_fraction` reads (else its first call builds it)."""
+        """Build now what `busy_fraction` and a view read (else their first call builds
+        it)."""
         self._fences  # noqa: B018
+        self.latest_end  # noqa: B018
         if not self._disjoint.all():
             self._merged  # noqa: B018
 
@@ -150,6 +170,8 @@ class SpanIndex:
         """Per row: whether each span ends by the next one's start (simulated workers,
         idle gaps). Then ``reach`` is the spans' own ends, and the busy time up to an
         instant is a sum of lengths: no merged intervals needed."""
+        if self.reach is None:  # known disjoint
+            return np.ones(self.n_rows, dtype=bool)
         s, reach, bounds = self.starts, self.reach, self.bounds
         overlaps = np.zeros(len(s), dtype=bool)
         np.greater(reach[:-1], s[1:], out=overlaps[1:])
@@ -170,7 +192,7 @@ class SpanIndex:
             if not self._disjoint[r] or lo == hi:
                 parts.append(np.zeros(1))
             else:
-                lengths = self.reach[lo:hi] - self.starts[lo:hi]
+                lengths = self._reach_at(slice(lo, hi)) - self.starts[lo:hi]
                 padded = np.zeros(-(-len(lengths) // _BLOCK) * _BLOCK)
                 padded[: len(lengths)] = lengths
                 fences = np.zeros(len(padded) // _BLOCK + 1)
@@ -276,8 +298,13 @@ class SpanIndex:
         lo, hi = int(self.bounds[r]), int(self.bounds[r + 1])
         # From the first span whose reach passes t0 (a superset when spans overlap) to the
         # last that starts by t1.
-        first = lo + int(np.searchsorted(self.reach[lo:hi], t0, side="left"))
         last = lo + int(np.searchsorted(self.starts[lo:hi], t1, side="right"))
+        if self.reach is not None:
+            first = lo + int(np.searchsorted(self.reach[lo:hi], t0, side="left"))
+        else:  # disjoint: of the spans starting before t0, only the last can reach it
+            first = lo + int(np.searchsorted(self.starts[lo:hi], t0, side="left"))
+            if first > lo and float(self._reach_at(slice(first - 1, first))[0]) >= t0:
+                first -= 1
         return first, max(first, last)
 
     def busy_until(self, r: int, times: FloatArray) -> FloatArray:
@@ -302,7 +329,7 @@ class SpanIndex:
         lo, hi = int(self.bounds[r]), int(self.bounds[r + 1])
         if lo == hi:
             return np.zeros(len(times))
-        starts, ends = self.starts[lo:hi], self.reach[lo:hi]
+        starts = self.starts[lo:hi]
         k = np.searchsorted(starts, times, side="right") - 1
         inside = k >= 0
         k = np.maximum(k, 0)
@@ -312,8 +339,9 @@ class SpanIndex:
         members = block[:, None] * _BLOCK + np.arange(_BLOCK)
         counted = members < k[:, None]
         members = np.minimum(members, hi - lo - 1)
-        before += np.where(counted, ends[members] - starts[members], 0.0).sum(axis=1)
-        partial = np.clip(times - starts[k], 0.0, ends[k] - starts[k])
+        ends = self._reach_at(lo + members)
+        before += np.where(counted, ends - starts[members], 0.0).sum(axis=1)
+        partial = np.clip(times - starts[k], 0.0, self._reach_at(lo + k) - starts[k])
         return np.where(inside, before + partial, 0.0)
 
     def busy_fraction(self, t0: float, t1: float, columns: int) -> FloatArray:

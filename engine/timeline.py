@@ -92,7 +92,6 @@ def workers_at(schedule: Schedule, time: float) -> WorkersNow:
     busy if anything started so far reaches past ``time`` (measured rows may overlap)."""
     _, bounds = schedule.by_row
     starts = schedule.row_starts
-    reach, reach_task = schedule.row_reach
     rows = schedule.n_workers
     task = np.full(rows, -1, dtype=np.int64)
     idle_since = np.zeros(rows)
@@ -103,11 +102,12 @@ def workers_at(schedule: Schedule, time: float) -> WorkersNow:
         k = lo + int(np.searchsorted(starts[lo:hi], time, side="right")) - 1
         if k < lo:
             continue
-        if reach[k] > time:
-            task[row] = reach_task[k]
+        reach, reach_task = schedule.reach_at(k)
+        if reach > time:
+            task[row] = reach_task
             idle_since[row] = np.nan
         else:
-            idle_since[row] = reach[k]
+            idle_since[row] = reach
     busy = task >= 0
     safe = np.maximum(task, 0)
     op = np.where(busy, schedule.op[safe], -1).astype(np.int64)

@@ -322,7 +322,7 @@ class WaitIndex:
                     _ = self.ready_order(stage)
             if self.slots > 0:
                 _ = self.holds
-        _ = self.schedule.row_reach
+        _ = self.schedule.by_row
         self._narration_ready = True
 
     @cached_property
@@ -442,7 +442,7 @@ class WaitIndex:
         _, bounds = s.by_row
         row = int(s.worker_offsets[unit])
         lo, hi = int(bounds[row]), int(bounds[row + 1])
-        starts, reach = s.row_starts[lo:hi], s.row_reach[0][lo:hi]
+        starts, reach = s.row_starts[lo:hi], s.reach_at(slice(lo, hi))[0]
         opens = np.empty(hi - lo, dtype=bool)
         if hi > lo:
             np.greater(starts[1:], reach[:-1], out=opens[1:])

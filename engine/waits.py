@@ -607,12 +607,14 @@ class OpWaits:
         first = int(s.worker_offsets[unit])
         busy = []
         _, bounds = s.by_row
-        reach, reach_task = s.row_reach
         for row in range(first, first + s.workers[unit]):
             lo, hi = int(bounds[row]), int(bounds[row + 1])
             k = lo + int(np.searchsorted(s.row_starts[lo:hi], moment, "right")) - 1
-            if k >= lo and reach[k] > moment:
-                busy.append((row, int(reach_task[k])))
+            if k < lo:
+                continue
+            reach, task = s.reach_at(k)
+            if reach > moment:
+                busy.append((row, int(task)))
         return tuple(busy)
 
     def ops(self, i: int) -> tuple[int, ...]:

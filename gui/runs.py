@@ -60,7 +60,7 @@ def warm_narration(schedule: Schedule, scenario: Scenario | None = None) -> None
     """The clock's and the narration's indexes: event times, rows in time order, the
     wait index (each unit's tasks, ready times, slot holds)."""
     schedule_events(schedule)
-    schedule.row_reach  # noqa: B018 (cached properties: reading them builds them)
+    schedule.by_row  # noqa: B018 (cached properties: reading them builds them)
     wait_index(schedule).prepare_narration()
 
 

@@ -165,7 +165,7 @@ def _plan_indexed(
         fraction = _visible_fraction(index, start, end, row, n_rows, t0, t1, columns)
     if fraction is None:
         fraction = index.busy_fraction(t0, t1, columns)  # every task: a search per column
-    gaps = _gaps(fraction, float(index.reach.max()), t0, t1)
+    gaps = _gaps(fraction, index.latest_end, t0, t1)
     if len(wide):  # the bars are drawn over it: the shade shows the thin tasks only
         fraction = np.clip(
             fraction

@@ -17,6 +17,7 @@ from engine import metrics
 from engine.columns import pipeline_layout
 from engine.density import SpanIndex
 from engine.errors import PipeLabError
+from engine.event_union import schedule_events
 from engine.scenario import Scenario
 from engine.schedule import Schedule
 from engine.scheduler import simulate, simulate_reference
@@ -54,11 +55,43 @@ def test_rows_events_and_op_matrices_as_before(schedule: Schedule) -> None:
     _same(reach, want_reach)
     _same(task, want_task)
     _same(schedule.event_times, legacy.event_times(schedule))
+    _same(np.asarray(schedule_events(schedule)), legacy.event_times(schedule))
     if schedule.is_pipeline:
         starts, ends, index = legacy.op_matrices(schedule)
         _same(schedule.op_starts, starts)
         _same(schedule.op_ends, ends)
         _same(schedule.op_task_index, index)
+
+
+@settings(max_examples=250, deadline=None)
+@given(schedules(), st.lists(st.floats(-1.0, 60.0), max_size=5))
+def test_the_reach_of_a_few_tasks_as_the_whole_reach(schedule: Schedule, times) -> None:
+    """`Schedule.reach_at` and `Schedule.first_reaching` give what the whole reach
+    gives (kept only where rows overlap: `Schedule.rows_disjoint`), at every position and
+    at every start, end and other time, both sides."""
+    want_reach, want_task = legacy.row_reach(schedule)
+    order, bounds = schedule.by_row
+    ends = schedule.end[order]
+    overlap = any(
+        (schedule.row_starts[lo + 1 : hi] < ends[lo : hi - 1]).any()
+        for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
+        if hi > lo
+    )
+    assert schedule.rows_disjoint == (not overlap)
+    assert ("_row_reach" in vars(schedule) and vars(schedule)["_row_reach"] is None) == (
+        not overlap
+    )
+    reach, task = schedule.reach_at(np.arange(len(order)))
+    _same(reach, want_reach)
+    _same(task, want_task)
+    for k in range(len(order)):
+        assert schedule.reach_at(k) == (want_reach[k], want_task[k])
+    probes = [*times, *schedule.start.tolist(), *schedule.end.tolist()]
+    for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+        for t in probes:
+            for side in ("left", "right"):
+                want = lo + int(np.searchsorted(want_reach[lo:hi], t, side))
+                assert schedule.first_reaching(lo, hi, t, side) == want, (lo, hi, t, side)
 
 
 @settings(max_examples=250, deadline=None)
@@ -118,7 +151,7 @@ def test_span_index_answers_as_before(schedule, t0, span, columns, shortest) -> 
         assert index.count_at_least(shortest) == len(want.lengths) - int(
             np.searchsorted(want.lengths, shortest)
         )
-        assert float(index.reach.max(initial=0.0)) == float(want.reach.max(initial=0.0))
+        assert index.latest_end == float(want.reach.max(initial=0.0))
         visible = set(np.flatnonzero((schedule.end >= t0) & (schedule.start <= t0 + span)).tolist())
         assert visible <= set(index.visible(t0, t0 + span).tolist())
         assert index.count_visible(t0, t0 + span) == len(index.visible(t0, t0 + span))
