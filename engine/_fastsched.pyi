@@ -50,7 +50,7 @@ def critical_path_rows(
 
 def rows_pass(
     row_starts: npt.NDArray[np.float64],
-    reach: npt.NDArray[np.float64],
+    reach: npt.NDArray[np.float64] | tuple[npt.NDArray[np.float64], npt.NDArray[np.int32]],
     bounds: npt.NDArray[np.int64],
     first_row: int,
     n_rows: int,
@@ -77,7 +77,8 @@ def rows_pass(
     ``budget``), else walked piece by piece: written with each piece's awaited task and
     reason (``codes``: input, slot, done) where the out columns are given, and summed per
     (row, reason) into ``totals`` (idle time) and ``counts`` (pieces), the longest piece
-    per row into ``longest``."""
+    per row into ``longest``. ``reach``: in by_row order, or (end, order) where rows do not
+    overlap (each task's reach its own end, ``end[order[i]]``)."""
 
 def rows_in_time_order(
     start: npt.NDArray[np.float64],

@@ -71,6 +71,8 @@ static inline Py_ssize_t gallop(const double *values, Py_ssize_t n, double x, in
 
 typedef struct {
     const double *row_starts, *reach; /* Schedule.row_starts, row_reach[0]: by_row order */
+    const double *end;                /* reach NULL: each task's own end, end[order[i]] */
+    const int32_t *order;
     const int64_t *bounds;            /* Schedule.by_row's bounds */
     Py_ssize_t first_row, n_rows;     /* the unit's rows */
     double span;                      /* the makespan: every row's gaps end by it */
@@ -164,7 +166,7 @@ static int walk_rows(const Pass *p, Walk *w, int walking, Py_ssize_t budget) {
             if (p->row_starts[i] > reached &&
                 visit_gap(p, w, walking, budget, r, reached, p->row_starts[i]) < 0)
                 return -1;
-            reached = p->reach[i];
+            reached = p->reach != NULL ? p->reach[i] : p->end[p->order[i]];
         }
         if (p->span > reached && visit_gap(p, w, walking, budget, r, reached, p->span) < 0)
             return -1;
@@ -175,6 +177,8 @@ static int walk_rows(const Pass *p, Walk *w, int walking, Py_ssize_t budget) {
 /* rows_pass(row_starts, reach, bounds, first_row, n_rows, span, points, starts, tasks,
  *           hold_lo, hold_hi, slots, (input, slot, done), budget,
  *           out_row, out_start, out_end, out_reason, out_task, totals[, counts, longest])
+ * `reach`: an array in by_row order, or (end, order) where rows do not overlap: each
+ * task's reach is its own end, read as end[order[i]] (order: 32-bit, every entry checked).
  * With every out column and totals None: counts, returning (gaps, cuts), cuts -1 past
  * `budget`. With out_reason and out_task (and out_row, out_start, out_end, or all three
  * None): writes the pieces (their tasks as 32-bit integers), returning (gaps, cuts) again.
@@ -198,6 +202,9 @@ PyObject *fastsched_rows_pass(PyObject *self, PyObject *args) {
     double span;
     int input, slot, done_code;
     objects[8] = objects[15] = objects[16] = Py_None;
+    PyObject *reach_of[2] = {NULL, NULL}; /* (end, order) given for the reach */
+    Py_buffer reach_views[2];
+    int reach_got = 0;
     if (!PyArg_ParseTuple(args, "OOOnndOOOOOn(iii)nOOOOOO|OO:rows_pass", &objects[0], &objects[1],
                           &objects[2], &first_row, &n_rows, &span, &objects[3], &objects[4],
                           &objects[5], &objects[6], &objects[7], &slots, &input, &slot,
@@ -218,6 +225,23 @@ PyObject *fastsched_rows_pass(PyObject *self, PyObject *args) {
     Py_buffer views[N];
     int got[N] = {0};
     PyObject *result = NULL;
+    if (PyTuple_Check(objects[1])) {
+        if (PyTuple_GET_SIZE(objects[1]) != 2) {
+            PyErr_SetString(PyExc_TypeError, "rows_pass: reach: an array or (end, order)");
+            return NULL;
+        }
+        reach_of[0] = PyTuple_GET_ITEM(objects[1], 0);
+        reach_of[1] = PyTuple_GET_ITEM(objects[1], 1);
+        objects[1] = Py_None;
+        for (; reach_got < 2; reach_got++) {
+            if (get_array(reach_of[reach_got], &reach_views[reach_got], reach_got ? 4 : 8,
+                          reach_got ? "i" : "d", 0, reach_got ? "order" : "end") < 0)
+                goto done;
+        }
+    } else if (objects[1] == Py_None) {
+        PyErr_SetString(PyExc_TypeError, "rows_pass: reach: an array or (end, order)");
+        return NULL;
+    }
     for (int i = 0; i < N; i++) {
         if (i == 8 || objects[i] == Py_None) continue;
         if (get_array(objects[i], &views[i], size[i], codes[i], i >= INPUTS, what[i]) < 0)
@@ -227,7 +251,8 @@ PyObject *fastsched_rows_pass(PyObject *self, PyObject *args) {
     {
         Py_ssize_t n_tasks = views[0].len / 8, n_bounds = views[2].len / 8;
         const int64_t *bounds = views[2].buf;
-        int fits = n_tasks <= INT32_MAX && views[1].len == views[0].len &&
+        int fits = n_tasks <= INT32_MAX &&
+                   (reach_got ? reach_views[1].len == 4 * n_tasks : views[1].len == views[0].len) &&
                    views[5].len == views[4].len &&
                    views[7].len == views[6].len && first_row >= 0 && n_rows >= 0 &&
                    first_row + n_rows < n_bounds && !(input < -128 || input > 127) &&
@@ -250,6 +275,12 @@ PyObject *fastsched_rows_pass(PyObject *self, PyObject *args) {
             if (got[15]) fits = fits && views[15].len == views[14].len;
             if (got[16]) fits = fits && views[16].len == 8 * (n_bounds - 1);
         }
+        if (reach_got) { /* every task read through the order is one of the ends */
+            const int32_t *order = reach_views[1].buf;
+            Py_ssize_t n_end = reach_views[0].len / 8;
+            for (Py_ssize_t i = 0; fits && i < n_tasks; i++)
+                fits = order[i] >= 0 && order[i] < n_end;
+        }
         if (!fits) {
             PyErr_SetString(PyExc_ValueError,
                             "rows_pass: columns of unequal lengths or rows out of range");
@@ -258,7 +289,9 @@ PyObject *fastsched_rows_pass(PyObject *self, PyObject *args) {
         Py_ssize_t n_holds = views[6].len / 8;
         int same = views[3].buf == views[4].buf && views[3].len == views[4].len;
         Pass p = {
-            views[0].buf, views[1].buf, bounds, first_row, n_rows, span,
+            views[0].buf, reach_got ? NULL : views[1].buf,
+            reach_got ? reach_views[0].buf : NULL, reach_got ? reach_views[1].buf : NULL,
+            bounds, first_row, n_rows, span,
             views[3].buf, views[3].len / 8, same, views[4].buf, views[5].buf, views[4].len / 8,
             views[6].buf, views[7].buf, n_holds, n_holds > 0 ? slots : 0,
             (int8_t)input, (int8_t)slot, (int8_t)done_code,
@@ -286,5 +319,6 @@ done:
     for (int i = N - 1; i >= 0; i--) {
         if (got[i]) PyBuffer_Release(&views[i]);
     }
+    while (reach_got-- > 0) PyBuffer_Release(&reach_views[reach_got]);
     return result;
 }

@@ -262,27 +262,36 @@ PyObject *fastsched_sorted_common(PyObject *self, PyObject *args) {
     Py_buffer views[3];
     int got = 0;
     PyObject *result = NULL;
-    for (; got < 3; got++) {
-        if (get_array(objects[got], &views[got], 8, "d", got == 2, "sorted_common") < 0) goto done;
+    for (; got < 2; got++) { /* the inputs may be strided (a stage's column of a Schedule) */
+        if (PyObject_GetBuffer(objects[got], &views[got], PyBUF_STRIDES | PyBUF_FORMAT) < 0)
+            goto done;
+        if (!holds_items(&views[got], 8, "d") || views[got].ndim != 1) {
+            PyErr_SetString(PyExc_TypeError, "sorted_common: a and b: 1-d arrays of doubles");
+            got++;
+            goto done;
+        }
     }
+    if (get_array(objects[2], &views[2], 8, "d", 1, "sorted_common") < 0) goto done;
+    got++;
     {
-        Py_ssize_t na = views[0].len / 8, nb = views[1].len / 8;
+        Py_ssize_t na = views[0].shape[0], nb = views[1].shape[0];
+        Py_ssize_t sa = views[0].strides[0], sb = views[1].strides[0];
         if (views[2].len / 8 < (na < nb ? na : nb)) {
             PyErr_SetString(PyExc_ValueError, "sorted_common: out is shorter than the inputs");
             goto done;
         }
-        const double *a = views[0].buf, *b = views[1].buf;
+        const char *a = views[0].buf, *b = views[1].buf;
         double *out = views[2].buf;
         Py_ssize_t i = 0, j = 0, k = 0;
         Py_BEGIN_ALLOW_THREADS
         while (i < na && j < nb) {
-            if (a[i] < b[j]) {
+            double x = *(const double *)(a + i * sa), y = *(const double *)(b + j * sb);
+            if (x < y) {
                 i++;
-            } else if (b[j] < a[i]) {
+            } else if (y < x) {
                 j++;
             } else {
-                double value = a[i];
-                if (k == 0 || out[k - 1] != value) out[k++] = value;
+                if (k == 0 || out[k - 1] != x) out[k++] = x;
                 i++;
                 j++;
             }

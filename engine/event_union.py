@@ -17,6 +17,7 @@ times up to t are each array's up to t, less those occurrences up to t — and t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 
 import numpy as np
 import numpy.typing as npt
@@ -33,8 +34,8 @@ def sorted_common(a: FloatArray, b: FloatArray) -> FloatArray:
     of the shorter in the longer (the same values)."""
     compiled = fast_scheduler.compiled if fast_scheduler.use_compiled else None
     if compiled is not None:
-        a = np.ascontiguousarray(a, dtype=np.float64)
-        b = np.ascontiguousarray(b, dtype=np.float64)
+        # (Strided arrays, a stage's column of a Schedule, are read as they are.)
+        a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
         # np.empty maps pages it never touches: only the shared values cost memory.
         out = np.empty(min(len(a), len(b)))
         found: FloatArray = out[: compiled.sorted_common(a, b, out)].copy()
@@ -67,8 +68,8 @@ class EventUnion:
         parts = [np.asarray(a, dtype=np.float64) for a in arrays]
         parts = [a if a.ndim == 1 else a.reshape(-1) for a in parts]
         parts = [a for a in parts if len(a)] or [np.zeros(1)]
-        if len(parts) == 1 and _increasing(parts[0], tolerance):
-            removed = dropped = np.zeros(0)  # nothing to merge: the array as it is
+        if _one_after_another(parts, tolerance):
+            removed = dropped = np.zeros(0)  # nothing to merge: the arrays as they are
         else:
             # Every occurrence in order (a stable sort merges sorted runs in linear time):
             # one within the tolerance above the one before it is none of its own; a
@@ -213,16 +214,19 @@ class EventUnion:
 def schedule_events(schedule: Schedule) -> EventUnion:
     """``schedule``'s event times (`Schedule.event_times`, the same set) as an `EventUnion`
     of columns it holds already, kept on the Schedule. A simulated run's times are 0 and
-    its ends: each stage's ends in time order (`sorted_op_column`: a view of the column
-    where it is in op order, every sequential run and every one-worker unit's). Any other
-    Schedule's: its event times."""
+    its ends: the end column itself where it rises (a sequential run), else each stage's
+    ends in time order (`sorted_op_column`: a view of the column where it is in op order,
+    every one-worker unit's). Any other Schedule's: its event times."""
 
     def build() -> EventUnion:
         stages = len(schedule.stage_names)
         if not (schedule.__dict__.get(STARTS_AT_ENDS, False) and schedule.is_pipeline):
             return EventUnion([schedule.event_times])
+        end = schedule.end
+        tolerance = 1e-9 * max(1.0, schedule.makespan)
+        if len(end) < 2 or bool((end[1:] >= end[:-1]).all()):  # one task at a time
+            return EventUnion([np.zeros(1), end], tolerance)
         parts = [np.zeros(1)] + [sorted_op_column(schedule, "end", s)[0] for s in range(stages)]
-        tolerance = 1e-9 * max(1.0, max(float(p[-1]) for p in parts))
         return EventUnion(parts, tolerance)
 
     return cached_on(schedule, "_events", build)
@@ -233,8 +237,13 @@ def events_of(schedules: Sequence[Schedule]) -> EventUnion:
     return EventUnion.joined([schedule_events(s) for s in schedules])
 
 
-def _increasing(values: FloatArray, tolerance: float) -> bool:
-    return len(values) < 2 or bool((values[1:] - values[:-1] > tolerance).all())
+def _one_after_another(parts: list[FloatArray], tolerance: float) -> bool:
+    """Whether each array rises by more than ``tolerance`` at every step, and begins more
+    than that after the one before it ends (0, then a sequential run's ends)."""
+    for before, after in pairwise(parts):
+        if not float(after[0]) - float(before[-1]) > tolerance:
+            return False
+    return all(len(a) < 2 or bool((a[1:] - a[:-1] > tolerance).all()) for a in parts)
 
 
 def _holds(sorted_values: FloatArray, values: FloatArray) -> npt.NDArray[np.bool_]:

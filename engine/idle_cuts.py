@@ -106,15 +106,24 @@ def idle_columns(
 
 
 def _compiled_plans(
-    compiled: ModuleType, index: WaitIndex, budget: int, reasons: tuple[int, int, int]
+    compiled: ModuleType,
+    index: WaitIndex,
+    budget: int,
+    reasons: tuple[int, int, int],
+    counted: bool = True,
 ) -> list[tuple[tuple[Any, ...], int, int, FloatArray]]:
     """Per unit: the compiled pass's inputs (its gaps cut at every start of the unit, or
     at its last start only past ``budget`` cuts), its pieces and cuts, counted, and the
     points it cuts at (as the index holds them; the inputs hold contiguous copies of
-    whatever the index keeps as a view, for the call only)."""
+    whatever the index keeps as a view, for the call only). Not ``counted``: where no
+    count could pass the budget (each point cuts at most one gap a row), none is made
+    and the counts are -1 (a summary needs no sizes; the counting pass was a third of
+    its time at 10^6 ops)."""
     s = index.schedule
-    _, bounds = s.by_row
-    row_starts, reach = s.row_starts, s.row_reach[0]
+    order, bounds = s.by_row
+    row_starts = s.row_starts
+    # Disjoint rows: each task's reach its own end, read through the order (no copy).
+    reach = (np.ascontiguousarray(s.end), order) if s.rows_disjoint else s.row_reach[0]
     no_points = np.zeros(0)
     plans = []
     for u, unit in enumerate(index.units):
@@ -128,6 +137,9 @@ def _compiled_plans(
             np.ascontiguousarray(unit.starts), np.ascontiguousarray(unit.every_task(), np.int64),
             *(np.ascontiguousarray(h) for h in holds), index.slots, reasons,
         )  # fmt: skip
+        if not counted and s.workers[u] * len(points) <= budget:
+            plans.append((inputs, -1, -1, points))
+            continue
         nothing = (None, None, None, None, None, None)
         gaps, cuts = compiled.rows_pass(*inputs, budget, *nothing)
         if cuts < 0:  # too many: cut at its last start only (at most once a gap)
@@ -201,7 +213,7 @@ def compiled_summary(
     rows = index.schedule.n_workers
     totals, counts = np.zeros((rows, n_reasons)), np.zeros((rows, n_reasons), np.int64)
     longest = np.zeros(rows)
-    plans = _compiled_plans(compiled, index, budget, reasons)
+    plans = _compiled_plans(compiled, index, budget, reasons, counted=False)
     nothing = (None, None, None, None, None)
     for inputs, _, _, _ in plans:
         compiled.rows_pass(*inputs, 0, *nothing, totals, counts, longest)

@@ -29,8 +29,16 @@ def busy_by_worker(schedule: Schedule) -> FloatArray:
 
 def _busy(schedule: Schedule) -> FloatArray:
     order, bounds = schedule.by_row
-    starts, (reach, _) = schedule.row_starts, schedule.row_reach
-    ends = reach if schedule.rows_disjoint else schedule.end[order]
+    starts = schedule.row_starts
+    if schedule.rows_disjoint:  # every task adds all of itself: row by row, no big copies
+        busy = np.zeros(schedule.n_workers)
+        for row in range(schedule.n_workers):
+            lo, hi = int(bounds[row]), int(bounds[row + 1])
+            if lo < hi:
+                busy[row] = float((schedule.end[order[lo:hi]] - starts[lo:hi]).sum())
+        return busy
+    reach, _ = schedule.row_reach
+    ends = schedule.end[order]
     # Running maximum of ends within each row turns overlaps into a union: a task adds only
     # what reaches past everything before it (a row's first task: all of it).
     previous = np.empty(len(starts))

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import fast_scheduler
-from engine.idle_cuts import idle_columns
+from engine.idle_cuts import compiled_summary, idle_columns
 from engine.scenario import Scenario
 from engine.schedule import Schedule
 from engine.scheduler import simulate
@@ -62,6 +62,29 @@ def test_the_compiled_pass_and_the_numpy_pass_agree(
         np.testing.assert_array_equal(ours, theirs)
 
 
+@settings(max_examples=300, deadline=None)
+@given(idle_pass_inputs(), st.sampled_from([10**9, 0, 1, 3, 10]))
+def test_the_summary_adds_up_the_pieces_the_columns_hold(schedule: Schedule, budget) -> None:
+    """The summary (no pieces written; no count made where none could pass the budget)
+    cuts as the written columns do, at every budget: the same totals, counts and
+    longest pieces, and the same points."""
+    copies = replace(schedule), replace(schedule)  # (kept alive: the indexes read them)
+    columns, _ = idle_columns(wait_index(copies[0]), budget, REASONS, len(IDLE_REASONS))
+    summary = compiled_summary(wait_index(copies[1]), budget, REASONS, len(IDLE_REASONS))
+    assert summary is not None
+    row, start, end, reason, _ = columns
+    n_reasons = len(IDLE_REASONS)
+    key = row * n_reasons + reason
+    cells = schedule.n_workers * n_reasons
+    np.testing.assert_array_equal(
+        summary.totals.ravel(), np.bincount(key, end - start, minlength=cells)
+    )
+    np.testing.assert_array_equal(summary.counts.ravel(), np.bincount(key, minlength=cells))
+    longest = np.zeros(schedule.n_workers)
+    np.maximum.at(longest, row, end - start)
+    np.testing.assert_array_equal(summary.longest, longest)
+
+
 def test_idle_spans_are_the_same_with_either_build() -> None:
     rng = np.random.default_rng(5)
     n = 3000
@@ -106,3 +129,32 @@ def test_the_pass_counts_then_refuses_columns_of_the_wrong_size() -> None:
     np.testing.assert_array_equal(out[1], [0, 0.5, 2, 2.5, 4, 4.5, 4.7, 0, 0.5, 2.5, 4.5, 4.7])
     np.testing.assert_array_equal(out[2], [0.5, 1, 2.5, 3, 4.5, 4.7, 5, 0.5, 2.5, 4.5, 4.7, 5])
     np.testing.assert_array_equal(out[3], [DONE] * 12)  # the unit has no tasks
+
+
+def test_the_pass_reads_each_tasks_reach_through_the_order() -> None:
+    """Rows that do not overlap give the pass (end, order) instead of a reach array: the
+    same gaps, and an order that points outside the ends is refused before any read."""
+    compiled = fast_scheduler.compiled
+    assert compiled is not None
+    row_starts = np.array([1.0, 3.0])
+    end, order = np.array([4.0, 9.0, 2.0]), np.array([2, 0], np.int32)  # reach: 2, 4
+    bounds = np.array([0, 2, 2], np.int64)
+    empty, tasks = np.zeros(0), np.zeros(0, np.int64)
+    points = np.array([0.5, 2.5, 4.5, 4.7])
+
+    def run(reach: object) -> tuple[int, int]:
+        return compiled.rows_pass(
+            row_starts, reach, bounds, 0, 2, 5.0, points, empty, tasks, empty, empty, 0,
+            REASONS, 10, None, None, None, None, None, None,
+        )  # fmt: skip
+
+    assert run((end, order)) == run(np.array([2.0, 4.0])) == (4, 8)
+    for bad in (np.array([3, 0], np.int32), np.array([-1, 0], np.int32)):
+        with pytest.raises(ValueError):
+            run((end, bad))
+    with pytest.raises(TypeError):  # the order is 32-bit
+        run((end, order.astype(np.int64)))
+    with pytest.raises(TypeError):
+        run((end,))
+    with pytest.raises(ValueError):  # one entry a task
+        run((end, np.array([2], np.int32)))
