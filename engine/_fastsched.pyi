@@ -88,11 +88,13 @@ def rows_in_time_order(
     order: npt.NDArray[np.int32],
     bounds: npt.NDArray[np.int64],
     starts: npt.NDArray[np.float64],
-    ends: npt.NDArray[np.float64],
+    ends: npt.NDArray[np.float64] | None,
     resorted: npt.NDArray[np.bool_],
+    overlapping: npt.NDArray[np.bool_] | None = None,
 ) -> None:
-    """Spans sorted by (row, start, end; then index) into the out arrays, and per row
-    whether it was not in that order already."""
+    """Spans sorted by (row, start, end; then index) into the out arrays (``ends`` None:
+    not written), and per row whether it was not in that order already and, into
+    ``overlapping``, whether a span starts before the one before it ended."""
 
 def chain_roots(owner: npt.NDArray[np.int64]) -> None:
     """Each entry (an earlier index, or itself) replaced in place by its chain's root."""

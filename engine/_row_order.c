@@ -91,9 +91,16 @@ typedef struct {
     Py_ssize_t n, n_rows;
     int32_t *order;          /* out: n (fewer than 2^31 spans) */
     int64_t *bounds;         /* out: n_rows + 1 */
-    double *starts, *ends;   /* out: n each */
+    double *starts, *ends;   /* out: n each (ends NULL: not written, read through order) */
     uint8_t *resorted;       /* out: n_rows */
+    uint8_t *overlapping;    /* out, or NULL: n_rows, whether a span starts before the
+                                one before it on its row ended */
 } Rows;
+
+/* The end of the span at position i of the order. */
+static inline double end_at(const Rows *r, Py_ssize_t i) {
+    return r->ends != NULL ? r->ends[i] : r->end[r->order[i]];
+}
 
 /* 0, or -1 when the scratch memory could not be had. */
 static int order_rows(const Rows *r) {
@@ -107,7 +114,7 @@ static int order_rows(const Rows *r) {
         int64_t at = next[r->row[i]]++;
         r->order[at] = (int32_t)i;
         r->starts[at] = r->start[i];
-        r->ends[at] = r->end[i];
+        if (r->ends != NULL) r->ends[at] = r->end[i];
     }
     free(next);
     Span *items = NULL, *scratch = NULL;
@@ -117,7 +124,7 @@ static int order_rows(const Rows *r) {
         int in_order = 1;
         for (Py_ssize_t i = lo + 1; i < hi && in_order; i++) {
             in_order = !(r->starts[i] < r->starts[i - 1] ||
-                         (r->starts[i] == r->starts[i - 1] && r->ends[i] < r->ends[i - 1]));
+                         (r->starts[i] == r->starts[i - 1] && end_at(r, i) < end_at(r, i - 1)));
         }
         r->resorted[k] = (uint8_t)!in_order;
         if (in_order) continue;
@@ -130,7 +137,7 @@ static int order_rows(const Rows *r) {
         items = more;
         for (Py_ssize_t i = 0; i < m; i++) {
             items[i].start = r->starts[lo + i];
-            items[i].end = r->ends[lo + i];
+            items[i].end = end_at(r, lo + i);
             items[i].index = r->order[lo + i];
         }
         if (insertion_sort(items, m, 8 * m) < 0) {
@@ -144,42 +151,53 @@ static int order_rows(const Rows *r) {
         }
         for (Py_ssize_t i = 0; i < m; i++) {
             r->starts[lo + i] = items[i].start;
-            r->ends[lo + i] = items[i].end;
+            if (r->ends != NULL) r->ends[lo + i] = items[i].end;
             r->order[lo + i] = (int32_t)items[i].index;
         }
     }
     free(items);
     free(scratch);
+    for (Py_ssize_t k = 0; status == 0 && r->overlapping != NULL && k < r->n_rows; k++) {
+        int overlaps = 0;
+        for (Py_ssize_t i = r->bounds[k] + 1; i < r->bounds[k + 1] && !overlaps; i++)
+            overlaps = r->starts[i] < end_at(r, i - 1);
+        r->overlapping[k] = (uint8_t)overlaps;
+    }
     return status;
 }
 
-/* rows_in_time_order(start, end, row, n_rows, order, bounds, starts, ends, resorted): the
- * order as 32-bit integers (fewer than 2^31 spans). */
+/* rows_in_time_order(start, end, row, n_rows, order, bounds, starts, ends, resorted
+ *                    [, overlapping]): the order as 32-bit integers (fewer than 2^31
+ * spans); ends None: not written (the ends in that order are then end[order]). */
 PyObject *fastsched_rows_in_time_order(PyObject *self, PyObject *args) {
     (void)self;
-    enum { N = 8 };
-    static const Py_ssize_t size[N] = {8, 8, 8, 4, 8, 8, 8, 1};
-    static const char *codes[N] = {"d", "d", "lq", "i", "lq", "d", "d", "B?"};
+    enum { N = 9 };
+    static const Py_ssize_t size[N] = {8, 8, 8, 4, 8, 8, 8, 1, 1};
+    static const char *codes[N] = {"d", "d", "lq", "i", "lq", "d", "d", "B?", "B?"};
     PyObject *objects[N];
     Py_ssize_t n_rows;
-    if (!PyArg_ParseTuple(args, "OOOnOOOOO:rows_in_time_order", &objects[0], &objects[1],
+    objects[8] = Py_None;
+    if (!PyArg_ParseTuple(args, "OOOnOOOOO|O:rows_in_time_order", &objects[0], &objects[1],
                           &objects[2], &n_rows, &objects[3], &objects[4], &objects[5],
-                          &objects[6], &objects[7]))
+                          &objects[6], &objects[7], &objects[8]))
         return NULL;
     Py_buffer views[N];
-    int got = 0, status;
+    int got[N] = {0}, status;
     PyObject *result = NULL;
-    for (; got < N; got++) {
-        if (get_array(objects[got], &views[got], size[got], codes[got], got >= 3,
+    for (int i = 0; i < N; i++) {
+        if ((i == 6 || i == 8) && objects[i] == Py_None) continue; /* (optional) */
+        if (get_array(objects[i], &views[i], size[i], codes[i], i >= 3,
                       "rows_in_time_order") < 0)
             goto done;
+        got[i] = 1;
     }
     {
         Py_ssize_t n = views[0].len / 8;
         int fits = n_rows >= 0 && n <= INT32_MAX && views[1].len == 8 * n &&
                    views[2].len == 8 * n && views[3].len == 4 * n &&
-                   views[4].len == 8 * (n_rows + 1) &&
-                   views[5].len == 8 * n && views[6].len == 8 * n && views[7].len == n_rows;
+                   views[4].len == 8 * (n_rows + 1) && views[5].len == 8 * n &&
+                   (!got[6] || views[6].len == 8 * n) && views[7].len == n_rows &&
+                   (!got[8] || views[8].len == n_rows);
         const int64_t *row = views[2].buf;
         for (Py_ssize_t i = 0; fits && i < n; i++) fits = row[i] >= 0 && row[i] < n_rows;
         if (!fits) {
@@ -188,7 +206,8 @@ PyObject *fastsched_rows_in_time_order(PyObject *self, PyObject *args) {
             goto done;
         }
         Rows r = {views[0].buf, views[1].buf, row, n, n_rows, views[3].buf, views[4].buf,
-                  views[5].buf, views[6].buf, views[7].buf};
+                  views[5].buf, got[6] ? views[6].buf : NULL, views[7].buf,
+                  got[8] ? views[8].buf : NULL};
         Py_BEGIN_ALLOW_THREADS
         status = order_rows(&r);
         Py_END_ALLOW_THREADS
@@ -200,7 +219,9 @@ PyObject *fastsched_rows_in_time_order(PyObject *self, PyObject *args) {
     result = Py_None;
     Py_INCREF(result);
 done:
-    while (got-- > 0) PyBuffer_Release(&views[got]);
+    for (int i = N - 1; i >= 0; i--) {
+        if (got[i]) PyBuffer_Release(&views[i]);
+    }
     return result;
 }
 

@@ -22,11 +22,12 @@ from engine.columns import (
     adopt,
     frozen,
     is_layout,
+    overlapping,
     pipeline_layout,
+    rows_time_order,
     shared_layout,
     sorted_within,
     task_dtype,
-    time_order,
     transposed,
 )
 from engine.columns import op_numbers as op_numbers
@@ -359,31 +360,40 @@ class Schedule:
             and self._one_worker_each
             and len(self.stage_names) == self.n_units
         ):
-            # One worker per unit, op-major: each row's tasks are one stage in op order.
+            # One worker per unit, op-major: each row's tasks are one stage in op order,
+            # its ends a strided view of the column (stage r: end[r::stages]).
             stages = len(self.stage_names)
-            grouped = TimeOrder(
-                shared_layout(  # the same for every such run of this size: shared
-                    ("rows", self.n_ops, stages),
-                    lambda: transposed(
-                        np.arange(len(self), dtype=task_dtype(len(self))), self.n_ops
-                    ),
-                ),
-                np.arange(0, len(self) + 1, self.n_ops, dtype=np.int64),
-                transposed(self.start, self.n_ops),
-                transposed(self.end, self.n_ops),
+            order: TaskOrder = shared_layout(  # the same for every such run of this size: shared
+                ("rows", self.n_ops, stages),
+                lambda: transposed(np.arange(len(self), dtype=task_dtype(len(self))), self.n_ops),
             )
-            order, bounds, starts, ends, resorted = grouped.sorted_rows()
+            bounds = np.arange(0, len(self) + 1, self.n_ops, dtype=np.int64)
+            starts = transposed(self.start, self.n_ops)
+            rows = [(starts[r * self.n_ops : (r + 1) * self.n_ops], self.end[r::stages])
+                    for r in range(stages)]  # fmt: skip
+            one_row = np.array([0, self.n_ops])
+            resorted: frozenset[int] = frozenset()
+            if all(sorted_within(s, e, one_row) for s, e in rows):
+                overlaps = any(overlapping(s, e, one_row) for s, e in rows)
+            else:  # (not a simulation's: sorted as any rows are)
+                ends = transposed(self.end, self.n_ops)
+                order, bounds, starts, ends, resorted = TimeOrder(
+                    order, bounds, starts, ends
+                ).sorted_rows()
+                overlaps = overlapping(starts, ends, bounds)
         else:
-            order, bounds, starts, ends, resorted = time_order(
+            order, bounds, starts, resorted, overlaps = rows_time_order(
                 self.start, self.end, self.row, self.n_workers
             )
         order.flags.writeable = False
         starts.flags.writeable = False
         # Built together: the starts in this order are what row_starts hands out. The
-        # ends are kept only where rows overlap: on rows whose tasks do not (every
-        # simulated run's), a task's reach is its own end (`row_reach`).
+        # ends in this order are kept only where rows overlap: on rows whose tasks do not
+        # (every simulated run's), a task's reach is its own end (`row_reach`).
         self.__dict__["row_starts"] = starts
-        self.__dict__["_row_reach"] = _overlapping_reach(order, bounds, starts, ends)
+        self.__dict__["_row_reach"] = (
+            _overlapping_reach(order, bounds, self.end[order]) if overlaps else None
+        )
         self.__dict__["_rows_resorted"] = resorted  # (their parts are not in op order)
         return order, bounds
 
@@ -558,18 +568,10 @@ def _row_part(schedule: Schedule, kind: str, stage: int) -> FloatArray | None:
 
 
 def _overlapping_reach(
-    order: TaskOrder, bounds: IntArray, starts: FloatArray, ends: FloatArray
-) -> tuple[FloatArray, TaskOrder] | None:
+    order: TaskOrder, bounds: IntArray, ends: FloatArray
+) -> tuple[FloatArray, TaskOrder]:
     """`Schedule.row_reach` where some row's tasks overlap (measured runs: kept), from
-    the ends in `Schedule.by_row` order; None where none do (each task's own end)."""
-    if len(order) < 2:
-        return None
-    overlaps = starts[1:] < ends[:-1]
-    inner = bounds[1:-1]
-    overlaps[inner[(inner > 0) & (inner < len(order))] - 1] = False  # across rows
-    if not overlaps.any():
-        return None
-    del overlaps
+    the ends in `Schedule.by_row` order."""
     ends.flags.writeable = False
     if sorted_within(ends, None, bounds):
         return ends, order  # no task ends before the one before it: its own end

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import fast_scheduler
-from engine.columns import time_order
+from engine.columns import rows_time_order, time_order
 from engine.span_index import SpanIndex
 
 pytestmark = pytest.mark.skipif(
@@ -50,6 +50,30 @@ def test_the_compiled_sort_and_the_numpy_sort_agree(
     assert compiled[4] == python[4]
 
 
+@settings(max_examples=400, deadline=None)
+@given(spans())
+def test_without_the_ends_the_order_is_the_same_and_overlaps_are_found(
+    case: tuple[np.ndarray, np.ndarray, np.ndarray, int],
+) -> None:
+    """`rows_time_order` (the compiled sort reading the ends through the order, writing
+    none) gives `time_order`'s order, bounds, starts and resorted rows, and whether a span
+    starts before the one before it on its row ended, as the ends in that order say."""
+    order, bounds, starts, ends, resorted = time_order(*case)
+    early = [
+        bool((starts[lo + 1 : hi] < ends[lo : hi - 1]).any())
+        for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
+        if hi > lo
+    ]
+    for build in ("compiled", "python"):
+        with fast_scheduler.using(build):
+            got = rows_time_order(*case)
+        for ours, theirs in zip(got[:3], (order, bounds, starts), strict=True):
+            assert ours.dtype == theirs.dtype
+            np.testing.assert_array_equal(ours, theirs)
+        assert got[3] == resorted
+        assert got[4] == any(early), build
+
+
 def test_a_long_row_out_of_order_is_merge_sorted() -> None:
     rng = np.random.default_rng(3)
     n = 5000
@@ -81,6 +105,18 @@ def test_bad_arguments_are_refused(row: int, order_type: type, error: type) -> N
         compiled.rows_in_time_order(
             one, one, np.array([row], np.int64), 2, np.zeros(1, order_type),
             np.zeros(3, np.int64), np.zeros(1), np.zeros(1), np.zeros(2, np.bool_),
+        )  # fmt: skip
+
+
+def test_an_overlap_column_of_the_wrong_length_is_refused() -> None:
+    compiled = fast_scheduler.compiled
+    assert compiled is not None
+    one = np.zeros(1)
+    with pytest.raises(ValueError):  # one entry a row (2 rows)
+        compiled.rows_in_time_order(
+            one, one, np.array([0], np.int64), 2, np.zeros(1, np.int32),
+            np.zeros(3, np.int64), np.zeros(1), None, np.zeros(2, np.bool_),
+            np.zeros(1, np.bool_),
         )  # fmt: skip
 
 
