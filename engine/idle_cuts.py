@@ -132,9 +132,12 @@ def _compiled_plans(
         holds = (no_points, no_points)
         if index.pipeline and u == index.load_unit and index.slots > 0:
             holds = (index.holds.lo, index.holds.hi_sorted)
+        starts = np.ascontiguousarray(unit.starts)
+        # (The points the unit's starts themselves: one copy, which the pass recognizes.)
+        cut_at = starts if points is unit.starts else np.ascontiguousarray(points)
         inputs = (
-            row_starts, reach, bounds, *rows, index.span, np.ascontiguousarray(points),
-            np.ascontiguousarray(unit.starts), np.ascontiguousarray(unit.every_task(), np.int64),
+            row_starts, reach, bounds, *rows, index.span, cut_at, starts,
+            np.ascontiguousarray(unit.every_task(), np.int64),
             *(np.ascontiguousarray(h) for h in holds), index.slots, reasons,
         )  # fmt: skip
         if not counted and s.workers[u] * len(points) <= budget:
