@@ -562,6 +562,7 @@ PyObject *fastsched_rows_pass(PyObject *self, PyObject *args);
 PyObject *fastsched_rows_in_time_order(PyObject *self, PyObject *args);
 PyObject *fastsched_block_extremes(PyObject *self, PyObject *args);
 PyObject *fastsched_sorted_common(PyObject *self, PyObject *args);
+PyObject *fastsched_merge_times(PyObject *self, PyObject *args);
 
 static PyMethodDef methods[] = {
     {"schedule", schedule, METH_VARARGS,
@@ -600,6 +601,12 @@ static PyMethodDef methods[] = {
      "sorted_common(a, b, out)\n"
      "--\n\n"
      "The values ascending arrays a and b share, ascending, written to out; returns how many."},
+    {"merge_times", fastsched_merge_times, METH_VARARGS,
+     "merge_times(parts, tolerance, removed, dropped)\n"
+     "--\n\n"
+     "Ascending arrays' occurrences in merged order: those within tolerance above the one\n"
+     "before written to removed (and to dropped where first of their value); returns the\n"
+     "counts."},
     {"chain_roots", chain_roots, METH_VARARGS,
      "chain_roots(owner)\n"
      "--\n\n"

@@ -107,3 +107,13 @@ def block_extremes(
     shortest: npt.NDArray[np.float64],
 ) -> None:
     """Each block's longest and shortest span (end - start), spans in index order."""
+
+def merge_times(
+    parts: tuple[npt.NDArray[np.float64], ...],
+    tolerance: float,
+    removed: npt.NDArray[np.float64],
+    dropped: npt.NDArray[np.float64],
+) -> tuple[int, int]:
+    """Every occurrence of the ascending ``parts`` in merged order, without merging them:
+    one within ``tolerance`` above the one before it is written to ``removed``, and to
+    ``dropped`` where it is its value's first; returns how many of each."""

@@ -68,8 +68,15 @@ class EventUnion:
         parts = [np.asarray(a, dtype=np.float64) for a in arrays]
         parts = [a if a.ndim == 1 else a.reshape(-1) for a in parts]
         parts = [a for a in parts if len(a)] or [np.zeros(1)]
+        compiled = fast_scheduler.compiled if fast_scheduler.use_compiled else None
         if _one_after_another(parts, tolerance):
             removed = dropped = np.zeros(0)  # nothing to merge: the arrays as they are
+        elif compiled is not None:  # the same, walked in merged order without a merge
+            total = sum(len(a) for a in parts)
+            # (np.empty maps pages it never touches: only what is written costs memory.)
+            removed, dropped = np.empty(total), np.empty(total)
+            n_removed, n_dropped = compiled.merge_times(tuple(parts), tolerance, removed, dropped)
+            removed, dropped = removed[:n_removed].copy(), dropped[:n_dropped].copy()
         else:
             # Every occurrence in order (a stable sort merges sorted runs in linear time):
             # one within the tolerance above the one before it is none of its own; a

@@ -134,8 +134,12 @@ def test_one_schedules_times_merge_within_the_tolerance(arrays, tolerance, probe
     """Ascending arrays with repeats (a stage's ends, two workers ending together) and
     times within the tolerance of the one before (merged into it, even in a chain)."""
     parts = [np.array([0.0, *a]) for a in arrays]
-    union = EventUnion(parts, tolerance)
-    assert_searches_as(union, merged_within(parts, tolerance), probes)
+    strided = [np.repeat(p, 2)[::2] for p in parts]  # (stage columns: read as they are)
+    for build in BUILDS:
+        for given_parts in (parts, strided):
+            with fast_scheduler.using(build):
+                union = EventUnion(given_parts, tolerance)
+            assert_searches_as(union, merged_within(parts, tolerance), probes)
 
 
 @settings(max_examples=200, deadline=None)
@@ -201,3 +205,20 @@ def test_the_clock_of_both_policies_counts_each_time_once() -> None:
     expected = np.unique(np.concatenate([s.event_times for s in schedules]))
     assert len(joined) == len(expected)
     assert np.array_equal(np.asarray(joined), expected)
+
+
+@pytest.mark.skipif(fast_scheduler.compiled is None, reason="the compiled extension is not built")
+def test_the_compiled_merge_refuses_what_it_cannot_read() -> None:
+    compiled = fast_scheduler.compiled
+    assert compiled is not None
+    parts = (np.array([0.0, 1.0]), np.array([1.0, 2.0]))
+    removed, dropped = np.empty(4), np.empty(4)
+    assert compiled.merge_times(parts, 0.0, removed, dropped) == (1, 0)
+    assert removed[0] == 1.0
+    with pytest.raises(ValueError):  # room for every occurrence
+        compiled.merge_times(parts, 0.0, np.empty(3), np.empty(4))
+    with pytest.raises(TypeError):
+        compiled.merge_times((np.array([0, 1]),), 0.0, removed, dropped)
+    with pytest.raises(TypeError):
+        compiled.merge_times([parts[0]], 0.0, removed, dropped)  # a tuple
+    assert compiled.merge_times((), 0.0, np.empty(0), np.empty(0)) == (0, 0)
