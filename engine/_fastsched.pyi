@@ -57,7 +57,7 @@ def rows_pass(
     span: float,
     points: npt.NDArray[np.float64],
     starts: npt.NDArray[np.float64],
-    tasks: npt.NDArray[np.int64],
+    tasks: npt.NDArray[np.int64] | None,
     hold_lo: npt.NDArray[np.float64],
     hold_hi: npt.NDArray[np.float64],
     slots: int,

@@ -177,6 +177,7 @@ static int walk_rows(const Pass *p, Walk *w, int walking, Py_ssize_t budget) {
 /* rows_pass(row_starts, reach, bounds, first_row, n_rows, span, points, starts, tasks,
  *           hold_lo, hold_hi, slots, (input, slot, done), budget,
  *           out_row, out_start, out_end, out_reason, out_task, totals[, counts, longest])
+ * `tasks` None: no out columns (only they read the tasks).
  * `reach`: an array in by_row order, or (end, order) where rows do not overlap: each
  * task's reach is its own end, read as end[order[i]] (order: 32-bit, every entry checked).
  * With every out column and totals None: counts, returning (gaps, cuts), cuts -1 past
@@ -253,7 +254,7 @@ PyObject *fastsched_rows_pass(PyObject *self, PyObject *args) {
         const int64_t *bounds = views[2].buf;
         int fits = n_tasks <= INT32_MAX &&
                    (reach_got ? reach_views[1].len == 4 * n_tasks : views[1].len == views[0].len) &&
-                   views[5].len == views[4].len &&
+                   (got[5] ? views[5].len == views[4].len : !writing) &&
                    views[7].len == views[6].len && first_row >= 0 && n_rows >= 0 &&
                    first_row + n_rows < n_bounds && !(input < -128 || input > 127) &&
                    !(slot < -128 || slot > 127) && !(done_code < -128 || done_code > 127);
@@ -292,7 +293,8 @@ PyObject *fastsched_rows_pass(PyObject *self, PyObject *args) {
             views[0].buf, reach_got ? NULL : views[1].buf,
             reach_got ? reach_views[0].buf : NULL, reach_got ? reach_views[1].buf : NULL,
             bounds, first_row, n_rows, span,
-            views[3].buf, views[3].len / 8, same, views[4].buf, views[5].buf, views[4].len / 8,
+            views[3].buf, views[3].len / 8, same, views[4].buf,
+            got[5] ? views[5].buf : NULL, views[4].len / 8,
             views[6].buf, views[7].buf, n_holds, n_holds > 0 ? slots : 0,
             (int8_t)input, (int8_t)slot, (int8_t)done_code,
             geometry ? views[9].buf : NULL, geometry ? views[10].buf : NULL,

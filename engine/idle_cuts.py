@@ -117,8 +117,8 @@ def _compiled_plans(
     points it cuts at (as the index holds them; the inputs hold contiguous copies of
     whatever the index keeps as a view, for the call only). Not ``counted``: where no
     count could pass the budget (each point cuts at most one gap a row), none is made
-    and the counts are -1 (a summary needs no sizes; the counting pass was a third of
-    its time at 10^6 ops)."""
+    and the counts are -1, and the inputs hold no tasks (a summary needs no sizes and
+    writes no tasks; the counting pass was a third of its time at 10^6 ops)."""
     s = index.schedule
     order, bounds = s.by_row
     row_starts = s.row_starts
@@ -135,9 +135,9 @@ def _compiled_plans(
         starts = np.ascontiguousarray(unit.starts)
         # (The points the unit's starts themselves: one copy, which the pass recognizes.)
         cut_at = starts if points is unit.starts else np.ascontiguousarray(points)
+        tasks = np.ascontiguousarray(unit.every_task(), np.int64) if counted else None
         inputs = (
-            row_starts, reach, bounds, *rows, index.span, cut_at, starts,
-            np.ascontiguousarray(unit.every_task(), np.int64),
+            row_starts, reach, bounds, *rows, index.span, cut_at, starts, tasks,
             *(np.ascontiguousarray(h) for h in holds), index.slots, reasons,
         )  # fmt: skip
         if not counted and s.workers[u] * len(points) <= budget:

@@ -158,3 +158,27 @@ def test_the_pass_reads_each_tasks_reach_through_the_order() -> None:
         run((end,))
     with pytest.raises(ValueError):  # one entry a task
         run((end, np.array([2], np.int32)))
+
+
+def test_the_pass_needs_the_tasks_only_to_write_them() -> None:
+    """A summary (no out columns) reads no tasks: None is taken; written pieces need them."""
+    compiled = fast_scheduler.compiled
+    assert compiled is not None
+    row_starts, reach = np.array([1.0, 3.0]), np.array([2.0, 4.0])
+    bounds = np.array([0, 2, 2], np.int64)
+    starts, empty = np.array([1.0, 3.0]), np.zeros(0)
+    totals = np.zeros((2, len(IDLE_REASONS)))
+
+    def run(tasks: object, *out: object) -> tuple[int, int]:
+        return compiled.rows_pass(
+            row_starts, reach, bounds, 0, 2, 5.0, starts, starts, tasks, empty, empty, 0,
+            REASONS, 0, *out,
+        )  # fmt: skip
+
+    run(None, None, None, None, None, None, totals)
+    with_tasks = np.zeros((2, len(IDLE_REASONS)))
+    run(np.array([0, 3], np.int64), None, None, None, None, None, with_tasks)
+    np.testing.assert_array_equal(totals, with_tasks)
+    assert totals.sum() == 1.0 + 1.0 + 1.0 + 5.0  # row 0: [0,1) [2,3) [4,5); row 1: all
+    with pytest.raises(ValueError):
+        run(None, None, None, None, np.zeros(4, np.int8), np.zeros(4, np.int32), None)
