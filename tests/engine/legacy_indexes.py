@@ -25,19 +25,16 @@ def by_row(s: Schedule) -> tuple[IntArray, IntArray]:
 
 
 def row_reach(s: Schedule) -> tuple[FloatArray, IntArray]:
+    """Task by task along each row: the latest end so far, and the last task to reach it."""
     order, bounds = by_row(s)
-    ends = s.end[order]
     reach = np.empty(len(order))
     task = np.empty(len(order), dtype=np.int64)
     for row in range(s.n_workers):
-        lo, hi = bounds[row], bounds[row + 1]
-        if lo == hi:
-            continue
-        segment = ends[lo:hi]
-        reach[lo:hi] = np.maximum.accumulate(segment)
-        is_high = segment >= reach[lo:hi]
-        positions = np.where(is_high, np.arange(hi - lo), 0)
-        task[lo:hi] = order[lo + np.maximum.accumulate(positions)]
+        latest, holder = -np.inf, -1
+        for k in range(int(bounds[row]), int(bounds[row + 1])):
+            if s.end[order[k]] >= latest:
+                latest, holder = float(s.end[order[k]]), int(order[k])
+            reach[k], task[k] = latest, holder
     return reach, task
 
 

@@ -30,13 +30,7 @@ def event_arrays(draw: st.DrawFn) -> list[np.ndarray]:
     ]
 
 
-@pytest.mark.parametrize("build", BUILDS)
-@settings(max_examples=300, deadline=None)
-@given(arrays=event_arrays(), probes=st.lists(st.one_of(values, st.floats(-1, 10)), max_size=6))
-def test_the_union_counts_and_searches_as_the_merged_array(build, arrays, probes) -> None:
-    merged = np.unique(np.concatenate(arrays))
-    with fast_scheduler.using(build):
-        union = EventUnion(arrays)
+def assert_searches_as(union: EventUnion, merged: np.ndarray, probes: list[float]) -> None:
     assert len(union) == len(merged)
     assert np.array_equal(np.asarray(union), merged)
     assert union.first == merged[0] and union.last == merged[-1]
@@ -47,6 +41,17 @@ def test_the_union_counts_and_searches_as_the_merged_array(build, arrays, probes
         later, earlier = merged[merged > t], merged[merged < t]
         assert union.first_after(t) == (later[0] if len(later) else None)
         assert union.last_before(t) == (earlier[-1] if len(earlier) else None)
+        through = merged[merged <= t]
+        assert union.last_through(t) == (through[-1] if len(through) else merged[0])
+
+
+@pytest.mark.parametrize("build", BUILDS)
+@settings(max_examples=300, deadline=None)
+@given(arrays=event_arrays(), probes=st.lists(st.one_of(values, st.floats(-1, 10)), max_size=6))
+def test_the_union_counts_and_searches_as_the_merged_array(build, arrays, probes) -> None:
+    with fast_scheduler.using(build):
+        union = EventUnion(arrays)
+    assert_searches_as(union, np.unique(np.concatenate(arrays)), probes)
 
 
 @settings(max_examples=300, deadline=None)
@@ -103,21 +108,6 @@ def merged_within(arrays: list[np.ndarray], tolerance: float) -> np.ndarray:
     keep = np.ones(len(times), dtype=bool)
     keep[1:] = times[1:] - times[:-1] > tolerance
     return times[keep]
-
-
-def assert_searches_as(union: EventUnion, merged: np.ndarray, probes: list[float]) -> None:
-    assert len(union) == len(merged)
-    assert np.array_equal(np.asarray(union), merged)
-    assert union.first == merged[0] and union.last == merged[-1]
-    assert [union[k] for k in range(len(merged))] == merged.tolist()
-    assert [union[-k] for k in range(1, len(merged) + 1)] == merged[::-1].tolist()
-    for t in [*probes, *merged.tolist()]:
-        assert union.count_through(t) == int(np.searchsorted(merged, t, "right"))
-        later, earlier = merged[merged > t], merged[merged < t]
-        assert union.first_after(t) == (later[0] if len(later) else None)
-        assert union.last_before(t) == (earlier[-1] if len(earlier) else None)
-        through = merged[merged <= t]
-        assert union.last_through(t) == (through[-1] if len(through) else merged[0])
 
 
 #: Times that lie within 0.01 of one another, and repeats, in every array.
