@@ -239,6 +239,14 @@ class Schedule:
     def _one_worker_each(self) -> bool:
         return all(k == 1 for k in self.workers)
 
+    @cached_property
+    def _first_workers_only(self) -> bool:
+        """Whether every task runs on its unit's first worker: one worker a unit, or the
+        shared zeros for a worker column (a sequential run, one op at a time)."""
+        return self._one_worker_each or is_layout(
+            self.worker, "zero", self.n_ops, len(self.stage_names)
+        )
+
     def unit_title(self, unit: int) -> str:
         """Human name of a unit: ``unit_titles`` when given, "load unit" for the pipeline's
         own units, other names ("copy-in", "SMs", "read thread") as they are."""
@@ -357,17 +365,20 @@ class Schedule:
             len(self)
             and self.op_major
             and self.unit is self.stage
-            and self._one_worker_each
+            and self._first_workers_only
             and len(self.stage_names) == self.n_units
         ):
-            # One worker per unit, op-major: each row's tasks are one stage in op order,
-            # its ends a strided view of the column (stage r: end[r::stages]).
+            # Every task on its unit's first worker, op-major (one worker a unit, or a
+            # sequential run): each unit's first row holds one stage in op order, the
+            # others none; its ends a strided view of the column (stage r: end[r::stages]).
             stages = len(self.stage_names)
             order: TaskOrder = shared_layout(  # the same for every such run of this size: shared
                 ("rows", self.n_ops, stages),
                 lambda: transposed(np.arange(len(self), dtype=task_dtype(len(self))), self.n_ops),
             )
-            bounds = np.arange(0, len(self) + 1, self.n_ops, dtype=np.int64)
+            held = np.zeros(self.n_workers, dtype=np.int64)
+            held[self.worker_offsets[:stages]] = self.n_ops
+            bounds = np.concatenate([[0], np.cumsum(held)]).astype(np.int64)
             starts = transposed(self.start, self.n_ops)
             rows = [(starts[r * self.n_ops : (r + 1) * self.n_ops], self.end[r::stages])
                     for r in range(stages)]  # fmt: skip

@@ -246,3 +246,21 @@ def test_the_narrations_sorted_columns_are_the_sorted_columns(schedule: Schedule
         ready = index.grant if stage == 0 else schedule.op_ends[:, stage - 1]
         _same(ready_sorted[stage], np.sort(ready))
         _same(start_sorted[stage], np.sort(schedule.op_starts[:, stage]))
+
+
+@pytest.mark.parametrize("workers", [(2, 2, 2), (1, 3, 2)])
+def test_a_sequential_run_with_several_workers_shares_the_row_layout(workers) -> None:
+    """One op at a time: every task on its unit's first worker, so the rows need no sort
+    (the order is the shared layout; the other workers' rows are empty), the same arrays
+    the sort gives."""
+    rng = np.random.default_rng(1)
+    n = 3_000
+    scenario = Scenario(*(rng.integers(0, 3, n).astype(float) for _ in range(3)), workers=workers)
+    schedule = simulate(scenario, "sequential")
+    order, bounds = schedule.by_row
+    want_order, want_bounds = legacy.by_row(schedule)
+    _same(order, want_order)
+    _same(bounds, want_bounds)
+    _same(schedule.row_starts, schedule.start[want_order])
+    assert order is simulate(scenario, "sequential").by_row[0]  # shared while both live
+    assert schedule.rows_disjoint
