@@ -141,10 +141,16 @@ def _descents(first: FloatArray, second: FloatArray | None, bounds: IntArray) ->
     else:
         fine = rises | ((first[1:] == first[:-1]) & (second[1:] >= second[:-1]))
     # A segment's first element may be anything: it follows another segment.
-    inner = bounds[1:-1]
-    inner = inner[(inner > 0) & (inner < len(first))]
-    fine[inner - 1] = True
+    fine[across_segments(bounds, len(first))] = True
     return np.flatnonzero(~fine)
+
+
+def across_segments(bounds: IntArray, n: int) -> IntArray:
+    """Positions k (of the n - 1 steps k → k + 1) where a step crosses from one segment
+    ``bounds[r]:bounds[r + 1]`` into the next: what a pass over neighbours leaves out."""
+    inner = bounds[1:-1]
+    crossing: IntArray = inner[(inner > 0) & (inner < n)] - 1
+    return crossing
 
 
 def overlapping(starts: FloatArray, ends: FloatArray, bounds: IntArray) -> bool:
@@ -152,8 +158,7 @@ def overlapping(starts: FloatArray, ends: FloatArray, bounds: IntArray) -> bool:
     if len(starts) < 2:
         return False
     early = starts[1:] < ends[:-1]
-    inner = bounds[1:-1]
-    early[inner[(inner > 0) & (inner < len(starts))] - 1] = False  # (across segments)
+    early[across_segments(bounds, len(starts))] = False
     return bool(early.any())
 
 

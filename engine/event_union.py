@@ -172,7 +172,7 @@ class EventUnion:
             if not later:
                 return None
             time = min(later)
-            if not _held(self.dropped, time):
+            if not _holds(self.dropped, np.array([time]))[0]:
                 return time
 
     def last_before(self, time: float) -> float | None:
@@ -183,7 +183,7 @@ class EventUnion:
             if not earlier:
                 return None
             time = max(earlier)
-            if not _held(self.dropped, time):
+            if not _holds(self.dropped, np.array([time]))[0]:
                 return time
 
     def last_through(self, time: float) -> float:
@@ -260,8 +260,3 @@ def _holds(sorted_values: FloatArray, values: FloatArray) -> npt.NDArray[np.bool
     at = np.minimum(np.searchsorted(sorted_values, values), len(sorted_values) - 1)
     found: npt.NDArray[np.bool_] = sorted_values[at] == values
     return found
-
-
-def _held(sorted_values: FloatArray, value: float) -> bool:
-    at = int(np.searchsorted(sorted_values, value))
-    return at < len(sorted_values) and float(sorted_values[at]) == value

@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import fast_scheduler
-from engine.columns import TaskOrder, sorted_within, time_order
+from engine.columns import TaskOrder, across_segments, sorted_within, time_order
 from engine.schedule import Schedule
 
 FloatArray = npt.NDArray[np.float64]
@@ -363,8 +363,7 @@ def _reach(ends: FloatArray, bounds: IntArray) -> FloatArray:
     if len(ends) < 2:
         return ends
     falls = ends[1:] < ends[:-1]
-    inner = bounds[1:-1]
-    falls[inner[(inner > 0) & (inner < len(ends))] - 1] = False
+    falls[across_segments(bounds, len(ends))] = False
     if not falls.any():
         return ends
     reach = np.empty_like(ends)
