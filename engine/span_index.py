@@ -20,6 +20,9 @@ IntArray = npt.NDArray[np.int64]
 
 #: `SpanIndex` finds long spans through the longest span of each block of this many.
 _BLOCK = 64
+#: A disjoint row's busy time is kept before every this many spans (a float each: half a
+#: byte a span), so the busy time before any span sums at most this many more.
+_FENCE = 16
 
 
 class SpanIndex:
@@ -184,8 +187,8 @@ class SpanIndex:
 
     @cached_property
     def _fences(self) -> tuple[FloatArray, IntArray]:
-        """For disjoint rows: the busy time before every 64th span of the row (its first
-        span: 0), all rows end to end, and where each row's fences begin."""
+        """For disjoint rows: the busy time before every `_FENCE`-th span of the row (its
+        first span: 0), all rows end to end, and where each row's fences begin."""
         parts, offsets = [], [0]
         for r in range(self.n_rows):
             lo, hi = int(self.bounds[r]), int(self.bounds[r + 1])
@@ -193,10 +196,10 @@ class SpanIndex:
                 parts.append(np.zeros(1))
             else:
                 lengths = self._reach_at(slice(lo, hi)) - self.starts[lo:hi]
-                padded = np.zeros(-(-len(lengths) // _BLOCK) * _BLOCK)
+                padded = np.zeros(-(-len(lengths) // _FENCE) * _FENCE)
                 padded[: len(lengths)] = lengths
-                fences = np.zeros(len(padded) // _BLOCK + 1)
-                np.cumsum(padded.reshape(-1, _BLOCK).sum(axis=1), out=fences[1:])
+                fences = np.zeros(len(padded) // _FENCE + 1)
+                np.cumsum(padded.reshape(-1, _FENCE).sum(axis=1), out=fences[1:])
                 parts.append(fences)
             offsets.append(offsets[-1] + len(parts[-1]))
         return np.concatenate(parts), np.asarray(offsets, dtype=np.int64)
@@ -323,9 +326,11 @@ class SpanIndex:
         return np.where(inside, self.merged_before[lo:hi][k] + partial, 0.0)
 
     def _busy_until_disjoint(self, r: int, times: FloatArray) -> FloatArray:
-        """`busy_until` on a row whose spans do not overlap: the busy time before the
-        block of 64 the span at each time falls in, plus the spans of that block before
-        it, plus the part of it before the time."""
+        """`busy_until` on a row whose spans do not overlap: the busy time before the span
+        at each time, plus the part of it before the time. Where the times fall among few
+        spans (fewer than `_FENCE` a time: a view zoomed in, or a short row), the busy
+        time before each is one running sum over those spans; elsewhere it is the fence
+        before the span (`_fences`) plus the spans between the fence and it."""
         lo, hi = int(self.bounds[r]), int(self.bounds[r + 1])
         if lo == hi:
             return np.zeros(len(times))
@@ -333,16 +338,34 @@ class SpanIndex:
         k = np.searchsorted(starts, times, side="right") - 1
         inside = k >= 0
         k = np.maximum(k, 0)
-        block = k // _BLOCK
+        first, last = (int(k.min()), int(k.max())) if len(k) else (0, 0)
+        if last - first < _FENCE * len(times):
+            lengths = self._reach_at(slice(lo + first, lo + last + 1)) - starts[first : last + 1]
+            before = np.empty(len(lengths))
+            before[0] = self._busy_before(r, first)
+            np.cumsum(lengths[:-1], out=before[1:])
+            before[1:] += before[0]
+            at = k - first
+            partial = np.clip(times - starts[k], 0.0, lengths[at])
+            return np.where(inside, before[at] + partial, 0.0)
+        block = k // _FENCE
         fences, offsets = self._fences
         before = fences[offsets[r] + block]
-        members = block[:, None] * _BLOCK + np.arange(_BLOCK)
+        members = block[:, None] * _FENCE + np.arange(_FENCE)
         counted = members < k[:, None]
         members = np.minimum(members, hi - lo - 1)
         ends = self._reach_at(lo + members)
         before += np.where(counted, ends - starts[members], 0.0).sum(axis=1)
         partial = np.clip(times - starts[k], 0.0, self._reach_at(lo + k) - starts[k])
         return np.where(inside, before + partial, 0.0)
+
+    def _busy_before(self, r: int, k: int) -> float:
+        """The busy time of row ``r``'s spans before its ``k``-th (a disjoint row)."""
+        lo = int(self.bounds[r])
+        fences, offsets = self._fences
+        first = k - k % _FENCE
+        lengths = self._reach_at(slice(lo + first, lo + k)) - self.starts[lo + first : lo + k]
+        return float(fences[offsets[r] + k // _FENCE] + lengths.sum())
 
     def busy_fraction(self, t0: float, t1: float, columns: int) -> FloatArray:
         """`busy_fraction` of every row over [t0, t1] in ``columns`` columns, from the

@@ -160,6 +160,32 @@ def test_span_index_answers_as_before(schedule, t0, span, columns, shortest) -> 
         assert np.allclose(got, want.busy_fraction(t0, t0 + span, columns), rtol=0, atol=1e-9)
 
 
+@pytest.mark.parametrize("columns", [1, 3, 40, 700, 5000])
+@pytest.mark.parametrize("window", [(0.0, 1.0), (0.3, 0.31), (-0.1, 1.2)])
+def test_disjoint_busy_time_many_spans_a_column_and_few(columns, window) -> None:
+    """A row's busy time on disjoint rows comes from fences where many spans fall in each
+    column (a run zoomed out) and from one running sum over the spans in view where few
+    do: both agree with the merged intervals, on a simulated run's rows (by_row order,
+    no reach kept)."""
+    rng = np.random.default_rng(columns)
+    n = 3_000
+    durations = rng.uniform(0.5, 1.5, (n, 3))
+    scenario = Scenario(*durations.T, workers=(2, 1, 3), buffers=4)
+    schedule = simulate(scenario, "pipelined")
+    index = SpanIndex.of_schedule(schedule)
+    assert schedule.rows_disjoint and index.reach is None
+    want = legacy.SpanIndex(schedule.start, schedule.end, schedule.row, schedule.n_workers)
+    t0, t1 = (schedule.makespan * edge for edge in window)
+    got = index.busy_fraction(t0, t1, columns)
+    assert np.allclose(got, want.busy_fraction(t0, t1, columns), rtol=0, atol=1e-9)
+    edges = np.linspace(t0, t1, columns + 1)
+    for r in range(schedule.n_workers):
+        mine = schedule.row == r
+        plain = np.clip(edges[:, None], schedule.start[mine], schedule.end[mine])
+        before = (plain - schedule.start[mine]).sum(axis=1)
+        assert np.allclose(index.busy_until(r, edges), before, rtol=1e-12, atol=1e-9)
+
+
 @settings(max_examples=60, deadline=None)
 @given(scenarios(max_ops=14), st.sampled_from(["sequential", "pipelined"]))
 def test_handed_over_columns_equal_the_reference(scenario, policy) -> None:
