@@ -22,13 +22,15 @@ some virtual machines hand the guest's freed pages back to their host within sec
 on the machines this project is built on). So every edit row also prints the MB its edit
 faulted in, and the run starts by measuring this machine's fault cost for fresh memory
 (after a pause, as an edit finds it) and for memory just freed (reused at once). Edits run
-one after the other unless ``--pause`` S leaves the app at rest for S seconds before each
-(it hands freed memory back after 1.5 s, so each edit then faults its arrays in afresh:
-the worst case here). ``--keep-freed-memory`` runs the edits with glibc told to keep
-freed memory (no trim; arrays up to 32 MiB, glibc's most, not mapped apart:
-``MALLOC_MMAP_THRESHOLD_``, ``MALLOC_TRIM_THRESHOLD_``; and the app's own trim switched
-off): the app's cost without the host's share, measured, not estimated (its RSS at rest
-is then no figure for the app's memory).
+one after the other (the app keeps what a run frees for the next:
+`gui.run_steps.hold_freed_memory`) unless ``--pause`` S leaves the app at rest for S
+seconds before each (it hands freed memory back after 1.5 s, so each edit then faults its
+arrays in afresh: the worst case here). ``--keep-freed-memory`` runs the edits with
+glibc told to keep freed memory from the start (no trim; arrays up to 32 MiB, glibc's
+most, not mapped apart: ``MALLOC_MMAP_THRESHOLD_``, ``MALLOC_TRIM_THRESHOLD_``) and the
+app's own trim at rest switched off: the app's cost without the host's share, even after
+a pause, measured, not estimated (its RSS at rest is then no figure for the app's
+memory).
 
     uv run python bench/gui_edit.py                   # everything (10^6 with 2 workers: minutes)
     uv run python bench/gui_edit.py --sizes 1000,100000 --workers 1 --no-tick

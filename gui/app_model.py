@@ -22,6 +22,7 @@ from engine.errors import PipeLabError
 from engine.scenario import Scenario, load_preset
 from engine.schedule import Schedule
 from gui import scenario_edits as edits
+from gui.run_steps import hold_freed_memory
 from gui.run_worker import Runner, ThreadRunner, failure_message, run_job
 from gui.runs import (
     MAX_PINS,
@@ -40,8 +41,9 @@ log = logging.getLogger(__name__)
 
 #: The app refuses scenarios beyond this many ops (the command line takes any size).
 GUI_MAX_OPS = 1_000_000
-#: After a run lands and no other follows for this long, freed memory goes back to the
-#: system (`gui.runs.release_freed_memory`).
+#: After a run lands (or pins go) and no other follows for this long, freed memory goes
+#: back to the system (`gui.runs.release_freed_memory`); until then it is kept for the next
+#: run (`gui.run_steps.hold_freed_memory`).
 RELEASE_AFTER_MS = 1500
 #: Runs of up to this many ops are computed on the spot (a few ms: a thread hop and a busy
 #: indication would only add flicker); bigger ones go to the worker.
@@ -100,6 +102,7 @@ class AppModel(QObject):
         self._editing = False  # a run is computing on the worker
         self._pinning = False  # a pin is being made on the worker
         self._landings = 0  # runs landed so far (the latest one releases memory when idle)
+        hold_freed_memory()  # (for the whole process: this model hands it back at rest)
         self._runner = runner if runner is not None else ThreadRunner(self)
         self._runner.landed.connect(self._on_landed)
         self._runner.failed.connect(self._on_failed)
@@ -271,10 +274,11 @@ class AppModel(QObject):
         self._release_when_idle()
 
     def _release_when_idle(self) -> None:
-        """The views hold the new run: once no run has landed for `RELEASE_AFTER_MS`, the
-        memory the old runs freed goes back to the system. Not at once: while edits
-        follow one another the next run reuses that memory, and memory the system gets
-        back costs page faults to take again (seconds, at 10^6 ops, on some machines)."""
+        """The views hold the new run (or fewer pins): once nothing has landed for
+        `RELEASE_AFTER_MS`, the memory the old runs freed goes back to the system. Not at
+        once: while edits follow one another the next run reuses that memory, and memory
+        the system gets back costs page faults to take again (seconds, at 10^6 ops, on
+        some machines)."""
         self._landings += 1
         landing = self._landings
 
@@ -290,6 +294,7 @@ class AppModel(QObject):
         self._editing = False
         self._set_busy(self._pinning)
         self._set_error(message)
+        self._release_when_idle()  # what the failed run had made (a MemoryError: much)
         last = self._run
         if last is not None and last.scenario is not None and last.scenario is not self._scenario:
             # The form goes back to the scenario of the run still on screen.
@@ -353,11 +358,14 @@ class AppModel(QObject):
     def _set_pins(self, pins: tuple[Run, ...], sources: tuple[Run, ...]) -> None:
         if pins == self._pins:
             return
+        dropped = any(all(pin is not kept for kept in pins) for pin in self._pins)
         self._pins, self._pin_sources = pins, sources
         self.pins_changed.emit(pins)
         if self._run is not None:
             self._shown = compose(self._run, pins)
             self.shown_changed.emit(self._shown)
+        if dropped:
+            self._release_when_idle()
 
     # -- little helpers ---------------------------------------------------------------------
 

@@ -281,3 +281,28 @@ def test_a_measured_run_pins_and_compares_with_the_next(model: AppModel) -> None
     assert shown.comparisons == ("pinned: 5 ms · now: 6 ms (1 ms slower)",)
     model.choose_preset("book", wait=True)  # seconds: the pin in ms is not drawn beside it
     assert len(model.shown.schedules) == 2 and model.pins  # type: ignore[union-attr]
+
+
+def test_freed_memory_goes_back_once_at_rest_after_runs_and_dropped_pins(
+    qapp: object, qtbot, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """glibc keeps what a run frees (`gui.run_steps.hold_freed_memory`): the model hands
+    it back itself, once, when nothing has landed for a while: after edits (the last one
+    only) and after pins go; a pin that comes adds nothing to free."""
+    import gui.app_model
+
+    released: list[int] = []
+    monkeypatch.setattr(gui.app_model, "RELEASE_AFTER_MS", 20)
+    monkeypatch.setattr(gui.app_model, "release_freed_memory", lambda: released.append(1))
+    model = AppModel(load_preset("book"), "book")
+    model.start()
+    for ops in (4, 5, 6):  # one after the other: only the last landing's timer releases
+        assert model.edit("ops", ops)
+    qtbot.waitUntil(lambda: len(released) == 1)
+    assert model.pin(wait=True)
+    qtbot.wait(60)
+    assert len(released) == 1
+    model.unpin()
+    qtbot.waitUntil(lambda: len(released) == 2)
+    qtbot.wait(60)
+    assert len(released) == 2
