@@ -562,6 +562,7 @@ PyObject *fastsched_rows_pass(PyObject *self, PyObject *args);
 PyObject *fastsched_rows_in_time_order(PyObject *self, PyObject *args);
 PyObject *fastsched_block_extremes(PyObject *self, PyObject *args);
 PyObject *fastsched_sorted_common(PyObject *self, PyObject *args);
+PyObject *fastsched_busy_until_row(PyObject *self, PyObject *args);
 PyObject *fastsched_merge_times(PyObject *self, PyObject *args);
 
 static PyMethodDef methods[] = {
@@ -597,6 +598,11 @@ static PyMethodDef methods[] = {
      "block_extremes(start, end, block, longest, shortest)\n"
      "--\n\n"
      "Each block's longest and shortest span (end - start), spans in index order."},
+    {"busy_until_row", fastsched_busy_until_row, METH_VARARGS,
+     "busy_until_row(starts, ends, order, offset, fences, fence, times, out)\n"
+     "--\n\n"
+     "A row of disjoint spans' busy time before each of times, from the fences kept every\n"
+     "fence spans; written to out."},
     {"sorted_common", fastsched_sorted_common, METH_VARARGS,
      "sorted_common(a, b, out)\n"
      "--\n\n"

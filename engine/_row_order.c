@@ -400,3 +400,112 @@ done:
     PyMem_Free(at);
     return result;
 }
+
+/* busy_until_row(starts, ends, order, offset, fences, fence, times, out): a row of spans
+ * that do not overlap, in start order (`starts`; strided arrays read as they are), the
+ * ends of span j at ends[order[j]] (order: 32- or 64-bit), or at ends[offset + j] (order
+ * None); `fences`: the busy time before every `fence`-th span (0 before the first). For
+ * each of `times`, the row's busy time before it: the fence before the last span starting
+ * by it, the spans from the fence to that span, and the part of that span before the
+ * time (0 where no span starts by it). engine.span_index.SpanIndex.busy_until in numpy. */
+PyObject *fastsched_busy_until_row(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *objects[6];
+    Py_ssize_t offset, fence;
+    if (!PyArg_ParseTuple(args, "OOOnOnOO:busy_until_row", &objects[0], &objects[1],
+                          &objects[2], &offset, &objects[3], &fence, &objects[4], &objects[5]))
+        return NULL;
+    Py_buffer views[6];
+    int got[6] = {0};
+    PyObject *result = NULL;
+    for (int i = 0; i < 2; i++) { /* starts, ends: strided */
+        if (PyObject_GetBuffer(objects[i], &views[i], PyBUF_STRIDES | PyBUF_FORMAT) < 0)
+            goto done;
+        got[i] = 1;
+        if (!holds_items(&views[i], 8, "d") || views[i].ndim != 1) {
+            PyErr_SetString(PyExc_TypeError, "busy_until_row: starts, ends: 1-d arrays of doubles");
+            goto done;
+        }
+    }
+    int wide = 0;
+    if (objects[2] != Py_None) {
+        if (PyObject_GetBuffer(objects[2], &views[2], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+            goto done;
+        got[2] = 1;
+        wide = views[2].itemsize == 8;
+        if (!(holds_items(&views[2], 4, "i") || holds_items(&views[2], 8, "lq"))) {
+            PyErr_SetString(PyExc_TypeError, "busy_until_row: order: 32- or 64-bit integers");
+            goto done;
+        }
+    }
+    for (int i = 3; i < 6; i++) {
+        if (get_array(objects[i], &views[i], 8, "d", i == 5, "busy_until_row") < 0) goto done;
+        got[i] = 1;
+    }
+    {
+        Py_ssize_t m = views[0].shape[0], n_ends = views[1].shape[0];
+        Py_ssize_t n_times = views[4].len / 8, n_fences = views[3].len / 8;
+        Py_ssize_t ss = views[0].strides[0], es = views[1].strides[0];
+        int fits = fence > 0 && views[5].len == views[4].len &&
+                   n_fences >= (m + fence - 1) / fence &&
+                   (got[2] ? views[2].len / views[2].itemsize == m
+                           : offset >= 0 && offset + m <= n_ends);
+        if (!fits) {
+            PyErr_SetString(PyExc_ValueError,
+                            "busy_until_row: arrays of unequal lengths, or too few fences");
+            goto done;
+        }
+        const char *starts = views[0].buf, *ends = views[1].buf;
+        const void *order = got[2] ? views[2].buf : NULL;
+        const double *fences = views[3].buf, *times = views[4].buf;
+        double *out = views[5].buf;
+        int bad = 0;
+#define START(j) (*(const double *)(starts + (j) * ss))
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < n_times && !bad; i++) {
+            double t = times[i];
+            Py_ssize_t lo = 0, hi = m; /* the first span starting after t */
+            while (lo < hi) {
+                Py_ssize_t mid = lo + (hi - lo) / 2;
+                if (START(mid) <= t) lo = mid + 1;
+                else hi = mid;
+            }
+            Py_ssize_t k = lo - 1;
+            if (k < 0) {
+                out[i] = 0.0;
+                continue;
+            }
+            double before = fences[k / fence];
+            for (Py_ssize_t j = k - k % fence; j <= k; j++) {
+                Py_ssize_t e = order == NULL ? offset + j
+                               : wide       ? (Py_ssize_t)((const int64_t *)order)[j]
+                                            : (Py_ssize_t)((const int32_t *)order)[j];
+                if (e < 0 || e >= n_ends) {
+                    bad = 1;
+                    break;
+                }
+                double length = *(const double *)(ends + e * es) - START(j);
+                if (j < k) {
+                    before += length;
+                } else {
+                    double part = t - START(j);
+                    before += part < 0.0 ? 0.0 : (part > length ? length : part);
+                }
+            }
+            out[i] = before;
+        }
+        Py_END_ALLOW_THREADS
+#undef START
+        if (bad) {
+            PyErr_SetString(PyExc_ValueError, "busy_until_row: order out of range");
+            goto done;
+        }
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    for (int i = 5; i >= 0; i--) {
+        if (got[i]) PyBuffer_Release(&views[i]);
+    }
+    return result;
+}

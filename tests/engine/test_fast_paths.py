@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import metrics
+from engine import fast_scheduler, metrics
 from engine.columns import pipeline_layout
 from engine.density import SpanIndex
 from engine.errors import PipeLabError
@@ -160,30 +160,69 @@ def test_span_index_answers_as_before(schedule, t0, span, columns, shortest) -> 
         assert np.allclose(got, want.busy_fraction(t0, t0 + span, columns), rtol=0, atol=1e-9)
 
 
+BUILDS = ["python", pytest.param("compiled", marks=pytest.mark.skipif(
+    fast_scheduler.compiled is None, reason="the compiled extension is not built"
+))]  # fmt: skip
+
+
+@pytest.mark.parametrize("build", BUILDS)
 @pytest.mark.parametrize("columns", [1, 3, 40, 700, 5000])
 @pytest.mark.parametrize("window", [(0.0, 1.0), (0.3, 0.31), (-0.1, 1.2)])
-def test_disjoint_busy_time_many_spans_a_column_and_few(columns, window) -> None:
-    """A row's busy time on disjoint rows comes from fences where many spans fall in each
-    column (a run zoomed out) and from one running sum over the spans in view where few
-    do: both agree with the merged intervals, on a simulated run's rows (by_row order,
-    no reach kept)."""
+@pytest.mark.parametrize("kept", ["by_row", "built", "in_order"])
+def test_disjoint_busy_time_many_spans_a_column_and_few(build, columns, window, kept) -> None:
+    """A row's busy time on disjoint rows: compiled, from fences, a time at a time; in
+    numpy, from fences where many spans fall in each column (a run zoomed out) and from
+    one running sum over the spans in view where few do. Every way agrees with the spans
+    clipped to each time, on a simulated run's rows (``by_row``: its row order, no reach
+    kept), on an index built from the columns (its own order and reach) and on spans in
+    row order already (``in_order``: no order; strided starts and ends)."""
     rng = np.random.default_rng(columns)
     n = 3_000
     durations = rng.uniform(0.5, 1.5, (n, 3))
     scenario = Scenario(*durations.T, workers=(2, 1, 3), buffers=4)
     schedule = simulate(scenario, "pipelined")
-    index = SpanIndex.of_schedule(schedule)
-    assert schedule.rows_disjoint and index.reach is None
-    want = legacy.SpanIndex(schedule.start, schedule.end, schedule.row, schedule.n_workers)
-    t0, t1 = (schedule.makespan * edge for edge in window)
-    got = index.busy_fraction(t0, t1, columns)
-    assert np.allclose(got, want.busy_fraction(t0, t1, columns), rtol=0, atol=1e-9)
-    edges = np.linspace(t0, t1, columns + 1)
-    for r in range(schedule.n_workers):
-        mine = schedule.row == r
-        plain = np.clip(edges[:, None], schedule.start[mine], schedule.end[mine])
-        before = (plain - schedule.start[mine]).sum(axis=1)
-        assert np.allclose(index.busy_until(r, edges), before, rtol=1e-12, atol=1e-9)
+    start, end, row = schedule.start, schedule.end, schedule.row
+    with fast_scheduler.using(build):
+        if kept == "by_row":
+            index = SpanIndex.of_schedule(schedule)
+            assert schedule.rows_disjoint and index.reach is None
+        elif kept == "built":
+            index = SpanIndex.build(start, end, row, schedule.n_workers)
+        else:
+            key = np.lexsort((start, row))
+            pairs = np.stack([start[key], end[key]], axis=1)  # (strided columns)
+            start, end, row = pairs[:, 0], pairs[:, 1], row[key]
+            index = SpanIndex.build(start, end, row, schedule.n_workers)
+            assert index._order is None
+        want = legacy.SpanIndex(start, end, row, schedule.n_workers)
+        t0, t1 = (schedule.makespan * edge for edge in window)
+        got = index.busy_fraction(t0, t1, columns)
+        assert np.allclose(got, want.busy_fraction(t0, t1, columns), rtol=0, atol=1e-9)
+        edges = np.linspace(t0, t1, columns + 1)
+        for r in range(schedule.n_workers):
+            mine = row == r
+            plain = np.clip(edges[:, None], start[mine], end[mine])
+            before = (plain - start[mine]).sum(axis=1)
+            assert np.allclose(index.busy_until(r, edges), before, rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.skipif(fast_scheduler.compiled is None, reason="the compiled extension")
+@pytest.mark.parametrize(
+    ("order", "offset", "fences", "error"),
+    [
+        (np.array([0, 5], np.int32), 0, np.zeros(2), ValueError),  # an end past the last
+        (np.array([0, 1, 2], np.int64), 0, np.zeros(2), ValueError),  # one a span, not 3
+        (None, 2, np.zeros(2), ValueError),  # spans 2, 3 of 3 ends
+        (None, 0, np.zeros(0), ValueError),  # no fence for the first span
+        (np.array([0, 1], np.int16), 0, np.zeros(2), TypeError),
+    ],
+)
+def test_the_compiled_busy_time_refuses_bad_arguments(order, offset, fences, error) -> None:
+    compiled = fast_scheduler.compiled
+    assert compiled is not None
+    starts, ends, times = np.array([0.0, 1.0]), np.array([0.5, 1.5, 2.0]), np.array([1.2])
+    with pytest.raises(error):
+        compiled.busy_until_row(starts, ends, order, offset, fences, 16, times, np.empty(1))
 
 
 @settings(max_examples=60, deadline=None)
