@@ -34,7 +34,9 @@ _TOP_KEYS = {"name", "description", "policy", "buffers", "workers", "defaults", 
 _DEFAULT_KEYS = {"count", *STAGES}
 
 
-def _durations(values: Any, what: str, n: int) -> npt.NDArray[np.float64]:
+def _durations(values: Any, what: str, n: int | None) -> npt.NDArray[np.float64]:
+    """``values`` as a read-only float64 column of ``n`` durations (any number: None),
+    checked; PipeLabError for anything else."""
     if _frozen_column(values):
         # Another Scenario's (an edit of the buffers or workers keeps the durations): shared,
         # not copied (24 MB at 10^6 ops, which the ops table still held besides).
@@ -44,7 +46,7 @@ def _durations(values: Any, what: str, n: int) -> npt.NDArray[np.float64]:
             array = np.array(np.reshape(values, -1), dtype=np.float64, copy=True)  # (owns it)
         except (TypeError, ValueError, OverflowError):
             raise PipeLabError(f"{what} durations must be numbers, not {shown(values)}") from None
-    if len(array) != n:
+    if n is not None and len(array) != n:
         raise PipeLabError(f"{what} durations need one value per op ({n}), got {len(array)}")
     check_durations(array, what)
     array.flags.writeable = False
@@ -83,10 +85,11 @@ class Scenario:
     uniform: bool = False
 
     def __post_init__(self) -> None:
-        n = len(np.asarray(self.read).reshape(-1))
-        whole_number(n, "the number of ops", 1, MAX_OPS)
+        n: int | None = None  # (the read durations' count: every stage has as many)
         for stage in STAGES:
             object.__setattr__(self, stage, _durations(getattr(self, stage), stage, n))
+            if n is None:
+                n = whole_number(len(self.read), "the number of ops", 1, MAX_OPS)
         if len(tuple(self.workers)) != len(UNITS):
             raise PipeLabError("workers need one count for each of load, compute, store")
         counts = tuple(

@@ -165,6 +165,18 @@ def test_constructor_rejects_bad_durations(value: float) -> None:
         Scenario.uniform_ops(2, compute=value)
 
 
+@pytest.mark.parametrize(
+    "read", [[[1.0, 2.0], [3.0]], [1.0, "slow"], {"a": 1.0}, [[1.0], 2.0]]
+)
+def test_constructor_names_durations_that_are_not_numbers(read: object) -> None:
+    """Ragged lists, text or a mapping as the read durations: one clear error, the
+    same as for the other stages, not numpy's."""
+    with pytest.raises(PipeLabError, match="read durations must be numbers"):
+        Scenario(read, [1.0, 1.0], [1.0, 1.0])  # type: ignore[arg-type]
+    with pytest.raises(PipeLabError, match="write durations must be numbers"):
+        Scenario([1.0, 1.0], [1.0, 1.0], read)  # type: ignore[arg-type]
+
+
 def test_constructor_rejects_bad_counts() -> None:
     with pytest.raises(PipeLabError, match="number of ops"):
         Scenario([], [], [])
