@@ -165,9 +165,7 @@ def test_constructor_rejects_bad_durations(value: float) -> None:
         Scenario.uniform_ops(2, compute=value)
 
 
-@pytest.mark.parametrize(
-    "read", [[[1.0, 2.0], [3.0]], [1.0, "slow"], {"a": 1.0}, [[1.0], 2.0]]
-)
+@pytest.mark.parametrize("read", [[[1.0, 2.0], [3.0]], [1.0, "slow"], {"a": 1.0}, [[1.0], 2.0]])
 def test_constructor_names_durations_that_are_not_numbers(read: object) -> None:
     """Ragged lists, text or a mapping as the read durations: one clear error, the
     same as for the other stages, not numpy's."""
