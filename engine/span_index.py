@@ -326,11 +326,10 @@ class SpanIndex:
         return np.where(inside, self.merged_before[lo:hi][k] + partial, 0.0)
 
     def _busy_until_disjoint(self, r: int, times: FloatArray) -> FloatArray:
-        """`busy_until` on a row whose spans do not overlap: the busy time before the span
-        at each time, plus the part of it before the time. Where the times fall among few
-        spans (fewer than `_FENCE` a time: a view zoomed in, or a short row), the busy
-        time before each is one running sum over those spans; elsewhere it is the fence
-        before the span (`_fences`) plus the spans between the fence and it."""
+        """`busy_until` on a row whose spans do not overlap: for each time, the busy time
+        before the fence before the last span starting by it (`_fences`), plus the spans
+        from the fence to that one, plus the part of it before the time. Compiled: a time
+        at a time; numpy: every time at once (`_FENCE` spans each)."""
         lo, hi = int(self.bounds[r]), int(self.bounds[r + 1])
         if lo == hi:
             return np.zeros(len(times))
@@ -338,8 +337,10 @@ class SpanIndex:
         compiled = fast_scheduler.compiled if fast_scheduler.use_compiled else None
         if compiled is not None:  # the same sums, a time at a time
             fences, offsets = self._fences
-            if self.reach is not None or self._order is None:
-                ends, order, offset = (self._end if self.reach is None else self.reach), None, lo
+            if self.reach is not None:  # (in row order: a span's reach is its end here)
+                ends, order, offset = self.reach, None, lo
+            elif self._order is None:  # the spans are in row order
+                ends, order, offset = self._end, None, lo
             else:
                 ends, order, offset = self._end, self._order[lo:hi], 0
             out = np.empty(len(times))
@@ -351,16 +352,6 @@ class SpanIndex:
         k = np.searchsorted(starts, times, side="right") - 1
         inside = k >= 0
         k = np.maximum(k, 0)
-        first, last = (int(k.min()), int(k.max())) if len(k) else (0, 0)
-        if last - first < _FENCE * len(times):
-            lengths = self._reach_at(slice(lo + first, lo + last + 1)) - starts[first : last + 1]
-            before = np.empty(len(lengths))
-            before[0] = self._busy_before(r, first)
-            np.cumsum(lengths[:-1], out=before[1:])
-            before[1:] += before[0]
-            at = k - first
-            partial = np.clip(times - starts[k], 0.0, lengths[at])
-            return np.where(inside, before[at] + partial, 0.0)
         block = k // _FENCE
         fences, offsets = self._fences
         before = fences[offsets[r] + block]
@@ -371,14 +362,6 @@ class SpanIndex:
         before += np.where(counted, ends - starts[members], 0.0).sum(axis=1)
         partial = np.clip(times - starts[k], 0.0, self._reach_at(lo + k) - starts[k])
         return np.where(inside, before + partial, 0.0)
-
-    def _busy_before(self, r: int, k: int) -> float:
-        """The busy time of row ``r``'s spans before its ``k``-th (a disjoint row)."""
-        lo = int(self.bounds[r])
-        fences, offsets = self._fences
-        first = k - k % _FENCE
-        lengths = self._reach_at(slice(lo + first, lo + k)) - self.starts[lo + first : lo + k]
-        return float(fences[offsets[r] + k // _FENCE] + lengths.sum())
 
     def busy_fraction(self, t0: float, t1: float, columns: int) -> FloatArray:
         """`busy_fraction` of every row over [t0, t1] in ``columns`` columns, from the

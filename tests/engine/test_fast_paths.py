@@ -170,9 +170,8 @@ BUILDS = ["python", pytest.param("compiled", marks=pytest.mark.skipif(
 @pytest.mark.parametrize("window", [(0.0, 1.0), (0.3, 0.31), (-0.1, 1.2)])
 @pytest.mark.parametrize("kept", ["by_row", "built", "in_order"])
 def test_disjoint_busy_time_many_spans_a_column_and_few(build, columns, window, kept) -> None:
-    """A row's busy time on disjoint rows: compiled, from fences, a time at a time; in
-    numpy, from fences where many spans fall in each column (a run zoomed out) and from
-    one running sum over the spans in view where few do. Every way agrees with the spans
+    """A row's busy time on disjoint rows, from fences (compiled: a time at a time; numpy:
+    all at once), zoomed out (many spans a column) and in (few), agrees with the spans
     clipped to each time, on a simulated run's rows (``by_row``: its row order, no reach
     kept), on an index built from the columns (its own order and reach) and on spans in
     row order already (``in_order``: no order; strided starts and ends)."""
