@@ -41,6 +41,7 @@ from gui.figure.painter import paint_figure, render_image
 from gui.figure.pdf_fonts import tag_subset_fonts
 from gui.figure.rows import check_rows
 from gui.figure.svg import figure_svg
+from gui.run_steps import release_freed_memory
 
 SUFFIXES = (".png", ".svg", ".pdf", ".gif", ".webp", ".json")
 ANIMATIONS = (".gif", ".webp")
@@ -245,7 +246,12 @@ def export(
         raise PipeLabError("exporting images needs a QApplication (run through the CLI)")
     figure = build_figure(schedules, plan.options)
     check_pixels(figure, plan, len(times))
-    write_atomic(path, render(schedules, figure, plan, times))
+    try:
+        write_atomic(path, render(schedules, figure, plan, times))
+    finally:
+        # The app keeps what is freed for its next run (`gui.run_steps.hold_freed_memory`):
+        # an export's frames and buffers (1.2 GB for a GIF of 10^6 ops) go back at once.
+        release_freed_memory()
 
 
 def check_pixels(figure: Figure, plan: ExportPlan, frames: int = 0) -> None:

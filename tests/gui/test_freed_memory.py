@@ -1,7 +1,7 @@
 """Memory a run frees stays with the app while edits follow one another, and goes back
 to the system when the app hands it back (`gui.run_steps`): measured in a fresh
 process's resident pages (glibc's state is its own there), on glibc; elsewhere the app
-leaves the allocator as it is."""
+leaves the allocator as it is. An export hands back what it freed at once."""
 
 from __future__ import annotations
 
@@ -66,3 +66,27 @@ def test_freed_memory_is_kept_until_handed_back() -> None:
     # glibc's defaults hand such a block back at once: the next run faults it in again.
     grown, kept, regrown, _, _ = _probe("defaults")  # type: ignore[misc]
     assert grown > 20 and kept < 8 and regrown > 20
+
+
+def test_an_export_hands_its_memory_back_at_once(
+    qapp: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An export's frames and buffers (1.2 GB for a GIF of 10^6 ops) are not kept for
+    the next run: written or failed, the export hands freed memory back."""
+    import gui.export
+    from engine.scenario import load_preset
+    from engine.scheduler import simulate
+
+    released: list[int] = []
+    monkeypatch.setattr(gui.export, "release_freed_memory", lambda: released.append(1))
+    schedules = [simulate(load_preset("book"), "pipelined")]
+    gui.export.export(schedules, tmp_path / "book.png", width=400)
+    assert (tmp_path / "book.png").stat().st_size > 0 and released == [1]
+
+    def failing(*args: object, **kwargs: object) -> bytes:
+        raise MemoryError
+
+    monkeypatch.setattr(gui.export, "render", failing)
+    with pytest.raises(MemoryError):
+        gui.export.export(schedules, tmp_path / "again.png", width=400)
+    assert released == [1, 1] and not (tmp_path / "again.png").exists()
