@@ -47,6 +47,7 @@ from gpu.report import pipeline_rows
 from gui.clock import Clock
 from gui.colours import LIGHT, Theme
 from gui.gpu_results import GpuResults
+from gui.run_steps import release_freed_memory
 
 _log = logging.getLogger(__name__)
 
@@ -396,6 +397,9 @@ class GpuPanel(QWidget):
         if thread is not None:
             thread.wait()
             thread.deleteLater()
+            # Its buffers (the data size, up to GiBs on CPU threads) go back at once: the app
+            # keeps freed memory for its next run otherwise (`hold_freed_memory`).
+            release_freed_memory()
         self._set_running(False)
 
     def _show_failure(self, message: str) -> None:

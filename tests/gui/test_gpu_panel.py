@@ -133,6 +133,22 @@ def test_cancel_stops_the_run(panel: GpuPanel, qtbot, blocking: BlockingExperime
     assert not panel.is_running() and panel.run_button.isEnabled()
 
 
+def test_an_ended_run_hands_its_buffers_back(
+    panel: GpuPanel, qtbot, blocking: BlockingExperiment, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The data size (GiBs on CPU threads) is not kept for the app's next run once the
+    experiment ends, done, failed or cancelled."""
+    released: list[int] = []
+    monkeypatch.setattr(gui.gpu_panel, "release_freed_memory", lambda: released.append(1))
+    panel.intensity_box.setValue(200_000)
+    panel.run_button.click()
+    qtbot.waitUntil(blocking.started.is_set, timeout=60_000)
+    assert released == []
+    with qtbot.waitSignal(panel.run_failed, timeout=60_000):
+        panel.cancel_button.click()
+    assert released == [1] and not panel.is_running()
+
+
 def test_a_new_run_replaces_a_stale_one(
     panel: GpuPanel, qtbot, blocking: BlockingExperiment
 ) -> None:
