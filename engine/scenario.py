@@ -85,11 +85,11 @@ class Scenario:
     uniform: bool = False
 
     def __post_init__(self) -> None:
-        n: int | None = None  # (the read durations' count: every stage has as many)
-        for stage in STAGES:
+        read = _durations(self.read, "read", None)  # (as many ops as read durations)
+        n = whole_number(len(read), "the number of ops", 1, MAX_OPS)
+        object.__setattr__(self, "read", read)
+        for stage in STAGES[1:]:
             object.__setattr__(self, stage, _durations(getattr(self, stage), stage, n))
-            if n is None:
-                n = whole_number(len(self.read), "the number of ops", 1, MAX_OPS)
         if len(tuple(self.workers)) != len(UNITS):
             raise PipeLabError("workers need one count for each of load, compute, store")
         counts = tuple(

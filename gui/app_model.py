@@ -101,7 +101,7 @@ class AppModel(QObject):
         self._pin_sources: tuple[Run, ...] = ()  # the run each pin was made from
         self._editing = False  # a run is computing on the worker
         self._pinning = False  # a pin is being made on the worker
-        self._landings = 0  # runs landed so far (the latest one releases memory when idle)
+        self._frees = 0  # runs landed, pins dropped, runs failed (the latest frees when idle)
         hold_freed_memory()  # (for the whole process: this model hands it back at rest)
         self._runner = runner if runner is not None else ThreadRunner(self)
         self._runner.landed.connect(self._on_landed)
@@ -279,11 +279,11 @@ class AppModel(QObject):
         once: while edits follow one another the next run reuses that memory, and memory
         the system gets back costs page faults to take again (seconds, at 10^6 ops, on
         some machines)."""
-        self._landings += 1
-        landing = self._landings
+        self._frees += 1
+        this = self._frees
 
         def release() -> None:
-            if landing == self._landings and not self._editing:
+            if this == self._frees and not self._editing:
                 release_freed_memory()
 
         QTimer.singleShot(RELEASE_AFTER_MS, self, release)

@@ -9,10 +9,14 @@ from dataclasses import replace
 import numpy as np
 from hypothesis import strategies as st
 
+from engine import fast_scheduler
 from engine.scenario import Scenario
 from engine.schedule import Schedule
 from engine.scheduler import simulate
 from engine.validation import MIN_DURATION
+
+#: The engine's builds a test compares: pure Python, and the compiled module where built.
+BUILDS = ["python"] + (["compiled"] if fast_scheduler.compiled is not None else [])
 
 #: A stage duration: often on a grid of ties and zeros, else any accepted value up to 10.
 duration = st.one_of(

@@ -14,8 +14,7 @@ from engine import fast_scheduler
 from engine.event_union import EventUnion, events_of, schedule_events, sorted_common
 from engine.scenario import Scenario
 from engine.scheduler import simulate
-
-BUILDS = ["python"] + (["compiled"] if fast_scheduler.compiled is not None else [])
+from tests.engine.strategies import BUILDS
 
 #: Few distinct values, so that the arrays share many (the book's whole seconds) or none.
 values = st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.5, 5.0, 1e-300, 7.25, 9.0, 1e9])

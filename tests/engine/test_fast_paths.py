@@ -25,7 +25,7 @@ from engine.view_model import idle_intervals, typical_duration
 from engine.wait_index import wait_index
 from engine.waits import idle_spans
 from tests.engine import legacy_indexes as legacy
-from tests.engine.strategies import scenarios, schedule_inputs
+from tests.engine.strategies import BUILDS, scenarios, schedule_inputs
 
 
 def schedules() -> st.SearchStrategy[Schedule]:
@@ -158,11 +158,6 @@ def test_span_index_answers_as_before(schedule, t0, span, columns, shortest) -> 
         # (disjoint rows add span lengths instead of merged intervals: equal to rounding)
         got = index.busy_fraction(t0, t0 + span, columns)
         assert np.allclose(got, want.busy_fraction(t0, t0 + span, columns), rtol=0, atol=1e-9)
-
-
-BUILDS = ["python", pytest.param("compiled", marks=pytest.mark.skipif(
-    fast_scheduler.compiled is None, reason="the compiled extension is not built"
-))]  # fmt: skip
 
 
 @pytest.mark.parametrize("build", BUILDS)
