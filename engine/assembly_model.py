@@ -47,6 +47,12 @@ class Spot(IntEnum):
     OUTPUT = 3  # the output shelf, most recently done first
 
 
+# The members as plain ints, for frames (an enum member's lookup costs more than the
+# small-array operation it feeds).
+_INPUT, _WORKER, _SLOT, _OUTPUT = (int(spot) for spot in Spot)
+_FREE, _RESERVED, _LOADING, _HOLDING, _WRITING = (int(state) for state in SlotState)
+
+
 # -- the per-Schedule index -----------------------------------------------------------------
 
 
@@ -203,25 +209,31 @@ def slots_now(schedule: Schedule, time: float, count: int) -> SlotsNow:
     """What each of the first ``count`` slots holds at ``time`` (O(count · log n))."""
     index = assembly_index(schedule)
     holders = _holders(index, time, count)
-    state = np.full(count, int(SlotState.FREE), dtype=np.int64)
+    state = np.full(count, _FREE, dtype=np.int64)
     fill = np.zeros(count)
     held = np.flatnonzero(holders >= 0)
     if len(held):
         ops = holders[held]
         read_start, read_end = schedule.op_starts[ops, 0], schedule.op_ends[ops, 0]
         write_start, write_end = schedule.op_starts[ops, -1], schedule.op_ends[ops, -1]
-        stage_state = np.select(
-            [time < read_start, time < read_end, time < write_start],
-            [SlotState.RESERVED, SlotState.LOADING, SlotState.HOLDING],
-            SlotState.WRITING,
+        # (nested `where`s, not `np.select`: a frame shows a few slots, and select's
+        # fixed cost is ten times theirs)
+        stage_state = np.where(
+            time < read_start,
+            _RESERVED,
+            np.where(time < read_end, _LOADING, np.where(time < write_start, _HOLDING, _WRITING)),
         )
         state[held] = stage_state
-        loading = _progress(read_start, read_end, time)
-        draining = 1.0 - _progress(write_start, write_end, time)
-        fill[held] = np.select(
-            [stage_state == SlotState.RESERVED, stage_state == SlotState.LOADING],
-            [0.0, loading],
-            np.where(stage_state == SlotState.WRITING, draining, 1.0),
+        fill[held] = np.where(
+            stage_state == _RESERVED,
+            0.0,
+            np.where(
+                stage_state == _LOADING,
+                _progress(read_start, read_end, time),
+                np.where(
+                    stage_state == _WRITING, 1.0 - _progress(write_start, write_end, time), 1.0
+                ),
+            ),
         )
     return SlotsNow(holders, state, fill)
 
@@ -368,10 +380,18 @@ def _chips(
     last_done: IntArray,
 ) -> Chips:
     motion = chip_motion(transitions(schedule, ops), time, travel)
-    to_spot, to_index = _spots(schedule, index, ops, motion.place, first_waiting, last_done)
-    from_spot, from_index = _spots(
-        schedule, index, ops, motion.from_place, first_waiting, last_done
+    # Both ends of every glide in one pass (half the small-array calls of two).
+    n = len(ops)
+    spots, indexes = _spots(
+        schedule,
+        index,
+        np.concatenate([ops, ops]),
+        np.concatenate([motion.place, motion.from_place]),
+        first_waiting,
+        last_done,
     )
+    to_spot, from_spot = spots[:n], spots[n:]
+    to_index, from_index = indexes[:n], indexes[n:]
     fraction = motion.fraction.copy()
     # A chip leaves the input shelf from the rank it had just before it left.
     leaving = (motion.from_place == 0) & (fraction < 1)
@@ -389,7 +409,7 @@ def _chips(
             index.by_earliest is None,
             time,
             travel,
-            to_spot == Spot.INPUT,
+            to_spot == _INPUT,
             fraction,
             to_index,
             from_index,
@@ -400,7 +420,7 @@ def _chips(
             True,
             time,
             travel,
-            (to_spot == Spot.OUTPUT) & (fraction >= 1),
+            (to_spot == _OUTPUT) & (fraction >= 1),
             fraction,
             to_index,
             from_index,
@@ -440,7 +460,7 @@ def _spots(
     last_done: IntArray,
 ) -> tuple[IntArray, IntArray]:
     """The spot and its index for each op at ``places``."""
-    spot = np.full(len(ops), int(Spot.SLOT), dtype=np.int64)
+    spot = np.full(len(ops), _SLOT, dtype=np.int64)
     where = np.full(len(ops), -1, dtype=np.int64)
     if not len(ops):
         return spot, where
@@ -448,7 +468,7 @@ def _spots(
     finished = places >= index.n_places
     working = ~waiting & ~finished & (places % 2 == 1)
     resting = ~waiting & ~finished & ~working
-    spot[waiting], spot[finished], spot[working] = Spot.INPUT, Spot.OUTPUT, Spot.WORKER
+    spot[waiting], spot[finished], spot[working] = _INPUT, _OUTPUT, _WORKER
     where[waiting] = _ranks(ops[waiting], first_waiting)
     where[finished] = _ranks(ops[finished], last_done)
     if working.any():
@@ -460,7 +480,5 @@ def _spots(
 
 def _ranks(ops: IntArray, shelf: IntArray) -> IntArray:
     """Each op's position on a shelf (−1 when beyond what the shelf shows)."""
-    ranks = np.full(len(ops), -1, dtype=np.int64)
-    for rank, op in enumerate(shelf.tolist()):
-        ranks[ops == op] = rank
-    return ranks
+    rank_of = {op: rank for rank, op in enumerate(shelf.tolist())}
+    return np.array([rank_of.get(op, -1) for op in ops.tolist()], dtype=np.int64)
