@@ -37,6 +37,7 @@ class NarrationLabel(QLabel):
         self._document.setUndoRedoEnabled(False)
         self._document.setDocumentMargin(0.0)
         self._parsed: tuple[object, ...] = ()  # (text, font, alignment) of the document
+        self._styled: tuple[object, ...] = ()  # (font, alignment) the document was given
         self._polished_as: str | None = None  # the object name the style last saw
         self.parses = 0  # how often a text was parsed into the document (tests count)
 
@@ -73,12 +74,15 @@ class NarrationLabel(QLabel):
         narrower than it paints, beside its frame: each is a cheap relayout of the
         parsed text; parsing the text is most of the cost)."""
         document = self._document
-        key = (self.text(), self.font().key(), int(self.alignment()))
+        style = (self.font().key(), int(self.alignment()))
+        key = (self.text(), *style)
         if key != self._parsed:
-            document.setDefaultFont(self.font())
-            option = QTextOption(self.alignment())
-            option.setWrapMode(QTextOption.WrapMode.WordWrap)
-            document.setDefaultTextOption(option)
+            if style != self._styled:  # (each costs about what parsing a narration does)
+                document.setDefaultFont(self.font())
+                option = QTextOption(self.alignment())
+                option.setWrapMode(QTextOption.WrapMode.WordWrap)
+                document.setDefaultTextOption(option)
+                self._styled = style
             document.setHtml(self.text())
             document.setTextWidth(text_width)
             self._parsed = key
@@ -90,7 +94,7 @@ class NarrationLabel(QLabel):
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
-            self._parsed = ()
+            self._parsed = self._styled = ()
 
     # -- painting ------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 from gui import theme
@@ -76,3 +77,32 @@ def test_the_narration_parses_once_per_event(window) -> None:
     QApplication.processEvents()
     label.repaint()
     assert label.parses == before + 1
+
+
+def test_a_new_font_or_alignment_reaches_the_next_text(qtbot) -> None:
+    """The document keeps its font and alignment between texts (setting them costs about
+    what parsing a narration does); a new font or alignment still reaches the next one."""
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    parent.resize(900, 400)
+    parent.show()
+    plain, ours = QLabel(parent), NarrationLabel(parent)
+    plain.setWordWrap(True)
+    plain.setTextFormat(Qt.TextFormat.RichText)
+    for label in (plain, ours):
+        label.setFixedSize(600, 300)
+        label.show()
+    bigger = QFont(ours.font())
+    bigger.setPointSizeF(ours.font().pointSizeF() * 1.6)
+    centred = Qt.AlignmentFlag.AlignVCenter  # (this label always centres vertically)
+    steps = (
+        lambda label: None,
+        lambda label: label.setFont(bigger),
+        lambda label: label.setAlignment(centred | Qt.AlignmentFlag.AlignRight),
+        lambda label: label.setAlignment(centred | Qt.AlignmentFlag.AlignHCenter),
+    )
+    for text, step in zip(TEXTS, steps, strict=True):
+        for label in (plain, ours):
+            step(label)
+            label.setText(text)
+        assert ours.grab().toImage() == plain.grab().toImage(), text
