@@ -295,7 +295,7 @@ def test_an_image_too_big_for_its_format_is_one_line_and_no_file(
 
 def test_an_image_too_big_for_memory_is_refused_before_drawing(qapp: object, tmp_path: Path):
     """A 10,000 px PNG at 4× of a tall figure needs more than a QImage holds (it came out
-    null, with a Qt warning); an animation counts every frame it keeps."""
+    null, with a Qt warning); a GIF counts every frame it keeps."""
     from engine.errors import PipeLabError
     from engine.scenario import Scenario
     from engine.scheduler import simulate
@@ -304,7 +304,14 @@ def test_an_image_too_big_for_memory_is_refused_before_drawing(qapp: object, tmp
     tall = [simulate(Scenario.uniform_ops(50, workers=(1, 300, 1)), "pipelined")]
     with pytest.raises(PipeLabError, match=r"GiB of memory .* more than the cap of 2 GiB"):
         export(tall, tmp_path / "tall.png", width=10_000, scale=4.0)
-    book = [simulate(load_preset("book"), "pipelined")]
+    both = [simulate(load_preset("book"), policy) for policy in ("sequential", "pipelined")]
     with pytest.raises(PipeLabError, match=r"frames\), more than the cap .* lower frame rate"):
-        export(book, tmp_path / "book.webp", width=10_000)
+        export(both, tmp_path / "book.gif", width=10_000)
+    # A WebP holds no frame but the one it makes (libwebp needs ~48 bytes a pixel): its
+    # frame rate is not the way out. (10,000 × ~5,100 px.)
+    taller = [simulate(Scenario.uniform_ops(50, workers=(1, 150, 1)), "pipelined")]
+    with pytest.raises(
+        PipeLabError, match=r"px\), more than the cap of 2 GiB: use a smaller width, or"
+    ):
+        export(taller, tmp_path / "taller.webp", width=10_000, fps=1)
     assert not list(tmp_path.iterdir())
