@@ -70,11 +70,12 @@ def encode_animation(frames: Iterator[Image.Image], count: int, suffix: str, fps
             **WEBP_OPTIONS,
         )
         return stream.getvalue()
-    palette = first.quantize(colors=GIF_COLOURS, method=Image.Quantize.MEDIANCUT)
+    # The first frame with its palette, which every later frame takes.
+    opening = first.quantize(colors=GIF_COLOURS, method=Image.Quantize.MEDIANCUT)
     del first
     # (Pillow's GIF writer takes the frames it appends from any iterable, in turn.)
-    indexed = (f.quantize(palette=palette, dither=Image.Dither.NONE) for f in frames)
-    palette.save(
+    indexed = (f.quantize(palette=opening, dither=Image.Dither.NONE) for f in frames)
+    opening.save(
         stream,
         format="GIF",
         save_all=True,
