@@ -457,11 +457,7 @@ def _animation(
             painter.end()
             yield frame_of(image)
 
-    made = frames()
-    try:
-        return encode_animation(made, len(times), plan.suffix, plan.fps)
-    finally:
-        made.close()  # a failed encoder leaves no frame half made
+    return encode_animation(frames(), len(times), plan.suffix, plan.fps)
 
 
 def _is_cursor(item: object) -> bool:
