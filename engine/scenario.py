@@ -23,6 +23,12 @@ MAX_OPS = 10_000_000
 #: The most workers a unit may have, and the most buffer slots (beyond is "unlimited").
 MAX_WORKERS = 1024
 POLICIES = ("sequential", "pipelined")
+#: The longest name and description a scenario may have (characters). A name heads every
+#: view, title bar and figure; a description is a paragraph under it. Files are passed
+#: around: beyond these they are refused, rather than a megabyte name being laid out.
+MAX_NAME_CHARS = 200
+MAX_DESCRIPTION_CHARS = 2000
+TEXT_LIMITS = {"name": MAX_NAME_CHARS, "description": MAX_DESCRIPTION_CHARS}
 #: Largest scenario file read: 10^5 explicit [[ops]] take about 5 MB of TOML; far beyond
 #: this, parsing would take minutes (use [defaults] count for many ops).
 MAX_FILE_BYTES = 64 * 2**20
@@ -85,6 +91,8 @@ class Scenario:
     uniform: bool = False
 
     def __post_init__(self) -> None:
+        for what in TEXT_LIMITS:
+            _text(getattr(self, what), what)
         read = _durations(self.read, "read", None)  # (as many ops as read durations)
         n = whole_number(len(read), "the number of ops", 1, MAX_OPS)
         object.__setattr__(self, "read", read)
@@ -377,8 +385,13 @@ def _context(path: tuple[str | int, ...]) -> str:
 
 
 def _text(value: Any, what: str) -> str:
+    """A scenario's ``what`` ("name" or "description"): text of at most its
+    `TEXT_LIMITS` characters."""
     if not isinstance(value, str):
         raise PipeLabError(f"{what} must be text, not {value!r}")
+    limit = TEXT_LIMITS[what]
+    if len(value) > limit:
+        raise PipeLabError(f"{what} is {len(value):,} characters long: at most {limit:,}")
     return value
 
 

@@ -241,3 +241,29 @@ def op_list(ops: Iterable[int]) -> str:
 def count_words(count: int, noun: str, plural: str | None = None) -> str:
     """ "1 slot", "2 slots"."""
     return f"{count:,} {noun if count == 1 else (plural or noun + 's')}"
+
+
+#: Characters a terminal or a text view would act on rather than show: C0 controls, DEL,
+#: C1 controls, and the bidirectional overrides and isolates that reorder what follows.
+_CONTROL = {
+    *range(0x00, 0x20),
+    0x7F,
+    *range(0x80, 0xA0),
+    *range(0x202A, 0x202F),
+    *range(0x2066, 0x206A),
+}
+_ESCAPES = {code: (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}") for code in _CONTROL}
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character shown as its escape ("\\x1b", "\\n",
+    "\\u202e"): text from a file can then neither drive a terminal nor break a line."""
+    return text.translate(_ESCAPES)
+
+
+def cut_text(text: str, limit: int) -> str:
+    """``text``, or its first ``limit`` characters and how long it was: "xxxx… (1,000,000
+    characters)"."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text):,} characters)"

@@ -18,6 +18,7 @@ from engine.errors import PipeLabError
 from engine.resources import version
 from engine.scenario import Scenario, load_preset
 from gui.errors import install_excepthook
+from gui.scenario_edits import check_app_size
 from gui.settings import APPLICATION, ORGANIZATION, settings
 
 if TYPE_CHECKING:
@@ -39,10 +40,11 @@ def make_app(argv: list[str] | None = None) -> QApplication:
 def initial_scenario(scenario_path: str | None, preset: str | None) -> tuple[Scenario, str]:
     """What to open: the given file or preset, else the last scenario, else the book example.
 
-    Raises PipeLabError for a bad file or preset name given on the command line.
+    Raises PipeLabError for a bad file or preset name given on the command line, or one
+    bigger than the app shows (`check_app_size`, as File → Open refuses it).
     """
     if scenario_path:
-        return Scenario.load(scenario_path), ""
+        return check_app_size(Scenario.load(scenario_path)), ""
     if preset:
         return load_preset(preset), preset
     store = settings()
@@ -50,7 +52,7 @@ def initial_scenario(scenario_path: str | None, preset: str | None) -> tuple[Sce
     if isinstance(text, str) and text:
         try:
             name = str(store.value("scenario/preset", ""))
-            return Scenario.from_toml(text, source="last scenario"), name
+            return check_app_size(Scenario.from_toml(text, source="last scenario")), name
         except PipeLabError:
             pass  # a stale or damaged setting: fall back to the book example
     return load_preset("book"), "book"
@@ -58,11 +60,16 @@ def initial_scenario(scenario_path: str | None, preset: str | None) -> tuple[Sce
 
 def make_window(scenario_path: str | None = None, preset: str | None = None) -> MainWindow:
     """Create the app (if needed) and the main window on the chosen scenario."""
+    return window_on(*initial_scenario(scenario_path, preset))
+
+
+def window_on(scenario: Scenario, preset: str) -> MainWindow:
+    """Create the app (if needed) and the main window on ``scenario`` (``preset``: its
+    preset's name, "" when it is none)."""
     make_app()
-    scenario, name = initial_scenario(scenario_path, preset)
     from gui.main_window import MainWindow
 
-    return MainWindow(scenario=scenario, preset=name) if not name else MainWindow(preset=name)
+    return MainWindow(scenario=scenario, preset=preset) if not preset else MainWindow(preset=preset)
 
 
 #: Set to a number of milliseconds, the app quits by itself that long after it started:
@@ -91,8 +98,9 @@ def run_app(scenario_path: str | None = None, preset: str | None = None) -> int:
     unless it is a PipeLabError, logged with its traceback): the app stays up."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     quit_after = quit_after_ms()
+    opened = initial_scenario(scenario_path, preset)  # a bad file: a line, before any window
     app = make_app()
-    window = make_window(scenario_path, preset)
+    window = window_on(*opened)
     install_excepthook(window.show_error)
     window.show()
     if quit_after is not None:

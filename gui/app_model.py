@@ -39,8 +39,6 @@ from gui.runs import (
 
 log = logging.getLogger(__name__)
 
-#: The app refuses scenarios beyond this many ops (the command line takes any size).
-GUI_MAX_OPS = 1_000_000
 #: After a run lands (or pins go) and no other follows for this long, freed memory goes
 #: back to the system (`gui.runs.release_freed_memory`); until then it is kept for the next
 #: run (`gui.run_steps.hold_freed_memory`).
@@ -87,7 +85,7 @@ class AppModel(QObject):
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
-        self._scenario = scenario
+        self._scenario = edits.check_app_size(scenario)
         self._preset = preset
         self._view_mode = view_mode if view_mode in VIEW_MODES else "both"
         self._run: Run | None = None
@@ -154,7 +152,9 @@ class AppModel(QObject):
 
     def edit(self, field: str, value: Any, wait: bool = False) -> bool:
         """One form field (see `gui.scenario_edits.FIELDS`); False if refused."""
-        return self._change(field, lambda s: edits.edit_field(s, field, value, GUI_MAX_OPS), wait)
+        return self._change(
+            field, lambda s: edits.edit_field(s, field, value, edits.GUI_MAX_OPS), wait
+        )
 
     def set_durations(
         self, first_op: int, first_stage: int, block: list[list[float]], wait: bool = False
@@ -162,7 +162,7 @@ class AppModel(QObject):
         """A block of per-op durations (a table cell, a pasted range)."""
         return self._change(
             "durations",
-            lambda s: edits.set_durations(s, first_op, first_stage, block, GUI_MAX_OPS),
+            lambda s: edits.set_durations(s, first_op, first_stage, block, edits.GUI_MAX_OPS),
             wait,
         )
 
@@ -173,7 +173,7 @@ class AppModel(QObject):
     def set_scenario(self, scenario: Scenario, preset: str = "", wait: bool = False) -> bool:
         """A whole new scenario (a file, a preset); False with a message if too big."""
         try:
-            _check_size(scenario)
+            edits.check_app_size(scenario)
         except PipeLabError as error:
             self._set_error(str(error))
             return False
@@ -211,7 +211,7 @@ class AppModel(QObject):
     def _change(self, field: str, change: Callable[[Scenario], Scenario], wait: bool) -> bool:
         try:
             scenario = change(self._scenario)
-            _check_size(scenario)
+            edits.check_app_size(scenario)
         except PipeLabError as error:
             self._set_error(str(error))
             self.edit_rejected.emit(field, str(error))
@@ -385,10 +385,6 @@ class AppModel(QObject):
         self._pin_token += 1
         self._runner.shutdown()
         self._pin_runner.shutdown()
-
-
-def _check_size(scenario: Scenario) -> None:
-    edits.op_count(scenario.n_ops, GUI_MAX_OPS)
 
 
 def _finish(job: Any) -> Any:

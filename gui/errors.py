@@ -9,25 +9,48 @@ import logging
 import sys
 from collections.abc import Callable
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from engine.errors import PipeLabError
+from engine.text import cut_text, printable
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
 
 log = logging.getLogger("pipelab")
 
 ExceptHook = Callable[[type[BaseException], BaseException, TracebackType | None], object]
 
 
+#: The most characters of a message the app shows (the rest is counted, not shown): a
+#: message may quote a file's path or values, and a dialog must fit the screen.
+MESSAGE_CHARS = 600
+
+
+def message_text(text: str) -> str:
+    """``text`` as the app shows a message: at most `MESSAGE_CHARS` characters, control
+    characters escaped."""
+    return printable(cut_text(text.strip(), MESSAGE_CHARS))
+
+
+def warn(parent: QWidget | None, title: str, message: str) -> None:
+    """A warning dialog saying ``message`` (as `message_text` shows it)."""
+    from PySide6.QtWidgets import QMessageBox
+
+    QMessageBox.warning(parent, title, message_text(message))
+
+
 def one_line(error: BaseException) -> str:
     """What the user reads: a PipeLabError's own first line, else the kind of failure."""
     if isinstance(error, PipeLabError):
         text = str(error).strip()
-        return text.splitlines()[0] if text else "the input was refused"
+        return message_text(text.splitlines()[0]) if text else "the input was refused"
     if isinstance(error, RecursionError):
         return "the input is nested too deeply to read"
     if isinstance(error, MemoryError):
         return "out of memory: try a smaller scenario"
     lines = str(error).strip().splitlines()
-    detail = f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__
+    detail = f"{type(error).__name__}: {message_text(lines[0])}" if lines else type(error).__name__
     return f"something went wrong ({detail}); details are in the log"
 
 

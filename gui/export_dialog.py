@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QLabel,
-    QMessageBox,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -27,6 +26,7 @@ from PySide6.QtWidgets import (
 from engine.errors import PipeLabError
 from engine.schedule import Schedule
 from engine.view_model import format_time
+from gui.errors import warn
 from gui.export import ANIMATIONS, DEFAULT_WIDTH, MAX_WIDTH, MIN_WIDTH, RASTER, export, preview
 
 FORMATS = (
@@ -211,7 +211,7 @@ class ExportDialog(QDialog):
         try:
             export(self._schedules, path, **options)  # type: ignore[arg-type]
         except PipeLabError as error:
-            QMessageBox.warning(self, "Cannot export", str(error))
+            warn(self, "Cannot export", str(error))
             return False
         return True
 

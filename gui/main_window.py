@@ -42,9 +42,10 @@ from engine.scenario import Scenario, load_preset
 from engine.schedule import Schedule
 from gui import theme as themes
 from gui.about import about_text
-from gui.app_model import GUI_MAX_OPS, AppModel, ScenarioChange
+from gui.app_model import AppModel, ScenarioChange
 from gui.clock import Clock
-from gui.errors import one_line
+from gui.elided_label import window_title
+from gui.errors import one_line, warn
 from gui.help import HELP_TEXT, MODEL_ACTION, show_model
 from gui.icons import raw_icon
 from gui.keys import KeyRouter, transport_actions
@@ -63,7 +64,7 @@ if TYPE_CHECKING:
     from gui.gpu_panel import GpuPanel
     from gui.warps_view import WarpsView
 
-__all__ = ["GPU_TAB", "GUI_MAX_OPS", "PIPELINE_TAB", "WARPS_TAB", "MainWindow"]
+__all__ = ["GPU_TAB", "PIPELINE_TAB", "WARPS_TAB", "MainWindow"]
 
 log = logging.getLogger(__name__)
 
@@ -338,10 +339,10 @@ class MainWindow(QMainWindow):
             message = one_line(error)
             if isinstance(error, RecursionError):
                 message = f"{path}: nested too deeply to be a scenario file"
-            QMessageBox.warning(self, "Cannot open scenario", message)
+            warn(self, "Cannot open scenario", message)
             return False
         if not self.model.set_scenario(scenario, "", wait=wait):
-            QMessageBox.warning(self, "Cannot open scenario", self.model.error)
+            warn(self, "Cannot open scenario", self.model.error)
             return False
         return True
 
@@ -349,7 +350,7 @@ class MainWindow(QMainWindow):
         try:
             self.model.scenario.save(path)
         except PipeLabError as error:
-            QMessageBox.warning(self, "Cannot save scenario", str(error))
+            warn(self, "Cannot save scenario", str(error))
             return False
         return True
 
@@ -368,7 +369,7 @@ class MainWindow(QMainWindow):
             try:
                 self.warps_view.export(path, width)
             except PipeLabError as error:
-                QMessageBox.warning(self, "Cannot export", str(error))
+                warn(self, "Cannot export", str(error))
                 return False
             return True
         if with_assembly is None:
@@ -384,7 +385,7 @@ class MainWindow(QMainWindow):
                 **options,  # type: ignore[arg-type]
             )
         except PipeLabError as error:
-            QMessageBox.warning(self, "Cannot export", str(error))
+            warn(self, "Cannot export", str(error))
             return False
         return True
 
@@ -438,7 +439,7 @@ class MainWindow(QMainWindow):
     # -- the model's news ---------------------------------------------------------------------
 
     def _on_scenario(self, change: ScenarioChange) -> None:
-        self.setWindowTitle(f"PipeLab — {change.scenario.name}")
+        self.setWindowTitle(window_title(change.scenario.name))
 
     # -- menus ------------------------------------------------------------------------------
 

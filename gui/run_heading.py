@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from gui.elided_label import ElidedLabel
 from gui.runs import Shown
 
 
@@ -20,7 +21,7 @@ class RunHeading(QWidget):
         layout.setSpacing(0)
         line = QHBoxLayout()
         line.setContentsMargins(0, 0, 12, 0)
-        self.title = QLabel(self)
+        self.title = ElidedLabel(parent=self)
         self.title.setObjectName("title")
         line.addWidget(self.title, 1)
         self.busy = QLabel("updating…", self)
@@ -37,11 +38,11 @@ class RunHeading(QWidget):
         layout.addWidget(self.comparison)
 
     def show_run(self, shown: Shown) -> None:
-        """The shown run's title (its scenario's description as the tooltip) and, with
-        pins, its comparison with them."""
+        """The shown run's title (its scenario's description as the tooltip, the whole
+        title too when it is cut) and, with pins, its comparison with them."""
         self.title.setText(shown.title)
         scenario = shown.current.scenario
-        self.title.setToolTip(scenario.description if scenario is not None else "")
+        self.title.set_tip(scenario.description if scenario is not None else "")
         self.comparison.setText("<br>".join(shown.comparisons))
         self.comparison.setVisible(bool(shown.comparisons))
 

@@ -31,6 +31,18 @@ def _with_columns(scenario: Scenario, columns: dict[str, FloatArray]) -> Scenari
     return replace(scenario, read=read, compute=compute, write=write)
 
 
+#: The app refuses scenarios beyond this many ops (the command line takes any size).
+GUI_MAX_OPS = 1_000_000
+
+
+def check_app_size(scenario: Scenario) -> Scenario:
+    """``scenario``, if the app can show it (at most `GUI_MAX_OPS` ops): every way a
+    scenario enters the app (its command line, File → Open, the last session's, an edit)
+    checks this one cap."""
+    op_count(scenario.n_ops, GUI_MAX_OPS)
+    return scenario
+
+
 def op_count(value: Any, max_ops: int = MAX_OPS) -> int:
     """``value`` as a number of ops; beyond ``max_ops`` (the app's cap) the message says
     that the command line takes more."""

@@ -29,9 +29,16 @@ from engine.scenario import MAX_OPS, MAX_WORKERS, Scenario, load_preset, preset_
 from engine.schedule import STAGES, UNITS
 from gui.app_model import ScenarioChange
 from gui.duration_box import DurationBox
+from gui.elided_label import ElidedLabel
 from gui.ops_table import OpsTable
 from gui.runs import VIEW_MODES as VIEWS
 from gui.runs import Run
+
+#: Lines the scenario's description, the pinned runs' names and a message may take in the
+#: form (each is elided beyond, in full in its tooltip).
+DESCRIPTION_LINES = 4
+PINNED_LINES = 3
+MESSAGE_LINES = 5
 
 VIEW_WORDS = {
     "both": "both: sequential vs pipelined",
@@ -70,8 +77,7 @@ class ScenarioPanel(QWidget):
             self.preset.setItemData(self.preset.count() - 1, scenario.description, 3)
         self.preset.activated.connect(self._on_preset)
         form.addRow("Preset", self.preset)
-        self.description = QLabel(self)
-        self.description.setWordWrap(True)
+        self.description = ElidedLabel(parent=self, lines=DESCRIPTION_LINES)
         self.description.setObjectName("description")
         form.addRow(self.description)
         self.ops = QSpinBox(self)
@@ -138,14 +144,12 @@ class ScenarioPanel(QWidget):
         pin_row.addWidget(self.pin)
         pin_row.addWidget(self.unpin)
         outer.addLayout(pin_row)
-        self.pinned = QLabel(self)
+        self.pinned = ElidedLabel(parent=self, lines=PINNED_LINES)
         self.pinned.setObjectName("description")
-        self.pinned.setWordWrap(True)
         self.pinned.hide()
         outer.addWidget(self.pinned)
-        self.message = QLabel(self)
+        self.message = ElidedLabel(parent=self, lines=MESSAGE_LINES)
         self.message.setObjectName("message")
-        self.message.setWordWrap(True)
         self.message.hide()
         outer.addWidget(self.message)
         self._shown: dict[str, Any] = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -79,3 +80,32 @@ def test_negative_numbers_in_any_form_are_values(
 def test_negative_zero_in_exponent_form_is_zero(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate", "--read", "-0e0", "--format", "json"]) == 0
     assert '"makespan": 4' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("[defaults]\ncount = 10000000\n", "the app shows at most 1,000,000 ops, not 10,000,000"),
+        (f'name = "{"N" * 300}"\n[defaults]\ncount = 3\n', "name is 300 characters long"),
+    ],
+)
+def test_the_app_refuses_a_file_it_cannot_show_before_asking_for_a_window(
+    tmp_path: Path, text: str, expected: str
+) -> None:
+    """`pipelab --scenario FILE` checks the file as File → Open does (the app's cap of
+    10^6 ops included), before any window system is asked for: no display is needed to be
+    told, in one line."""
+    path = tmp_path / "scenario.toml"
+    path.write_text(text)
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env["QT_QPA_PLATFORM"] = "xcb"  # would abort without a display, were a window asked for
+    result = subprocess.run(
+        [sys.executable, "main.py", "--scenario", str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and expected in result.stderr

@@ -354,3 +354,19 @@ def test_a_changed_scenario_shares_its_durations() -> None:
     assert changed.read is scenario.read and changed.write is scenario.write
     frozen_view = scenario.read[::2]  # read-only, but not a column of its own: copied
     assert Scenario(frozen_view, frozen_view, frozen_view).read is not frozen_view
+
+
+@pytest.mark.parametrize(("what", "limit"), [("name", 200), ("description", 2000)])
+def test_names_and_descriptions_have_a_length_limit(what: str, limit: int, tmp_path: Path) -> None:
+    """A name heads every view: at the limit it is taken, beyond it the file is refused
+    with one short line that says how long the text was (not the text)."""
+    assert Scenario.uniform_ops(3, **{what: "x" * limit}).__dict__[what] == "x" * limit
+    with pytest.raises(PipeLabError, match=rf"{what} is {limit + 1:,} characters long"):
+        Scenario.uniform_ops(3, **{what: "x" * (limit + 1)})
+    path = tmp_path / "long.toml"
+    path.write_text(f'{what} = "{"x" * 1_000_000}"\n[defaults]\ncount = 3\n')
+    with pytest.raises(PipeLabError) as refused:
+        Scenario.load(path)
+    message = str(refused.value)
+    assert message.endswith(f"line 1: {what} is 1,000,000 characters long: at most {limit:,}")
+    assert len(message) < 200 and "\n" not in message
