@@ -41,10 +41,10 @@ def warn(parent: QWidget | None, title: str, message: str) -> None:
 
 
 def one_line(error: BaseException) -> str:
-    """What the user reads: a PipeLabError's own first line, else the kind of failure."""
+    """What the user reads: a PipeLabError's message on one line, else the kind of failure."""
     if isinstance(error, PipeLabError):
         text = str(error).strip()
-        return message_text(text.splitlines()[0]) if text else "the input was refused"
+        return message_text(text) if text else "the input was refused"  # (\n escaped)
     if isinstance(error, RecursionError):
         return "the input is nested too deeply to read"
     if isinstance(error, MemoryError):

@@ -85,3 +85,12 @@ def test_the_app_refuses_more_ops_than_it_shows_wherever_they_come_from(tmp_path
     path.write_text("[defaults]\ncount = 10000000\n")
     with pytest.raises(PipeLabError, match="the app shows at most 1,000,000 ops, not 10,000,000"):
         initial_scenario(str(path), None)
+
+
+def test_a_message_is_one_short_line_whatever_it_quotes() -> None:
+    from gui.errors import one_line
+
+    text = one_line(PipeLabError("a\nb.toml: no such scenario file \x1b[2J" + "x" * 10_000))
+    assert "\n" not in text and "\x1b" not in text
+    assert text.startswith("a\\x0ab.toml: no such scenario file \\x1b[2J")
+    assert len(text) <= MESSAGE_CHARS + 40 and text.endswith("characters)")
