@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -36,6 +37,8 @@ MAX_FILE_BYTES = 64 * 2**20
 #: The shipped presets (engine/presets/*.toml, package data).
 PRESETS_DIR = resource("engine", "presets")
 
+#: A line that opens an [[ops]] table (counted before a file is parsed).
+_OPS_HEADER = re.compile(r"^[ \t]*\[\[[ \t]*ops[ \t]*\]\]", re.MULTILINE)
 _TOP_KEYS = {"name", "description", "policy", "buffers", "workers", "defaults", "ops"}
 _DEFAULT_KEYS = {"count", *STAGES}
 
@@ -211,11 +214,18 @@ class Scenario:
         write_atomic(path, self.to_toml().encode("utf-8"))
 
     @classmethod
-    def from_toml(cls, text: str, source: str = "scenario") -> Scenario:
+    def from_toml(cls, text: str, source: str = "scenario", max_ops: int = MAX_OPS) -> Scenario:
         """Parse and validate a scenario file's text; errors name the key and its line.
         A leading byte-order mark (Notepad writes one) is no part of the TOML; it is no
-        newline either, so line numbers stay right."""
-        text = text.removeprefix("\ufeff")
+        newline either, so line numbers stay right. A file that lists more than
+        ``max_ops`` [[ops]] is refused before it is parsed (a million tables take a
+        minute to parse), and white space that ends it is not parsed at all."""
+        text = text.removeprefix("\ufeff").rstrip()
+        listed = len(_OPS_HEADER.findall(text))
+        if listed > max_ops:
+            raise PipeLabError(
+                f"{source}: {listed:,} [[ops]] tables: at most {max_ops:,} ops can be read"
+            )
         depth, line = deepest_nesting(text)
         if depth > MAX_NESTING:
             raise PipeLabError(
@@ -233,7 +243,8 @@ class Scenario:
         return cls.from_dict(data, source=source, text=text)
 
     @classmethod
-    def load(cls, path: str | Path) -> Scenario:
+    def load(cls, path: str | Path, max_ops: int = MAX_OPS) -> Scenario:
+        """Read a scenario file (see `from_toml`)."""
         path = Path(path)
         try:
             if path.exists() and not path.is_dir() and not path.is_file():
@@ -255,7 +266,7 @@ class Scenario:
             text = raw.decode("utf-8-sig")  # UTF-8, with or without a byte-order mark
         except UnicodeDecodeError:
             raise PipeLabError(f"{path}: not a text (UTF-8) file") from None
-        return cls.from_toml(text, source=str(path))
+        return cls.from_toml(text, source=str(path), max_ops=max_ops)
 
     @classmethod
     def from_dict(

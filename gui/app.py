@@ -18,7 +18,7 @@ from engine.errors import PipeLabError
 from engine.resources import version
 from engine.scenario import Scenario, load_preset
 from gui.errors import install_excepthook
-from gui.scenario_edits import check_app_size
+from gui.scenario_edits import check_app_size, load_for_app
 from gui.settings import APPLICATION, ORGANIZATION, settings
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ def initial_scenario(scenario_path: str | None, preset: str | None) -> tuple[Sce
     bigger than the app shows (`check_app_size`, as File → Open refuses it).
     """
     if scenario_path:
-        return check_app_size(Scenario.load(scenario_path)), ""
+        return load_for_app(scenario_path), ""
     if preset:
         return load_preset(preset), preset
     store = settings()

@@ -51,6 +51,7 @@ from gui.icons import raw_icon
 from gui.keys import KeyRouter, transport_actions
 from gui.run_heading import RunHeading, figure_title
 from gui.runs import VIEW_MODES
+from gui.scenario_edits import load_for_app
 from gui.scenario_panel import ScenarioPanel
 from gui.schedule_view import ScheduleView
 from gui.settings import settings
@@ -332,7 +333,7 @@ class MainWindow(QMainWindow):
         """Load a scenario file; any bad file shows its one-line message in a dialog and
         keeps the current run."""
         try:
-            scenario = Scenario.load(path)
+            scenario = load_for_app(path)
         except Exception as error:  # bad TOML, too deep, a folder, binary junk, no access…
             if not isinstance(error, PipeLabError | RecursionError | MemoryError | OSError):
                 log.exception("opening %s failed", path)

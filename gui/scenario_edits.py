@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -41,6 +42,12 @@ def check_app_size(scenario: Scenario) -> Scenario:
     checks this one cap."""
     op_count(scenario.n_ops, GUI_MAX_OPS)
     return scenario
+
+
+def load_for_app(path: str | Path) -> Scenario:
+    """The scenario file at ``path``, if the app can show it (`check_app_size`; a file
+    that lists more ops than that is refused before it is parsed)."""
+    return check_app_size(Scenario.load(path, max_ops=GUI_MAX_OPS))
 
 
 def op_count(value: Any, max_ops: int = MAX_OPS) -> int:

@@ -370,3 +370,28 @@ def test_names_and_descriptions_have_a_length_limit(what: str, limit: int, tmp_p
     message = str(refused.value)
     assert message.endswith(f"line 1: {what} is 1,000,000 characters long: at most {limit:,}")
     assert len(message) < 200 and "\n" not in message
+
+
+def test_a_file_listing_more_ops_than_allowed_is_refused_before_it_is_parsed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import tomllib
+
+    def never(text: str) -> None:
+        raise AssertionError("parsed")
+
+    monkeypatch.setattr(tomllib, "loads", never)
+    text = "[[ops]]\nread = 1\n" * 11 + "  [[ ops ]]\nread = 1\n"
+    with pytest.raises(PipeLabError, match=r"^f\.toml: 12 \[\[ops\]\] tables: at most 10 ops"):
+        Scenario.from_toml(text, source="f.toml", max_ops=10)
+
+
+def test_white_space_that_ends_a_file_is_not_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """64 MiB of trailing spaces took tomllib 12-24 s to skip."""
+    import tomllib
+
+    parsed: list[str] = []
+    loads = tomllib.loads
+    monkeypatch.setattr(tomllib, "loads", lambda text: parsed.append(text) or loads(text))
+    scenario = Scenario.from_toml("[defaults]\ncount = 2" + " " * 2**20 + "\n\n\t")
+    assert scenario.n_ops == 2 and parsed == ["[defaults]\ncount = 2"]

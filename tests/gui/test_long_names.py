@@ -94,3 +94,12 @@ def test_a_message_is_one_short_line_whatever_it_quotes() -> None:
     assert "\n" not in text and "\x1b" not in text
     assert text.startswith("a\\x0ab.toml: no such scenario file \\x1b[2J")
     assert len(text) <= MESSAGE_CHARS + 40 and text.endswith("characters)")
+
+
+def test_the_app_refuses_a_file_listing_too_many_ops_before_parsing_it(tmp_path: Path) -> None:
+    from gui.scenario_edits import GUI_MAX_OPS, load_for_app
+
+    path = tmp_path / "many.toml"
+    path.write_text("[[ops]]\nread = 1\n" * (GUI_MAX_OPS + 1))
+    with pytest.raises(PipeLabError, match=r"1,000,001 \[\[ops\]\] tables: at most 1,000,000"):
+        load_for_app(path)
