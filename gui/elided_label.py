@@ -177,6 +177,8 @@ class ElidedLabel(QLabel):
 
 
 def window_title(name: str) -> str:
-    """A window title that names ``name``: at most `TITLE_CHARS` of it, escaped."""
+    """The main window's title for a scenario called ``name``: at most `TITLE_CHARS` of it,
+    escaped. The name alone: on X11 and Windows Qt appends the application's display name
+    itself ("The book example — PipeLab"); saying it here too showed it twice."""
     shown = name if len(name) <= TITLE_CHARS else name[: TITLE_CHARS - 1] + "…"
-    return f"PipeLab — {printable(shown)}"
+    return printable(shown)

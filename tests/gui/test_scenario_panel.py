@@ -163,7 +163,7 @@ def test_after_an_edit_the_heading_and_description_follow_the_run(window: MainWi
     panel.buffers.setValue(2)
     panel.buffers.editingFinished.emit()
     assert window.title.text() == "custom: 20 ops, 2 slots"
-    assert window.windowTitle() == "PipeLab — custom: 20 ops, 2 slots"
+    assert window.windowTitle() == "custom: 20 ops, 2 slots"  # (Qt adds " — PipeLab")
     assert panel.preset.currentText() == "(custom)"
     text = panel.description.text()
     assert "The book example" not in text and "5 s pipelined" not in text
