@@ -14,6 +14,7 @@ from typing import cast
 
 import numpy as np
 from PySide6.QtCore import (
+    QAbstractItemModel,
     QAbstractTableModel,
     QItemSelectionRange,
     QModelIndex,
@@ -24,11 +25,19 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtGui import QGuiApplication, QKeyEvent, QKeySequence
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTableView,
+    QWidget,
+)
 
 from engine.errors import PipeLabError
 from engine.scenario import Scenario
 from engine.schedule import STAGES
+from gui.duration_box import DurationBox, duration_text
 from gui.scenario_edits import parse_block
 
 ROW_PIXELS = 22
@@ -46,7 +55,7 @@ _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 def _cell(value: float, role: int) -> object:
     """What a cell holding ``value`` says for ``role`` (None: nothing)."""
     if role == _DISPLAY:
-        return f"{value:.6g}"
+        return duration_text(value)  # the form's digits: a typed 2.0000004 reads so
     if role == _EDIT:
         return value
     if role == _ALIGNMENT:
@@ -133,6 +142,26 @@ class OpsTableModel(QAbstractTableModel):
         return False
 
 
+class DurationDelegate(QStyledItemDelegate):
+    """Cells are edited in the form's own duration field (`DurationBox`): every digit
+    typed is kept, "0.125 s" is read. Qt's default editor for a float cell is a spin box
+    of two decimals: 0.125 became 0.12, 0.001 became 0."""
+
+    def createEditor(self, parent: QWidget, option: QStyleOptionViewItem, index: Index) -> QWidget:
+        box = DurationBox(parent)
+        box.setFrame(False)
+        box.setButtonSymbols(DurationBox.ButtonSymbols.NoButtons)
+        return box
+
+    def setEditorData(self, editor: QWidget, index: Index) -> None:
+        cast(DurationBox, editor).setValue(float(index.data(Qt.ItemDataRole.EditRole)))
+
+    def setModelData(self, editor: QWidget, model: QAbstractItemModel, index: Index) -> None:
+        box = cast(DurationBox, editor)
+        box.interpretText()  # what is typed, even if the box has not read it yet
+        model.setData(index, box.value(), Qt.ItemDataRole.EditRole)
+
+
 class OpsTable(QTableView):
     """The table view: cell editing, Ctrl+V pastes a block at the current cell (one value
     fills every selected cell), Ctrl+C copies the selection as tab-separated text."""
@@ -143,6 +172,7 @@ class OpsTable(QTableView):
         super().__init__(parent)
         self.ops = OpsTableModel(self)
         self.setModel(self.ops)
+        self.setItemDelegate(DurationDelegate(self))
         self.setObjectName("ops-table")
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.setAlternatingRowColors(True)

@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
 from PySide6.QtGui import QGuiApplication, QKeySequence
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QLineEdit
+from PySide6.QtWidgets import QApplication, QLineEdit
 
 from engine.scenario import Scenario
 from gui.main_window import MainWindow
@@ -92,6 +92,32 @@ def test_editing_a_cell_changes_that_op_only(window: MainWindow) -> None:
     assert window.stats.value_of("pipelined", "makespan") == "6.5 s"
     label = window.scenario_panel.form.labelForField(window.scenario_panel.durations["read"])
     assert label.text() == "Read (varies)"
+
+
+@pytest.mark.parametrize(
+    ("typed", "value"),
+    [("0.125", 0.125), ("0.001", 0.001), ("2.0000004", 2.0000004), ("1e-6 s", 1e-6), ("0", 0.0)],
+)
+def test_a_cell_keeps_every_digit_typed_into_it(
+    window: MainWindow, qtbot, typed: str, value: float
+) -> None:
+    """Typed into the cell's own editor, as a user does (double-click, type, Enter): Qt's
+    default editor was a two-decimal spin box (0.125 became 0.12, 0.001 became 0)."""
+    table = window.scenario_panel.table
+    window.resize(1200, 800)
+    window.show()
+    qtbot.waitExposed(window)
+    index = table.model().index(0, 0)
+    table.setCurrentIndex(index)
+    table.edit(index)
+    editor = table.indexWidget(index)  # the cell's editor, where the keys go
+    assert editor is not None
+    QTest.keyClick(editor, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    QTest.keyClicks(editor, typed)
+    QTest.keyClick(editor, Qt.Key.Key_Return)
+    QApplication.processEvents()  # the delegate commits on the next turn of the event loop
+    assert window.scenario.read[0] == value
+    assert cell(window, 0, 0) == typed.removesuffix(" s") or value == 1e-6
 
 
 def test_pasting_a_column_from_a_spreadsheet_adds_ops(window: MainWindow) -> None:
