@@ -7,6 +7,8 @@ for work that takes a while.
 * `Progress`: after `DELAY` seconds, a line on stderr saying what runs and how far it is,
   redrawn in place; only when stderr is a terminal, so pipes and files stay clean. The one
   progress line of every command.
+* `one_line`: an error line, escaped and cut to `MAX_LINE` characters, whatever text
+  reached it (the safety net under every message's own quoting).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any, TextIO
 
-from engine.text import duration_words
+from engine.text import duration_words, printable, printable_head, printable_tail
 
 ERRORS = "pipelab-ascii"
 #: Stand-ins for the non-ASCII characters PipeLab prints (others become "?").
@@ -78,6 +80,25 @@ def use_ascii_fallback(stream: Any) -> None:
     if reconfigure is not None:
         with contextlib.suppress(ValueError, OSError):  # detached or closed: leave it
             reconfigure(errors=ERRORS)
+
+
+#: Longest line `one_line` makes (characters): about six rows of an 80-column terminal,
+#: far from a screenful (a message quotes at most `engine.validation.SHOWN` characters of
+#: a value; only text no quoting helper cut, such as argparse's, comes near this).
+MAX_LINE = 500
+
+
+def one_line(text: str, limit: int = MAX_LINE) -> str:
+    """``text`` as one line a terminal shows as it is: every control character escaped
+    (`engine.text.printable`), and when longer than ``limit``, its start and its end
+    (where argparse says what it expected) around the whole length."""
+    shown = printable(text)
+    if len(shown) <= limit:
+        return shown
+    note = f" … ({len(text):,} characters in all) … "
+    head = (limit - len(note)) * 3 // 5
+    tail = limit - len(note) - head
+    return printable_head(text, head) + note + printable_tail(text, tail)
 
 
 #: Work shorter than this shows no progress at all.
@@ -166,7 +187,7 @@ class Progress:
     def line(self) -> str:
         """The progress line as it would be drawn now, at most the terminal's width."""
         elapsed = self._clock() - self._started
-        text = f"pipelab: {self._text}"
+        text = f"pipelab: {printable(self._text)}"
         fraction = self._fraction
         if fraction is None and self._total:
             fraction = self._done / self._total
