@@ -9,17 +9,17 @@ import shutil
 from typing import Any
 
 from cli.console import Progress
-from cli.parser import HelpFormatter, columns, emit
+from cli.parser import HelpFormatter, columns, emit, whole
 from cli.table import text_gantt
 from engine.errors import PipeLabError
-from engine.text import time_text
-from engine.validation import shown, value_text
+from engine.text import printable, time_text
+from engine.validation import shown, value_text, whole_number_text
 from engine.writers import schedule_to_dict
 from gpu.calibration import RunTooLong
 from gpu.detect import BACKENDS, Detection, resolve_backend
 from gpu.experiments import default_params, pipeline_experiment, run_to_end
 from gpu.measured import PipelineResult
-from gpu.params import MIB
+from gpu.params import MAX_CHUNKS, MAX_INTENSITY, MAX_REPEATS, MAX_STREAMS, MIB
 from gpu.report import pipeline_rows, tile_rows
 from gpu.tiles import TileParams, TileResult, run_tiles
 
@@ -51,14 +51,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     parser.add_argument(
         "--chunks",
-        type=int,
+        type=whole(1, MAX_CHUNKS),
         default=None,
         metavar="K",
         help="chunks the data is cut into (default: 16)",
     )
     parser.add_argument(
         "--streams",
-        type=int,
+        type=whole(1, MAX_STREAMS),
         default=None,
         metavar="N",
         help="chunks in flight: CUDA streams or CPU staging buffers (default: 3)",
@@ -71,14 +71,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     parser.add_argument(
         "--repeats",
-        type=int,
+        type=whole(1, MAX_REPEATS),
         default=None,
         metavar="R",
         help="timed runs; the median is reported (default: 5)",
     )
     parser.add_argument(
         "--warmup",
-        type=int,
+        type=whole(0, MAX_REPEATS),
         default=None,
         metavar="W",
         help="untimed warm-up runs first (default: 1)",
@@ -188,24 +188,31 @@ def _size_bytes(mib: float | None) -> int | None:
 
 
 def _intensity(text: str) -> int | None:
+    """``--intensity``: auto, or a whole number by the files' rule (3.0 is 3)."""
     if text == "auto":
         return None
     try:
-        return int(text)
-    except ValueError:
-        raise PipeLabError(f"--intensity must be a whole number or auto, not {text!r}") from None
+        return whole_number_text(text, "", 0, MAX_INTENSITY)
+    except PipeLabError:
+        raise PipeLabError(
+            f"--intensity must be a whole number from 0 to {MAX_INTENSITY:,} or auto, "
+            f"not {shown(text)}"
+        ) from None
 
 
 def _intensities(text: str | None, experiment: str) -> tuple[int, ...] | None:
-    """``--intensities``: experiment 2's sweep, every item a whole number (no empty items);
-    refused when only experiment 1 runs, where it would be ignored."""
+    """``--intensities``: experiment 2's sweep, every item a whole number by the files'
+    rule (no empty items); refused when only experiment 1 runs, where it is ignored."""
     if text is None:
         return None
     try:
-        values = tuple(int(item) for item in text.split(","))  # "1,,2": int("") fails
-    except ValueError:
+        values = tuple(
+            whole_number_text(item, "", 0, MAX_INTENSITY) for item in text.split(",")
+        )  # "1,,2": the empty item is no number
+    except PipeLabError:
         raise PipeLabError(
-            f"--intensities must be whole numbers separated by commas, not {shown(text)}"
+            f"--intensities must be whole numbers from 0 to {MAX_INTENSITY:,} separated by "
+            f"commas, not {shown(text)}"
         ) from None
     if experiment == "streams":
         raise PipeLabError(
@@ -218,20 +225,20 @@ def _intensities(text: str | None, experiment: str) -> tuple[int, ...] | None:
 def _as_table(results: dict[str, Any], detection: Detection, width: int) -> str:
     blocks: list[str] = []
     if detection.backend != "cupy" and detection.reason:
-        blocks.append(f"note         CuPy not used: {detection.reason}")
+        blocks.append(f"note         CuPy not used: {printable(detection.reason)}")
     streams: PipelineResult | None = results.get("streams")
     if streams is not None:
         lines = ["Experiment 1: copy-in → compute → copy-out, sequential vs pipelined"]
-        lines += [f"  {label:<24}{value}" for label, value in pipeline_rows(streams)]
-        lines += [f"  note: {note}" for note in streams.notes]
+        lines += [f"  {label:<24}{printable(value)}" for label, value in pipeline_rows(streams)]
+        lines += [f"  note: {printable(note)}" for note in streams.notes]
         blocks.append("\n".join(lines))
         for schedule in (streams.sequential, streams.pipelined, streams.predicted):
-            blocks.append(f"{schedule.label}\n{text_gantt(schedule, width)}")
+            blocks.append(f"{printable(schedule.label)}\n{text_gantt(schedule, width)}")
     tiles: TileResult | None = results.get("tiles")
     if tiles is not None:
         lines = ["Experiment 2: tiles global → shared → compute → global"]
-        lines += [f"  {label:<24}{value}" for label, value in tile_rows(tiles)]
-        lines += [f"  note: {note}" for note in tiles.notes]
+        lines += [f"  {label:<24}{printable(value)}" for label, value in tile_rows(tiles)]
+        lines += [f"  note: {printable(note)}" for note in tiles.notes]
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 

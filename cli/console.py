@@ -23,7 +23,7 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any, TextIO
 
-from engine.text import duration_words
+from engine.text import duration_words, printable
 
 ERRORS = "pipelab-ascii"
 #: Stand-ins for the non-ASCII characters PipeLab prints (others become "?").
@@ -166,7 +166,7 @@ class Progress:
     def line(self) -> str:
         """The progress line as it would be drawn now, at most the terminal's width."""
         elapsed = self._clock() - self._started
-        text = f"pipelab: {self._text}"
+        text = f"pipelab: {printable(self._text)}"
         fraction = self._fraction
         if fraction is None and self._total:
             fraction = self._done / self._total

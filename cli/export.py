@@ -16,14 +16,14 @@ from pathlib import Path
 
 from cli.console import Progress, counting_lines
 from cli.limits import check_simulation
-from cli.parser import HelpFormatter
+from cli.parser import HelpFormatter, whole
 from cli.paths import check_output_path, nonempty
 from cli.scenario_args import add_scenario_arguments, scenario_from_args
 from engine.atomic import write_text_atomic
 from engine.errors import PipeLabError
 from engine.schedule import Schedule
 from engine.scheduler import simulate
-from engine.validation import value_text
+from engine.validation import shown, value_text
 from engine.writers import write_trace
 
 SUFFIXES = (".png", ".svg", ".pdf", ".gif", ".webp", ".json")
@@ -34,6 +34,8 @@ ROWS = ("workers", "ops")
 THEMES = ("light", "dark")
 MIN_WIDTH, MAX_WIDTH = 200, 10_000
 MIN_SCALE, MAX_SCALE = 1.0, 4.0
+#: Animation frame rates (gui.export draws, and checks, the same range).
+MIN_FPS, MAX_FPS = 1, 50
 
 
 def _scale(text: str) -> float:
@@ -41,22 +43,10 @@ def _scale(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, not {text!r}") from None
+        raise argparse.ArgumentTypeError(f"must be a number, not {shown(text)}") from None
     if not (math.isfinite(value) and MIN_SCALE <= value <= MAX_SCALE):
         raise argparse.ArgumentTypeError(
-            f"must be between {MIN_SCALE:g} and {MAX_SCALE:g}, not {text}"
-        )
-    return value
-
-
-def _width(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
-    if not MIN_WIDTH <= value <= MAX_WIDTH:
-        raise argparse.ArgumentTypeError(
-            f"must be between {MIN_WIDTH} and {MAX_WIDTH:,} px, not {value}"
+            f"must be between {MIN_SCALE:g} and {MAX_SCALE:g}, not {value_text(value)}"
         )
     return value
 
@@ -81,7 +71,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     parser.add_argument(
         "--width",
-        type=_width,
+        type=whole(MIN_WIDTH, MAX_WIDTH, "pixels"),
         default=None,
         metavar="PX",
         help="image width in pixels, PNG and animations (default: 1600, or the --size at "
@@ -141,7 +131,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="TEXT",
         help="the figure's title (default: the scenario's name; '' for none)",
     )
-    parser.add_argument("--fps", type=int, default=10, help="animation frames per second")
+    parser.add_argument(
+        "--fps",
+        type=whole(MIN_FPS, MAX_FPS, "frames"),
+        default=10,
+        help=f"animation frames per second ({MIN_FPS} to {MAX_FPS})",
+    )
 
 
 def check_flags(args: argparse.Namespace, suffix: str) -> None:

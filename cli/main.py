@@ -59,9 +59,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _fail(message: str) -> int:
-    """Say ``message`` in one line on stderr (when there is one); exit status 2."""
+    """Say ``message`` in one line on stderr (when there is one); exit status 2. Whatever
+    the message quotes, the line is escaped and at most a few rows (`message_line`)."""
+    from engine.text import message_line  # (loaded already, by main's own imports)
+
     if sys.stderr is not None:  # print(file=None) would write to stdout
-        print(f"pipelab: {message}", file=sys.stderr)
+        print(message_line(f"pipelab: {message}"), file=sys.stderr)
     return 2
 
 

@@ -16,6 +16,7 @@ from cli.stdout import stdout_writer, write_stdout
 from engine.atomic import write_text_atomic
 from engine.errors import PipeLabError
 from engine.resources import model_doc, version
+from engine.validation import whole_number_text
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
@@ -91,8 +92,30 @@ class Parser(argparse.ArgumentParser):
             super()._print_message(message, file)
 
 
+class AppParser(Parser):
+    """The top-level parser: ``--preset`` and ``--scenario`` before any command are the
+    app's, and, as under every command, one or the other. Given with a command they would
+    be silently replaced by the command's own (``pipelab --preset many-ops simulate`` ran
+    the book example): refused instead."""
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Any = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        preset, scenario = parsed.__dict__.pop("app_preset"), parsed.__dict__.pop("app_scenario")
+        if parsed.command is None:
+            parsed.preset, parsed.scenario = preset, scenario
+        elif preset is not None or scenario is not None:
+            flag = "--preset" if preset is not None else "--scenario"
+            self.error(
+                f"{flag} before a command is the app's; give it after the command "
+                f"(pipelab {parsed.command} {flag} …)"
+            )
+        return parsed, extras
+
+
 def build_parser(commands: dict[str, ModuleType]) -> Parser:
-    parser = Parser(
+    parser = AppParser(
         prog="pipelab",
         description="PipeLab makes GPU pipelining visible and measurable. "
         "With no command it opens the app.",
@@ -104,9 +127,18 @@ def build_parser(commands: dict[str, ModuleType]) -> Parser:
         version=f"pipelab {version()}",
         help="print PipeLab's version and exit",
     )
-    parser.add_argument("--preset", type=nonempty, default=None, help="open the app on this preset")
-    parser.add_argument(
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument(
+        "--preset",
+        dest="app_preset",
+        type=nonempty,
+        default=None,
+        metavar="PRESET",
+        help="open the app on this preset",
+    )
+    source.add_argument(
         "--scenario",
+        dest="app_scenario",
         type=nonempty,
         default=None,
         metavar="FILE",
@@ -140,15 +172,22 @@ def add_output_arguments(parser: argparse.ArgumentParser, drawing: str) -> None:
 MAX_COLUMNS = 10_000
 
 
-def columns(text: str) -> int:
-    """``--width``: a whole number of columns in [1, MAX_COLUMNS] (argparse type)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
-    if not 1 <= value <= MAX_COLUMNS:
-        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_COLUMNS:,}, not {value}")
-    return value
+def whole(low: int, high: int, unit: str = "") -> Callable[[str], int]:
+    """argparse type for a flag that takes a whole number in [low, high]: the rule files
+    follow (`engine.validation.whole_number`: 3.0 and 1e3 are whole, 3.5 is not), with its
+    words ("argument --ops: must be a whole number, not 3.5")."""
+
+    def parse(text: str) -> int:
+        try:
+            return whole_number_text(text, "", low, high, unit)
+        except PipeLabError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    return parse
+
+
+#: ``--width``: a whole number of columns in [1, MAX_COLUMNS] (argparse type).
+columns = whole(1, MAX_COLUMNS, "columns")
 
 
 def emit(text: str, out: str | Path | None) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from engine.atomic import DEFAULT_NAME_MAX, name_max, resolve_target
 from engine.errors import PipeLabError
+from engine.validation import path_text, shown
 
 
 def nonempty(text: str) -> str:
@@ -30,39 +31,42 @@ def nonempty(text: str) -> str:
 def check_output_path(path: str, suffixes: Iterable[str] | None = None) -> Path:
     """``path`` as a file the command may write, or a one-line PipeLabError that says why
     not. With ``suffixes`` (".png", ".json", …), the file's suffix must be one of them."""
+    shown_path = path_text(path)  # escaped and cut to a line: a file name is hostile text
     if "\0" in path:
-        raise PipeLabError(f"{path!r}: a file name cannot hold a NUL character")
+        raise PipeLabError(f"{shown_path}: a file name cannot hold a NUL character")
     separators = (os.sep, os.altsep) if os.altsep else (os.sep,)
     if path.endswith(separators):
-        raise PipeLabError(f"{path}: ends with a slash, so it names a folder; give a file name")
+        raise PipeLabError(
+            f"{shown_path}: ends with a slash, so it names a folder; give a file name"
+        )
     target = Path(path)
     if target.name in ("", ".", ".."):
-        raise PipeLabError(f"{path}: names a folder; give a file name")
+        raise PipeLabError(f"{shown_path}: names a folder; give a file name")
     _check_name_length(path, target)
     try:
         if target.is_dir():
-            raise PipeLabError(f"{path}: is a folder; give a file name")
+            raise PipeLabError(f"{shown_path}: is a folder; give a file name")
         if suffixes is not None:
             _check_suffix(path, target, tuple(suffixes))
         real = resolve_target(target)
         folder = real.parent if str(real.parent) else Path(".")
         if not folder.is_dir():
             where = "the folder it names" if real == target else "the folder its link points to"
-            if folder.exists():
-                raise PipeLabError(f"{path}: {folder} is not a folder ({where})")
-            raise PipeLabError(f"{path}: folder {folder} does not exist")
+            if _exists(folder):
+                raise PipeLabError(f"{shown_path}: {path_text(folder)} is not a folder ({where})")
+            raise PipeLabError(f"{shown_path}: folder {path_text(folder)} does not exist")
         _check_name_length(path, real)
     except OSError as error:  # a path too long for the system, a loop of links, …
-        raise PipeLabError(f"{_short(path)}: cannot write there: {error.strerror}") from None
+        raise PipeLabError(f"{shown_path}: cannot write there: {error.strerror}") from None
     return target
 
 
 def _check_suffix(path: str, target: Path, allowed: tuple[str, ...]) -> None:
     suffix = target.suffix.lower()
     if suffix not in allowed:
+        given = shown(suffix) if suffix else "(no suffix)"
         raise PipeLabError(
-            f"{path}: unknown export format {suffix or '(no suffix)'!r} "
-            f"(use one of {', '.join(allowed)})"
+            f"{path_text(path)}: unknown export format {given} (use one of {', '.join(allowed)})"
         )
 
 
@@ -77,11 +81,16 @@ def _check_name_length(path: str, target: Path) -> None:
     length = len(target.name.encode("utf-8", "surrogateescape"))
     if length > limit:
         raise PipeLabError(
-            f"{_short(path)}: the file name is {length} bytes, longer than the file system "
+            f"{path_text(path)}: the file name is {length:,} bytes, longer than the file system "
             f"allows ({limit})"
         )
 
 
-def _short(path: str) -> str:
-    """A path cut to a readable length for a message."""
-    return path if len(path) <= 100 else path[:48] + "…" + path[-48:]
+def _exists(path: Path) -> bool:
+    """Whether something is at ``path``; OSErrors other than "not there" (a loop of links,
+    no permission) propagate, to be said as they are."""
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    return True

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
+from cli.parser import whole
 from cli.paths import nonempty
-from engine.errors import PipeLabError
 from engine.naming import renamed_if_changed
-from engine.scenario import Scenario, load_preset, preset_names
+from engine.scenario import MAX_OPS, MAX_WORKERS, Scenario, load_preset, preset_names
 from engine.schedule import STAGES, UNITS
 
 
@@ -28,7 +28,11 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
         help="a scenario TOML file (its format and limits: the model, see below)",
     )
     group.add_argument(
-        "--ops", type=int, default=None, metavar="N", help="number of ops (default: the scenario's)"
+        "--ops",
+        type=whole(1, MAX_OPS),
+        default=None,
+        metavar="N",
+        help="number of ops (default: the scenario's)",
     )
     for stage in STAGES:
         group.add_argument(
@@ -40,7 +44,7 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
         )
     group.add_argument(
         "--buffers",
-        type=int,
+        type=whole(0, MAX_OPS),
         default=None,
         metavar="B",
         help="shared-memory slots, 0 = unlimited (default: the scenario's)",
@@ -48,7 +52,7 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
     for unit in UNITS:
         group.add_argument(
             f"--{unit}-workers",
-            type=int,
+            type=whole(1, MAX_WORKERS),
             default=None,
             metavar="K",
             help=f"workers of the {unit} unit (default: the scenario's)",
@@ -77,8 +81,6 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
         changes["workers"] = workers
     if args.buffers is not None:
         changes["buffers"] = args.buffers
-    if args.ops is not None and args.ops < 1:
-        raise PipeLabError(f"--ops must be at least 1, not {args.ops}")
     changed = scenario.with_changes(
         ops=args.ops, read=args.read, compute=args.compute, write=args.write, **changes
     )

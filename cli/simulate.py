@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
             return 0
         progress.phase("drawing the timeline")
         width = args.width or shutil.get_terminal_size((100, 24)).columns
-        blocks = [describe(scenario)]
+        blocks = [describe(scenario, width)]
         blocks += [policy_block(s, scenario, width) for s in schedules.values()]
         if policy == "both":
             seq, pipe = schedules["sequential"], schedules["pipelined"]

@@ -10,7 +10,7 @@ import numpy as np
 from engine.scenario import Scenario
 from engine.schedule import UNITS, Schedule
 from engine.stats import schedule_stats
-from engine.text import time_text
+from engine.text import elided, time_text
 
 IDLE = "·"
 
@@ -69,10 +69,19 @@ def text_gantt(schedule: Schedule, width: int = 80) -> str:
     return "\n".join(lines)
 
 
-def describe(scenario: Scenario) -> str:
+#: The columns a scenario's name may always take in the heading (a wider table gives it more).
+_NAME_COLUMNS = 80
+
+
+def describe(scenario: Scenario, width: int = 100) -> str:
+    """The table's heading: the scenario's name, escaped and cut to what ``width`` leaves
+    (a file's name is hostile text: no escape sequence or megabyte line reaches the
+    terminal), then its ops, workers and slots."""
     workers = ", ".join(f"{k} {unit}" for unit, k in zip(UNITS, scenario.workers, strict=True))
     slots = "unlimited" if scenario.buffers == 0 else str(scenario.buffers)
-    return f"{scenario.name}: {scenario.n_ops:,} ops, workers {workers}, buffer slots {slots}"
+    details = f": {scenario.n_ops:,} ops, workers {workers}, buffer slots {slots}"
+    name = elided(scenario.name, max(_NAME_COLUMNS, width - len(details)))
+    return name + details
 
 
 #: Width of the label column ("utilization  ").

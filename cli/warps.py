@@ -12,14 +12,16 @@ from typing import Any
 import numpy as np
 
 from cli.console import Progress, counting_lines
-from cli.parser import HelpFormatter, add_output_arguments, emit, emit_stream
+from cli.parser import HelpFormatter, add_output_arguments, emit, emit_stream, whole
 from cli.paths import check_output_path
 from engine.text import count_words, number_text
 from engine.warp_stream import WarpSummary, Write, burst_chunks, summarize, write_warp_tasks
 from engine.warps import (
     COMPUTE,
     MAX_BURSTS,
+    MAX_COMPUTE,
     MAX_CYCLES,
+    MAX_LATENCY,
     MAX_WARPS,
     MEMORY,
     UNIT_NAMES,
@@ -45,28 +47,28 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     parser.add_argument(
         "--warps",
-        type=int,
+        type=whole(1, MAX_WARPS, "warps"),
         default=defaults.warps,
         metavar="W",
         help=f"warps resident on the SM (1 to {MAX_WARPS:,})",
     )
     parser.add_argument(
         "--latency",
-        type=int,
+        type=whole(0, MAX_LATENCY, "cycles"),
         default=defaults.latency,
         metavar="L",
-        help="memory load latency in cycles (0 or more)",
+        help=f"memory load latency in cycles (0 to {MAX_LATENCY:,})",
     )
     parser.add_argument(
         "--compute",
-        type=int,
+        type=whole(1, MAX_COMPUTE, "cycles"),
         default=defaults.compute,
         metavar="C",
-        help="cycles of compute per burst between loads (1 or more)",
+        help=f"cycles of compute per burst between loads (1 to {MAX_COMPUTE:,})",
     )
     parser.add_argument(
         "--cycles",
-        type=int,
+        type=whole(1, MAX_CYCLES, "cycles"),
         default=defaults.cycles,
         metavar="T",
         help=f"length of the run in cycles (1 to {MAX_CYCLES:,}; at most "

@@ -36,16 +36,35 @@ def name_max(folder: str | Path) -> int:
         return DEFAULT_NAME_MAX
 
 
+#: Most symbolic links followed in a row, as Linux does (MAXSYMLINKS): through a longer
+#: chain the OS would not open the file the write made.
+MAX_LINKS = 40
+
+
 def resolve_target(path: str | Path) -> Path:
     """The file a write to ``path`` should replace: ``path`` itself, or where its symlinks
-    (even a dangling one) lead, so that the link survives the write."""
+    (even a dangling one) lead, so that the link survives the write. Links that go round
+    in a loop (a → b → a) or more than `MAX_LINKS` in a row lead to no file: PipeLabError
+    (writing would replace the link with a regular file)."""
     target = Path(path)
+    link, seen = target, set[str]()
     try:
-        if target.is_symlink():
-            return Path(os.path.realpath(target))
+        while link.is_symlink():
+            here = os.path.abspath(link)
+            if here in seen or len(seen) >= MAX_LINKS:
+                problem = (
+                    "its symbolic links go round in a loop"
+                    if here in seen
+                    else f"more than {MAX_LINKS} symbolic links in a row"
+                )
+                from engine.validation import path_text  # (only a refusal needs it)
+
+                raise PipeLabError(f"{path_text(target)}: {problem}, so there is no file to write")
+            seen.add(here)
+            link = link.parent / os.readlink(link)
     except OSError:  # a name too long to look at: the write will say so
-        pass
-    return target
+        return target
+    return target if link is target else Path(os.path.realpath(link))
 
 
 def temp_prefix(name: str, limit: int) -> str:

@@ -16,8 +16,16 @@ import numpy.typing as npt
 from engine.errors import PipeLabError
 from engine.resources import resource
 from engine.schedule import STAGES, UNITS
+from engine.text import elided_middle
 from engine.toml_lines import MAX_NESTING, deepest_nesting, key_lines, line_of
-from engine.validation import check_durations, duration, shown, whole_number
+from engine.validation import (
+    SHOWN,
+    check_durations,
+    duration,
+    path_text,
+    shown,
+    whole_number,
+)
 
 #: The most ops a scenario may have: 10^7 ops are 3·10^7 tasks, about 1.4 GB of columns.
 MAX_OPS = 10_000_000
@@ -110,7 +118,7 @@ class Scenario:
         object.__setattr__(self, "workers", counts)
         object.__setattr__(self, "buffers", whole_number(self.buffers, "buffers", 0, MAX_OPS))
         if self.policy not in POLICIES:
-            raise PipeLabError(f"policy must be sequential or pipelined, not {self.policy!r}")
+            raise PipeLabError(f"policy must be sequential or pipelined, not {shown(self.policy)}")
         if self.uniform and not all(
             (getattr(self, s) == getattr(self, s)[0]).all() for s in STAGES
         ):
@@ -215,7 +223,8 @@ class Scenario:
 
     @classmethod
     def from_toml(cls, text: str, source: str = "scenario", max_ops: int = MAX_OPS) -> Scenario:
-        """Parse and validate a scenario file's text; errors name the key and its line.
+        """Parse and validate a scenario file's text; errors name the key and its line, and
+        begin with ``source`` as given (`Scenario.load` gives the path, escaped).
         A leading byte-order mark (Notepad writes one) is no part of the TOML; it is no
         newline either, so line numbers stay right. A file that lists more than
         ``max_ops`` [[ops]] is refused before it is parsed (a million tables take a
@@ -235,7 +244,9 @@ class Scenario:
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
-            raise PipeLabError(f"{source}: not valid TOML: {error}") from None
+            # tomllib quotes keys whole ("Cannot declare ('xxx…',) twice"): cut to a line
+            problem = elided_middle(str(error), 2 * SHOWN)
+            raise PipeLabError(f"{source}: not valid TOML: {problem}") from None
         except ValueError:  # tomllib's int(): more than 4,300 digits
             raise PipeLabError(f"{source}: not valid TOML: a number with too many digits") from None
         except RecursionError:  # guarded above; kept so no traceback can ever escape
@@ -246,27 +257,28 @@ class Scenario:
     def load(cls, path: str | Path, max_ops: int = MAX_OPS) -> Scenario:
         """Read a scenario file (see `from_toml`)."""
         path = Path(path)
+        shown_path = path_text(path)  # a file name is hostile text: escaped, cut to a line
         try:
             if path.exists() and not path.is_dir() and not path.is_file():
                 # /dev/zero, a pipe: reading would never end (or never stop growing)
-                raise PipeLabError(f"{path}: not a regular file, so not a scenario file")
+                raise PipeLabError(f"{shown_path}: not a regular file, so not a scenario file")
             if path.is_file() and path.stat().st_size > MAX_FILE_BYTES:
                 raise PipeLabError(
-                    f"{path}: {path.stat().st_size:,} bytes is too big for a scenario file "
-                    f"(at most {MAX_FILE_BYTES:,})"
+                    f"{shown_path}: {path.stat().st_size:,} bytes is too big for a scenario "
+                    f"file (at most {MAX_FILE_BYTES:,})"
                 )
             raw = path.read_bytes()
         except FileNotFoundError:
-            raise PipeLabError(f"{path}: no such scenario file") from None
+            raise PipeLabError(f"{shown_path}: no such scenario file") from None
         except IsADirectoryError:
-            raise PipeLabError(f"{path}: is a folder, not a scenario file") from None
+            raise PipeLabError(f"{shown_path}: is a folder, not a scenario file") from None
         except OSError as error:
-            raise PipeLabError(f"{path}: cannot read: {error.strerror}") from None
+            raise PipeLabError(f"{shown_path}: cannot read: {error.strerror}") from None
         try:
             text = raw.decode("utf-8-sig")  # UTF-8, with or without a byte-order mark
         except UnicodeDecodeError:
-            raise PipeLabError(f"{path}: not a text (UTF-8) file") from None
-        return cls.from_toml(text, source=str(path), max_ops=max_ops)
+            raise PipeLabError(f"{shown_path}: not a text (UTF-8) file") from None
+        return cls.from_toml(text, source=shown_path, max_ops=max_ops)
 
     @classmethod
     def from_dict(
@@ -399,7 +411,7 @@ def _text(value: Any, what: str) -> str:
     """A scenario's ``what`` ("name" or "description"): text of at most its
     `TEXT_LIMITS` characters."""
     if not isinstance(value, str):
-        raise PipeLabError(f"{what} must be text, not {value!r}")
+        raise PipeLabError(f"{what} must be text, not {shown(value)}")
     limit = TEXT_LIMITS[what]
     if len(value) > limit:
         raise PipeLabError(f"{what} is {len(value):,} characters long: at most {limit:,}")
@@ -408,7 +420,7 @@ def _text(value: Any, what: str) -> str:
 
 def _policy(value: Any) -> str:
     if value not in POLICIES:
-        raise PipeLabError(f"policy must be sequential or pipelined, not {value!r}")
+        raise PipeLabError(f"policy must be sequential or pipelined, not {shown(value)}")
     return str(value)
 
 

@@ -19,11 +19,16 @@ run takes (minutes and hours). The rules:
   rules and the unit as given ("2.5 units"); an empty unit gives the number alone.
 * Never scientific notation, never a number with more than three significant digits
   below 1000. Negative values (which no run has) get a "-" and the same rules.
+
+Text from files and flags is hostile: `printable` escapes what a terminal would obey
+(colours, titles, a cursor moved back, text reversed) before anything prints it, and
+`elided` fits it to the space it has.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -243,27 +248,101 @@ def count_words(count: int, noun: str, plural: str | None = None) -> str:
     return f"{count:,} {noun if count == 1 else (plural or noun + 's')}"
 
 
-#: Characters a terminal or a text view would act on rather than show: C0 controls, DEL,
-#: C1 controls, and the bidirectional overrides and isolates that reorder what follows.
-_CONTROL = {
-    *range(0x00, 0x20),
-    0x7F,
-    *range(0x80, 0xA0),
-    *range(0x202A, 0x202F),
-    *range(0x2066, 0x206A),
-}
-_ESCAPES = {code: (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}") for code in _CONTROL}
+#: What `printable` escapes: C0 controls, DEL, C1 controls, the bidirectional overrides
+#: and isolates (they reverse the text after them), the line and paragraph separators and
+#: lone surrogates (a file name's undecodable bytes, which no UTF-8 stream can print).
+_UNPRINTABLE = re.compile(
+    r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]"
+)
+_NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
-def printable(text: str) -> str:
-    """``text`` with every control character shown as its escape ("\\x1b", "\\n",
-    "\\u202e"): text from a file can then neither drive a terminal nor break a line."""
-    return text.translate(_ESCAPES)
+def _escape(char: str) -> str:
+    """One character as a visible escape: "\\n", "\\x1b", "\\x9b", "\\u202e"."""
+    code = ord(char)
+    return _NAMED.get(char) or (f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}")
 
 
-def cut_text(text: str, limit: int) -> str:
-    """``text``, or its first ``limit`` characters and how long it was: "xxxx… (1,000,000
-    characters)"."""
-    if len(text) <= limit:
+def printable(text: str, keep: str = "") -> str:
+    """``text`` with every character a terminal would act on instead of showing written
+    as a visible escape ("\\x1b[31m", "\\x00", "\\x9b", "\\u202e", "\\n"): C0 and C1
+    controls, DEL, bidirectional overrides and isolates, line separators, lone
+    surrogates. The one escaper of user text (names, descriptions, paths, values quoted
+    in errors) for the terminal and the app. Characters in ``keep`` (e.g. "\\n" for a
+    multi-line text box) stay as they are; by default a newline or tab is escaped, so
+    a user string never breaks a one-line text. Backslashes are left alone (a Windows
+    path reads as written)."""
+    if not _UNPRINTABLE.search(text):
         return text
-    return f"{text[:limit]}… ({len(text):,} characters)"
+    return _UNPRINTABLE.sub(
+        lambda match: match.group() if match.group() in keep else _escape(match.group()), text
+    )
+
+
+def _width(char: str) -> int:
+    return len(_escape(char)) if _UNPRINTABLE.match(char) else 1
+
+
+def printable_head(text: str, width: int) -> str:
+    """The longest start of ``printable(text)`` that fits ``width`` characters without
+    cutting an escape in two."""
+    used, end = 0, 0
+    for char in text[:width]:
+        used += _width(char)
+        if used > width:
+            break
+        end += 1
+    return printable(text[:end])
+
+
+def printable_tail(text: str, width: int) -> str:
+    """The longest end of ``printable(text)`` that fits ``width`` characters without
+    cutting an escape in two."""
+    used, start = 0, len(text)
+    for char in reversed(text[-width:] if width > 0 else ""):
+        used += _width(char)
+        if used > width:
+            break
+        start -= 1
+    return printable(text[start:])
+
+
+def elided(text: str, width: int) -> str:
+    """``printable(text)`` in at most ``width`` characters: cut with "…" when longer
+    (a name in a one-line heading never grows the layout with it)."""
+    shown = printable(text)
+    if len(shown) <= width:
+        return shown
+    return printable_head(text, max(0, width - 1)) + "…"
+
+
+def elided_middle(text: str, width: int) -> str:
+    """``printable(text)`` in about ``width`` characters: when longer, its start, "…" and
+    its end (a path keeps its file name in view), with the whole length said:
+    "/home/me/…/run.toml (4,200 characters)"."""
+    shown = printable(text)
+    if len(shown) <= width:
+        return shown
+    head = width * 2 // 5
+    tail = max(0, width - head - 1)
+    return f"{printable_head(text, head)}…{printable_tail(text, tail)} ({len(text):,} characters)"
+
+
+#: Longest line `message_line` makes (characters): about six rows of an 80-column
+#: terminal, far from a screenful (a message quotes at most `engine.validation.SHOWN`
+#: characters of a value; only text no quoting helper cut, such as argparse's, comes near).
+MESSAGE_CHARS = 500
+
+
+def message_line(text: str, limit: int = MESSAGE_CHARS) -> str:
+    """``text`` as one line of a message, on the terminal or in the app: every control
+    character escaped (`printable`), and when longer than ``limit``, its start and its end
+    (where argparse says what it expected) around the whole length. The safety net under
+    every message's own quoting."""
+    shown = printable(text)
+    if len(shown) <= limit:
+        return shown
+    note = f" … ({len(text):,} characters in all) … "
+    head = (limit - len(note)) * 3 // 5
+    tail = limit - len(note) - head
+    return printable_head(text, head) + note + printable_tail(text, tail)

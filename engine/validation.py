@@ -10,12 +10,15 @@ arithmetic (scales, widths, fractions) away from overflow and subnormal numbers.
 from __future__ import annotations
 
 import math
+import os
+import re
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from engine.errors import PipeLabError
+from engine.text import elided_middle, printable
 
 #: The shortest non-zero duration: a microsecond when the unit is seconds. The views resolve
 #: time to 1e-9 of max(1, makespan) (event stepping, narration, the clock), so a shorter
@@ -25,18 +28,49 @@ MIN_DURATION = 1e-6
 MAX_DURATION = 1e9
 #: How the limits read in messages.
 DURATION_LIMITS = "0 or between 1e-6 and 1e9"
-#: At most this many characters of a bad value are quoted in a message.
-_SHOWN = 60
+#: At most this many characters of a bad value are quoted in a message (about a line); a
+#: longer one is cut, and the message says how long it was.
+SHOWN = 80
+#: A longer path is shown as its start, "…" and its end (the file name stays in view).
+SHOWN_PATH = 160
+_CLOSING = {"'": "'", '"': '"', "[": "]", "(": ")", "{": "}"}
+#: A backslash escape in a repr: cutting one in two would misquote the value.
+_REPR_ESCAPE = re.compile(r"\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)")
 
 
-def shown(value: Any) -> str:
-    """``repr(value)`` cut to a readable length: messages stay one short line whatever the
-    input (a megabyte string, a deep list)."""
+def shown(value: Any, limit: int = SHOWN) -> str:
+    """``repr(value)`` for a message, escaped (`engine.text.printable`) and cut to about
+    ``limit`` characters; a cut one keeps its closing quote or bracket and says how long
+    the whole was: 'xxxx…' (1,000,000 characters), [1, 1, …] (100,000 items). The one
+    quoting helper: messages stay one short line whatever the input."""
     try:
-        text = repr(value)
-    except Exception:  # a repr that fails is no reason to lose the message
+        text = printable(repr(value))
+    except Exception:  # a failing repr (an int of 5,000 digits) must not lose the message
         text = f"<{type(value).__name__}>"
-    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
+    if len(text) <= limit:
+        return text
+    cut = limit - 1
+    for match in _REPR_ESCAPE.finditer(text, max(0, cut - 10), cut + 10):
+        if match.start() < cut < match.end():
+            cut = match.start()  # never half an escape ("\\x1" for "\\x1b")
+    closing = _CLOSING.get(text[0], "") if text[-1:] == _CLOSING.get(text[0]) else ""
+    return f"{text[:cut]}…{closing} ({_size(value, text)})"
+
+
+def _size(value: Any, text: str) -> str:
+    """How long a value cut by `shown` was: characters of a string, items of a list or
+    table (of two or more), else characters of its repr."""
+    if isinstance(value, str):
+        return f"{len(value):,} characters"
+    if isinstance(value, list | tuple | dict | set | frozenset) and len(value) > 1:
+        return f"{len(value):,} items"
+    return f"{len(text):,} characters"
+
+
+def path_text(path: str | os.PathLike[str]) -> str:
+    """A path for a message, escaped; beyond `SHOWN_PATH` characters its start, "…" and its
+    end, so the file name stays readable: "/very/long/…/run.toml (4,200 characters)"."""
+    return elided_middle(os.fspath(path), SHOWN_PATH)
 
 
 def value_text(value: float) -> str:
@@ -59,18 +93,50 @@ def value_text(value: float) -> str:
 
 
 def whole_number(value: Any, what: str, low: int, high: int, unit: str = "") -> int:
-    """``value`` as an int in [low, high]; a float with no fraction (3.0) is accepted."""
+    """``value`` as an int in [low, high]; a float with no fraction (3.0) is accepted. The
+    one rule for whole numbers, in files, flags (`whole_number_text`) and forms. An empty
+    ``what`` gives a message that starts at "must be" (argparse names the flag itself)."""
     given = value
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         else:
             noun = f"a whole number of {unit}" if unit else "a whole number"
-            raise PipeLabError(f"{what} must be {noun}, not {shown(value)}")
+            raise PipeLabError(_said(what, f"must be {noun}, not {shown(value)}"))
     number = int(value)
     if number < low or number > high:
-        raise PipeLabError(f"{what} must be between {low} and {high:,}, not {_whole_text(given)}")
+        raise PipeLabError(_outside(what, low, high, _whole_text(given)))
     return number
+
+
+def whole_number_text(text: str, what: str, low: int, high: int, unit: str = "") -> int:
+    """A whole number typed as text (a flag, a form field), by `whole_number`'s rule: the
+    text is read as a file's value would be, "3", "+3", "1_000" as ints, "3.0", "1e3" as
+    the floats they are (no fraction: accepted), anything else refused, quoted."""
+    try:
+        value: Any = int(text)
+    except ValueError:
+        digits = _DIGITS.fullmatch(text.strip())
+        if digits:  # beyond int()'s 4,300 digits: a whole number, far out of any range
+            count = len(digits.group(1).replace("_", "").lstrip("0"))
+            raise PipeLabError(_outside(what, low, high, f"a {count:,}-digit number")) from None
+        try:
+            value = float(text)
+        except ValueError:
+            value = text
+    return whole_number(value, what, low, high, unit)
+
+
+#: An integer as int() reads it, signs, spaces and underscores included.
+_DIGITS = re.compile(r"[-+]?(\d(?:_?\d)*)")
+
+
+def _said(what: str, rest: str) -> str:
+    return f"{what} {rest}" if what else rest
+
+
+def _outside(what: str, low: int, high: int, given: str) -> str:
+    return _said(what, f"must be between {low} and {high:,}, not {given}")
 
 
 def _whole_text(value: Any) -> str:
@@ -78,10 +144,11 @@ def _whole_text(value: Any) -> str:
     an int too long for a line (10^5000) by its length."""
     if isinstance(value, float):
         return value_text(value)
-    number = int(value)
-    if abs(number) < 10**30:
-        return f"{number:,}"
-    return f"a {len(str(abs(number))):,}-digit number"
+    number = abs(int(value))
+    if number < 10**30:
+        return f"{int(value):,}"
+    digits = len(str(number)) if number.bit_length() < 10_000 else int(math.log10(number)) + 1
+    return f"a {digits:,}-digit number"
 
 
 def duration(value: Any, what: str) -> float:

@@ -18,7 +18,7 @@ from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QFontMetricsF, QResizeEvent, QTextLayout, QTextOption
 from PySide6.QtWidgets import QLabel, QWidget
 
-from engine.text import cut_text, printable
+from engine.text import elided, elided_middle, printable
 
 #: The widest a label asks to be (pixels); it takes more when the layout has more to give.
 HINT_WIDTH = 480
@@ -172,7 +172,7 @@ class ElidedLabel(QLabel):
     def _update_tooltip(self, cut: bool) -> None:
         parts = [html.escape(self._tip)] if self._tip else []
         if cut:
-            parts.append(html.escape(printable(cut_text(self._full, TOOLTIP_CHARS))))
+            parts.append(html.escape(elided_middle(self._full, TOOLTIP_CHARS)))
         self.setToolTip("<qt>" + "<br>".join(parts) + "</qt>" if parts else "")
 
 
@@ -180,5 +180,4 @@ def window_title(name: str) -> str:
     """The main window's title for a scenario called ``name``: at most `TITLE_CHARS` of it,
     escaped. The name alone: on X11 and Windows Qt appends the application's display name
     itself ("The book example — PipeLab"); saying it here too showed it twice."""
-    shown = name if len(name) <= TITLE_CHARS else name[: TITLE_CHARS - 1] + "…"
-    return printable(shown)
+    return elided(name, TITLE_CHARS)

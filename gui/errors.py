@@ -12,7 +12,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from engine.errors import PipeLabError
-from engine.text import cut_text, printable
+from engine.text import message_line
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
@@ -22,15 +22,10 @@ log = logging.getLogger("pipelab")
 ExceptHook = Callable[[type[BaseException], BaseException, TracebackType | None], object]
 
 
-#: The most characters of a message the app shows (the rest is counted, not shown): a
-#: message may quote a file's path or values, and a dialog must fit the screen.
-MESSAGE_CHARS = 600
-
-
 def message_text(text: str) -> str:
-    """``text`` as the app shows a message: at most `MESSAGE_CHARS` characters, control
-    characters escaped."""
-    return printable(cut_text(text.strip(), MESSAGE_CHARS))
+    """``text`` as the app shows a message: as the terminal does (`message_line`), one
+    line, control characters escaped, at most `engine.text.MESSAGE_CHARS` characters."""
+    return message_line(text.strip())
 
 
 def warn(parent: QWidget | None, title: str, message: str) -> None:

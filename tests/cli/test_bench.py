@@ -66,21 +66,23 @@ def test_json_is_valid_and_complete() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--chunks", "x"], "--chunks: invalid int value"),
-        (["--chunks", "0"], "chunks must be between"),
+        (["--chunks", "x"], "--chunks: must be a whole number, not 'x'"),
+        (["--chunks", "4.0", "--size", "-1"], "--size must be"),  # 4.0 is whole, as in files
+        (["--chunks", "0"], "--chunks: must be between 1 and 4,096, not 0"),
         (["--size", "-1"], "--size must be more than 0"),
-        (["--intensity", "lots"], "--intensity must be a whole number or auto"),
-        (["--repeats", "0"], "repeats must be between"),
+        (["--intensity", "lots"], "--intensity must be a whole number from 0 to 1,000,000 or auto"),
+        (["--intensity", "1.5"], "or auto, not '1.5'"),
+        (["--repeats", "0"], "--repeats: must be between 1 and 1,000, not 0"),
         (["--backend", "tpu"], "invalid choice"),
         (["--experiment", "tiles"], "experiment 2 (tiles) needs the cupy backend"),
-        (["--intensities", "a,b"], "--intensities must be whole numbers separated by commas"),
-        (["--intensities", ""], "--intensities must be whole numbers separated by commas"),
+        (["--intensities", "a,b"], "--intensities must be whole numbers from 0 to 1,000,000"),
+        (["--intensities", ""], "separated by commas, not ''"),
         (["--intensities", "1,,2"], "not '1,,2'"),
         (["--intensities", "1,2"], "--intensities is experiment 2's sweep (tiles)"),
         # Checked before the calibration that would refuse --intensity 1000000.
         (["--intensity", "1000000", "--intensities", "x"], "--intensities must be"),
         (["--size", "1e12"], "at most 1,048,576 MiB, not 1e12"),
-        (["--size", "1.0000001", "--chunks", "0"], "chunks must be between"),
+        (["--size", "1.0000001", "--chunks", "0"], "--chunks: must be between"),
         (["--time-limit", "-1e-7"], "--time-limit must be a number of seconds above 0, not -1e-7"),
     ],
 )

@@ -93,7 +93,10 @@ def test_gif_and_webp(tmp_path: Path) -> None:
         (("--out", ""), "argument --out: must not be empty"),  # as simulate and warps say
         (("--out", "t.png", "--time", "-1"), "outside the run"),
         (("--out", "t.png", "--time", "nan"), "--time must be a finite number"),
-        (("--out", "t.png", "--ops", "0"), "--ops must be at least 1"),
+        (
+            ("--out", "t.png", "--ops", "0"),
+            "argument --ops: must be between 1 and 10,000,000, not 0",
+        ),
     ],
 )
 def test_bad_flags_are_one_line_exit_2_and_no_file(tmp_path: Path, args, words) -> None:

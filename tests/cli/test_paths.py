@@ -68,6 +68,27 @@ def test_paths_that_name_no_file_get_one_line(
     assert not (tmp_path / "newdir").exists()
 
 
+@pytest.mark.parametrize("command", list(WRITERS))
+@pytest.mark.parametrize(
+    ("links", "words"),
+    [
+        ({"a.json": "b.json", "b.json": "a.json"}, "go round in a loop"),
+        ({"a.json": "a.json"}, "go round in a loop"),
+        ({f"{n}.json" if n else "a.json": f"{n + 1}.json" for n in range(45)}, "more than 40"),
+    ],
+)
+def test_links_that_lead_to_no_file_are_refused_and_kept(
+    capsys, tmp_path: Path, command: str, links: dict[str, str], words: str
+) -> None:
+    """`--out a.json` with a.json → b.json → a.json replaced the link with a file."""
+    for name, target in links.items():
+        os.symlink(target, tmp_path / name)
+    code, stdout, err = _run(capsys, *WRITERS[command], "--out", str(tmp_path / "a.json"))
+    _one_line_error(code, stdout, err, words)
+    assert all((tmp_path / name).is_symlink() for name in links)
+    assert not [p for p in tmp_path.iterdir() if not p.is_symlink()]
+
+
 @pytest.mark.parametrize("flag", ["--preset", "--scenario"])
 @pytest.mark.parametrize("command", [["simulate"], ["export", "--out", "x.json"], []])
 def test_empty_names_are_refused(capsys, command: list[str], flag: str) -> None:

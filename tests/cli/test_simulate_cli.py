@@ -126,9 +126,9 @@ BAD = [
     (["simulate", "--read", "nan"], "finite"),
     (["simulate", "--compute", "inf"], "finite"),
     (["simulate", "--write", "fast"], "invalid float value: 'fast'"),
-    (["simulate", "--ops", "0"], "--ops must be at least 1"),
+    (["simulate", "--ops", "0"], "argument --ops: must be between 1 and 10,000,000, not 0"),
     (["simulate", "--ops", "10000001"], "between 1 and 10,000,000"),
-    (["simulate", "--load-workers", "0"], "load workers"),
+    (["simulate", "--load-workers", "0"], "--load-workers: must be between 1 and 1,024, not 0"),
     (["simulate", "--buffers", "-2"], "buffers"),
     (["simulate", "--preset", "nope"], "unknown preset 'nope'"),
     (["simulate", "--scenario", "/nonexistent/x.toml"], "no such scenario file"),
@@ -142,7 +142,7 @@ BAD = [
     (["simulate", "--width", "-5"], "--width: must be between 1 and 10,000"),
     (["simulate", "--width", "100000000"], "--width: must be between 1 and 10,000"),
     (["warps", "--width", "-3"], "--width: must be between 1 and 10,000"),
-    (["bench", "--width", "wide"], "--width: must be a whole number, not 'wide'"),
+    (["bench", "--width", "wide"], "--width: must be a whole number of columns, not 'wide'"),
 ]
 
 

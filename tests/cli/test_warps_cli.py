@@ -81,11 +81,11 @@ def test_out_writes_the_file(capsys, tmp_path):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--warps", "0"], "warps must be between 1 and 1,024, not 0"),
-        (["--compute", "0"], "compute must be between 1"),
-        (["--latency", "-5"], "latency must be between 0"),
-        (["--cycles", "0"], "cycles must be between 1"),
-        (["--warps", "two"], "invalid int value: 'two'"),
+        (["--warps", "0"], "--warps: must be between 1 and 1,024, not 0"),
+        (["--compute", "0"], "--compute: must be between 1"),
+        (["--latency", "-5"], "--latency: must be between 0"),
+        (["--cycles", "0"], "--cycles: must be between 1"),
+        (["--warps", "two"], "--warps: must be a whole number of warps, not 'two'"),
         (["--format", "xml"], "invalid choice: 'xml'"),
         (["--compute", "1", "--cycles", "9000000"], "more than 1,000,000"),
         (["--out", "/no/such/folder/x.json"], "does not exist"),

@@ -13,8 +13,13 @@ from hypothesis import strategies as st
 from engine.text import (
     axis_scale,
     axis_title,
+    elided,
+    elided_middle,
     format_time,
     number_text,
+    printable,
+    printable_head,
+    printable_tail,
     span_text,
     tick_text,
     time_scale,
@@ -208,3 +213,34 @@ def test_no_formatter_of_its_own_anywhere() -> None:
         if _STRAY.search(line)
     ]
     assert not found, "\n".join(found)
+
+
+# -- hostile text: what a terminal would obey is shown, never obeyed -----------------------
+
+#: Characters a terminal or a bidi-aware view acts on: ESC (colours, titles), BEL, NUL,
+#: backspace, CR, DEL, CSI (C1), a right-to-left override and an isolate.
+HOSTILE = "\x1b[31mRED\x1b]0;title\x07 \x00 \x08 \r \x7f \x9b31m \u202eevil\u2066x\u2069"
+UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+
+
+def test_printable_escapes_controls_and_bidi_overrides_visibly() -> None:
+    text = printable(HOSTILE)
+    assert not UNPRINTABLE.search(text)
+    assert text == (
+        "\\x1b[31mRED\\x1b]0;title\\x07 \\x00 \\x08 \\r \\x7f \\x9b31m \\u202eevil\\u2066x\\u2069"
+    )
+
+
+def test_printable_escapes_newlines_and_tabs_unless_kept() -> None:
+    assert printable("a\nb\tc") == "a\\nb\\tc"
+    assert printable("a\nb\tc", keep="\n") == "a\nb\\tc"
+    assert printable("plain – text, µs, 中文, C:\\path") == "plain – text, µs, 中文, C:\\path"
+
+
+def test_cutting_printable_text_never_splits_an_escape() -> None:
+    text = "\x1b" * 10
+    assert printable_head(text, 9) == "\\x1b\\x1b"
+    assert printable_tail("ab\x1b\x1bcd", 7) == "\\x1bcd"
+    assert elided("x" * 100, 10) == "x" * 9 + "…"
+    middle = elided_middle("/d" * 2100 + "/s.toml", 100)
+    assert middle.endswith("/s.toml (4,207 characters)") and len(middle) < 130

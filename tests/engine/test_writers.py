@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
+import re
 
 import pytest
 
@@ -128,3 +130,21 @@ def test_trace_is_valid_chrome_trace_with_one_thread_per_worker() -> None:
             (e["ts"], e["ts"] + e["dur"]) for e in complete if (e["pid"], e["tid"]) == (pid, tid)
         )
         assert all(a[1] <= b[0] for a, b in itertools.pairwise(track))
+
+
+def test_hostile_labels_are_escaped_in_json_and_traces_and_read_back_exactly() -> None:
+    """JSON escapes C0 itself; C1 controls and bidi overrides are written \\uXXXX too (the
+    writers keep ensure_ascii), so no terminal that shows the file obeys them."""
+    hostile = "\x1b[31mRED\x1b]0;t\x07\x00\x9b\u202eevil\u2066x\u2069\n"
+    schedule = dataclasses.replace(
+        simulate(Scenario.uniform_ops(3)),
+        label=hostile,
+        unit_titles=(hostile, "b", "c"),
+    )
+    for text in (to_json(schedule), to_trace([schedule])):
+        assert not re.search(
+            "[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", text.replace("\n", "")
+        )
+    events = json.loads(to_trace([schedule]))["traceEvents"]
+    names = [e["args"]["name"] for e in events if e["ph"] == "M" and "name" in e["args"]]
+    assert f"{hostile} (simulated)" in names and any(hostile in name for name in names)
