@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QTimer
@@ -91,6 +92,38 @@ def quit_after_ms() -> int | None:
     return ms
 
 
+#: Qt platforms that draw without a window system (tests, screenshots, remote framebuffers).
+HEADLESS_PLATFORMS = (
+    "offscreen",
+    "minimal",
+    "minimalegl",
+    "vnc",
+    "linuxfb",
+    "eglfs",
+    "vkkhrdisplay",
+)
+
+
+def display_problem(environ: Mapping[str, str] | None = None, platform: str | None = None) -> str:
+    """Why no window can open here ("" when one can): on Linux and the BSDs, Qt's X11 and
+    Wayland platforms need a display, and without one Qt aborts the process after seven
+    lines about plugins. Said before Qt starts, in one line with what to use instead."""
+    environ = os.environ if environ is None else environ
+    platform = sys.platform if platform is None else platform
+    if platform.startswith(("win", "darwin", "cygwin")):
+        return ""
+    chosen = [p.split(":")[0].strip() for p in environ.get("QT_QPA_PLATFORM", "").split(";")]
+    if any(name in HEADLESS_PLATFORMS for name in chosen):
+        return ""
+    if environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"):
+        return ""
+    return (
+        "no display to open the app's window on (neither DISPLAY nor WAYLAND_DISPLAY is set): "
+        "use `pipelab simulate` or `pipelab export` for tables and images, or set "
+        "QT_QPA_PLATFORM=offscreen"
+    )
+
+
 def run_app(scenario_path: str | None = None, preset: str | None = None) -> int:
     """Open PipeLab on the book example (or the given preset / scenario file) and run it.
 
@@ -99,6 +132,9 @@ def run_app(scenario_path: str | None = None, preset: str | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     quit_after = quit_after_ms()
     opened = initial_scenario(scenario_path, preset)  # a bad file: a line, before any window
+    problem = display_problem()
+    if problem:
+        raise PipeLabError(problem)
     app = make_app()
     window = window_on(*opened)
     install_excepthook(window.show_error)

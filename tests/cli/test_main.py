@@ -112,3 +112,13 @@ def test_the_app_refuses_a_file_it_cannot_show_before_asking_for_a_window(
     )
     assert result.returncode == 2, result.stderr
     assert result.stderr.count("\n") == 1 and expected in result.stderr
+
+
+def test_the_app_without_a_display_is_one_line_not_qts_abort() -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env.pop("QT_QPA_PLATFORM", None)
+    result = subprocess.run(
+        [sys.executable, "main.py"], cwd=ROOT, capture_output=True, text=True, timeout=120, env=env
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("pipelab: no display") and result.stderr.count("\n") == 1

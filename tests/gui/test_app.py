@@ -25,3 +25,26 @@ def test_anything_else_is_one_line(monkeypatch: pytest.MonkeyPatch, text: str) -
     monkeypatch.setenv(QUIT_AFTER_VARIABLE, text)
     with pytest.raises(PipeLabError, match=QUIT_AFTER_VARIABLE):
         quit_after_ms()
+
+
+@pytest.mark.parametrize(
+    ("environ", "platform", "refused"),
+    [
+        ({}, "linux", True),
+        ({"QT_QPA_PLATFORM": "xcb"}, "linux", True),
+        ({"QT_QPA_PLATFORM": "wayland;xcb"}, "freebsd14", True),
+        ({"DISPLAY": ":0"}, "linux", False),
+        ({"WAYLAND_DISPLAY": "wayland-0"}, "linux", False),
+        ({"QT_QPA_PLATFORM": "offscreen"}, "linux", False),
+        ({"QT_QPA_PLATFORM": "vnc:size=800x600"}, "linux", False),
+        ({}, "win32", False),
+        ({}, "darwin", False),
+    ],
+)
+def test_no_display_is_said_before_qt_starts(environ: dict, platform: str, refused: bool) -> None:
+    from gui.app import display_problem
+
+    problem = display_problem(environ, platform)
+    assert bool(problem) == refused
+    if refused:
+        assert "no display" in problem and "pipelab export" in problem and "\n" not in problem
