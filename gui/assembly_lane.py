@@ -293,8 +293,18 @@ class LanePainter:
             (self.lane.shelf_in, frame.waiting, "waiting"),
             (self.lane.shelf_out, frame.done, "done"),
         ):
-            if shelf is not None:
-                self.fit(shelf.count, (f"{count:,} {word}", f"{count:,}"), small, "text")
+            if shelf is None:
+                continue
+            hidden = count - len(shelf.spots)  # ops the shelf has no place to draw
+            if hidden > 0:  # say so: "5 waiting" over four chips read as a miscount
+                texts = (
+                    f"{count:,} {word} (+{hidden:,} more)",
+                    f"{len(shelf.spots)} of {count:,} {word}",
+                    f"{count:,} (+{hidden:,})",
+                )
+            else:
+                texts = (f"{count:,} {word}", f"{count:,}")
+            self.fit(shelf.count, texts, small, "text")
 
     # -- chips ------------------------------------------------------------------------------
 

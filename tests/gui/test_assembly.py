@@ -215,6 +215,27 @@ def test_a_waiting_chip_does_not_move(lone_view: AssemblyLineView, painted: Pain
     assert slot.contains(*waiting.pop())
 
 
+def test_a_shelf_says_how_many_ops_it_does_not_draw(
+    lone_view: AssemblyLineView, painted: Painted
+) -> None:
+    """The input shelf has places for a few chips: "20 waiting" over four chips read as a
+    miscount, so the count says how many more there are; the chips drawn and the count
+    add up to what waits."""
+    schedule = simulate(Scenario.uniform_ops(20, 1.0, 1.0, 1.0), "pipelined")
+    show(lone_view, [schedule], 0.5)
+    lone_view.resize(1200, 300)
+    record = repaint(lone_view, painted)
+    shelf = lone_view.layouts()[0].shelf_in
+    assert shelf is not None
+    drawn = [op for op, x, y in record.chips if shelf.card.contains(x, y)]
+    captions = [t for t in record.strings() if "waiting" in t or t.startswith("19")]
+    wide = f"19 waiting (+{19 - len(drawn)} more)"
+    assert captions in ([wide], [f"{len(drawn)} of 19 waiting"]), (captions, drawn)
+    assert 0 < len(drawn) < 19
+    lone_view._clock.seek(19.5)  # the last op is reading: nothing waits, nothing more
+    assert "0 waiting" in repaint(lone_view, painted).strings()
+
+
 def test_runs_of_any_shape_paint(lone_view: AssemblyLineView, painted: Painted) -> None:
     """A measured run missing a task (no chips), an empty one (no tasks: it used to crash
     the paint), and a measured run without grants that held more slots than it had."""
