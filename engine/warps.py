@@ -334,14 +334,14 @@ class WarpPhase(IntEnum):
     READY = 0  # ready, but another warp holds the issue unit (a stall)
     COMPUTING = 1  # holds the issue unit
     MEMORY = 2  # its load is in flight
-    DONE = 3  # the run is over
+    WINDOW_ENDED = 3  # the simulated window is over (warps loop forever: none finishes)
 
 
 PHASE_WORDS = {
     WarpPhase.READY: "ready, not picked",
     WarpPhase.COMPUTING: "computing",
     WarpPhase.MEMORY: "waiting for memory",
-    WarpPhase.DONE: "done",
+    WarpPhase.WINDOW_ENDED: "still running",  # (the issue unit's row: "window ended")
 }
 
 
@@ -376,7 +376,8 @@ def _check(schedule: Schedule) -> int:
 
 def warp_state_at(schedule: Schedule, time: float) -> WarpSnapshot:
     """Every warp's phase and the issue unit's holder at ``time`` (a task runs on
-    [start, end); from the end of the run on, every warp is DONE)."""
+    [start, end); from the end of the simulated window on, every warp is WINDOW_ENDED: it
+    loops forever, so none is ever done)."""
     warps = _check(schedule)
     state = state_at(schedule, time)
     stage = state.worker_stage[:warps]
@@ -385,7 +386,7 @@ def warp_state_at(schedule: Schedule, time: float) -> WarpSnapshot:
     ).astype(np.int64)
     ready_since = np.where(stage < 0, state.worker_idle_since[:warps], np.nan)
     if len(schedule) and time >= schedule.makespan:
-        phase[:] = WarpPhase.DONE
+        phase[:] = WarpPhase.WINDOW_ENDED
         ready_since[:] = np.nan
     issuing = int(state.worker_op[warps])
     return WarpSnapshot(

@@ -184,11 +184,13 @@ class SmStatePanel(QWidget):
                 painter.drawText(label, Qt.AlignmentFlag.AlignVCenter, f"warp {warp + 1}")
                 if phase == WarpPhase.COMPUTING:
                     painter.setPen(_ink_on(warp_colour(warp)))
-                elif phase != WarpPhase.DONE:
+                elif phase != WarpPhase.WINDOW_ENDED:
                     painter.setPen(QColor("#1b1b1b"))
-                painter.drawText(
-                    box.adjusted(6, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, self._detail(warp)
+                room = box.adjusted(6, 0, -4, 0)
+                detail = painter.fontMetrics().elidedText(
+                    self._detail(warp), Qt.TextElideMode.ElideRight, int(room.width())
                 )
+                painter.drawText(room, Qt.AlignmentFlag.AlignVCenter, detail)
         top = 4 + (warps + 1) * height
         box = QRectF(label_width, top, bar_width, max(height, 14))
         painter.setPen(text)
@@ -200,7 +202,8 @@ class SmStatePanel(QWidget):
             words = f"→ warp {snap.issuing + 1}"
         else:
             painter.setBrush(Qt.BrushStyle.NoBrush)
-            words = "idle: no warp ready" if WarpPhase.DONE not in snap.phase else "run over"
+            ended = WarpPhase.WINDOW_ENDED in snap.phase
+            words = "window ended" if ended else "idle: no warp ready"
         painter.drawRect(box)
         painter.setPen(_ink_on(warp_colour(snap.issuing)) if snap.issuing >= 0 else text)
         painter.drawText(box.adjusted(6, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, words)

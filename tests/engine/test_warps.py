@@ -187,7 +187,7 @@ def test_state_has_at_most_one_warp_on_the_issue_unit(config, where):
     snapshot = warp_state_at(run.schedule, time)
     computing = np.flatnonzero(snapshot.phase == WarpPhase.COMPUTING)
     if time >= config.cycles:
-        assert (snapshot.phase == WarpPhase.DONE).all()
+        assert (snapshot.phase == WarpPhase.WINDOW_ENDED).all()
     else:
         assert computing.tolist() == ([snapshot.issuing] if snapshot.issuing >= 0 else [])
         # The issue unit only idles when no warp is ready.

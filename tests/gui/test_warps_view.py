@@ -314,3 +314,12 @@ def test_the_cycle_axis_reads_whole_cycles(view) -> None:
         "1,500,000",
     ]
     assert axis.labelText == "cycle"
+
+
+def test_at_the_end_of_the_window_warps_are_still_running_not_done(view, clock) -> None:
+    """Warps loop forever: when the simulated window ends, none has finished."""
+    clock.seek(clock.end)
+    panel = view.state_panel
+    details = [panel._detail(w) for w in range(4)]
+    assert details == ["still running"] * 4
+    assert not any("done" in d for d in details)
