@@ -296,6 +296,7 @@ class LanePainter:
             if shelf is None:
                 continue
             hidden = count - len(shelf.spots)  # ops the shelf has no place to draw
+            texts: tuple[str, ...]
             if hidden > 0:  # say so: "5 waiting" over four chips read as a miscount
                 texts = (
                     f"{count:,} {word} (+{hidden:,} more)",
