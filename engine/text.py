@@ -346,3 +346,12 @@ def message_line(text: str, limit: int = MESSAGE_CHARS) -> str:
     head = (limit - len(note)) * 3 // 5
     tail = limit - len(note) - head
     return printable_head(text, head) + note + printable_tail(text, tail)
+
+
+_NUMBER_SPACE = re.compile(r"(\d) (?=[^\s\d·(])")
+
+
+def unbreakable_values(text: str) -> str:
+    """``text`` with the space after each number made non-breaking ("5 s", "3 slots",
+    "1,202 ops"), so a wrapped line never leaves a value's unit on the next line."""
+    return _NUMBER_SPACE.sub("\\1\u00a0", text)

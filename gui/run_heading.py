@@ -5,8 +5,11 @@ compares with the pinned ones ("2 slots: 6 s · 3 slots: 5 s (1 s faster)"), and
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from engine.text import unbreakable_values
 from gui.elided_label import ElidedLabel
 from gui.runs import Shown
 
@@ -43,7 +46,8 @@ class RunHeading(QWidget):
         self.title.setText(shown.title)
         scenario = shown.current.scenario
         self.title.set_tip(scenario.description if scenario is not None else "")
-        self.comparison.setText("<br>".join(shown.comparisons))
+        lines = (html.escape(unbreakable_values(line)) for line in shown.comparisons)
+        self.comparison.setText("<br>".join(lines))
         self.comparison.setVisible(bool(shown.comparisons))
 
     def set_busy(self, busy: bool) -> None:

@@ -6,6 +6,7 @@ it was obtained. The numbers come from `engine.view_model.schedule_stats` (which
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from typing import cast
 
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWi
 
 from engine.scenario import Scenario
 from engine.schedule import Schedule
+from engine.text import unbreakable_values
 from engine.view_model import ScheduleStats, StatLine, WorkerUse, comparison, schedule_stats
 from gui.colours import LIGHT, Theme
 from gui.runs import Shown
@@ -142,7 +144,7 @@ class StatsPanel(QWidget):
         self._widgets = []
         for row, (kind, _, _, content) in enumerate(rows):
             if kind == "title":
-                title = QLabel(f"<b>{content}</b>", body)
+                title = QLabel(f"<b>{html.escape(str(content))}</b>", body)
                 title.setWordWrap(True)  # measured runs have long names
                 grid.addWidget(title, row, 0, 1, 2)
                 self._widgets.append((title,))
@@ -200,4 +202,7 @@ class StatsPanel(QWidget):
 
 
 def _value_text(line: StatLine, big: bool) -> str:
-    return f"<b>{line.value}</b>" if big else line.value
+    """A stat's value as its label shows it: wrapped between values, never inside one
+    ("3 slots: 5 s" broke as "5 / s")."""
+    value = unbreakable_values(line.value)
+    return f"<b>{html.escape(value)}</b>" if big else value

@@ -244,3 +244,11 @@ def test_cutting_printable_text_never_splits_an_escape() -> None:
     assert elided("x" * 100, 10) == "x" * 9 + "…"
     middle = elided_middle("/d" * 2100 + "/s.toml", 100)
     assert middle.endswith("/s.toml (4,207 characters)") and len(middle) < 130
+
+
+def test_numbers_keep_their_units() -> None:
+    from engine.text import unbreakable_values
+
+    assert unbreakable_values("3 slots: 5 s (1 s faster) · op 12 · 1,202 ops") == (
+        "3\u00a0slots: 5\u00a0s (1\u00a0s faster) · op 12 · 1,202\u00a0ops"
+    )

@@ -131,7 +131,7 @@ PIN_SCRIPT = textwrap.dedent(
     corner = comparison.mapTo(window, QPoint(0, 0))
     pinned = {
         "labels": [s.label for s in window.schedules],
-        "comparison": comparison.text(),
+        "comparison": comparison.text().replace("\u00a0", " "),
         "comparison_rect": [corner.x(), corner.y(), comparison.width(), comparison.height()],
         "load_rows": [load_row_pixel(g) for g in window.view.timeline.groups],
     }
