@@ -122,6 +122,7 @@ def build_parser(commands: dict[str, ModuleType]) -> Parser:
         formatter_class=HelpFormatter,
     )
     parser.add_argument(
+        "-V",
         "--version",
         action="version",
         version=f"pipelab {version()}",
@@ -157,7 +158,7 @@ def add_output_arguments(parser: argparse.ArgumentParser, drawing: str) -> None:
         type=nonempty,
         default=None,
         metavar="FILE",
-        help="write to FILE (atomically) instead of standard output",
+        help="write to FILE (atomically) instead of standard output ('-': standard output)",
     )
     parser.add_argument(
         "--width",

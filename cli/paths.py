@@ -16,6 +16,7 @@ from pathlib import Path
 
 from engine.atomic import DEFAULT_NAME_MAX, name_max, resolve_target
 from engine.errors import PipeLabError
+from engine.scenario import STDIN
 from engine.validation import path_text, shown
 
 
@@ -28,10 +29,23 @@ def nonempty(text: str) -> str:
     return text
 
 
+def text_output(path: str | None) -> Path | None:
+    """Where a command that prints text writes: None (standard output) without ``--out``
+    or with ``--out -``, as in every Unix tool; else the checked file."""
+    if path is None or path == STDIN:
+        return None
+    return check_output_path(path)
+
+
 def check_output_path(path: str, suffixes: Iterable[str] | None = None) -> Path:
     """``path`` as a file the command may write, or a one-line PipeLabError that says why
     not. With ``suffixes`` (".png", ".json", …), the file's suffix must be one of them."""
     shown_path = path_text(path)  # escaped and cut to a line: a file name is hostile text
+    if path == STDIN:
+        raise PipeLabError(
+            "--out -: this command writes a file, not standard output; give the file's name "
+            "(its suffix chooses the format)"
+        )
     if "\0" in path:
         raise PipeLabError(f"{shown_path}: a file name cannot hold a NUL character")
     separators = (os.sep, os.altsep) if os.altsep else (os.sep,)

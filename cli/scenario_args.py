@@ -25,7 +25,8 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
         type=nonempty,
         default=None,
         metavar="FILE",
-        help="a scenario TOML file (its format and limits: the model, see below)",
+        help="a scenario TOML file, '-' for standard input (its format and limits: the "
+        "model, see below)",
     )
     group.add_argument(
         "--ops",

@@ -8,7 +8,7 @@ import shutil
 from cli.console import Progress, counting_lines
 from cli.limits import check_simulation
 from cli.parser import HelpFormatter, add_output_arguments, emit, emit_stream
-from cli.paths import check_output_path
+from cli.paths import text_output
 from cli.scenario_args import add_scenario_arguments, scenario_from_args
 from cli.table import describe, policy_block, seconds
 from engine.metrics import speedup
@@ -44,7 +44,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
-    out = check_output_path(args.out) if args.out is not None else None
+    out = text_output(args.out)
     scenario = scenario_from_args(args)
     policy = args.policy or scenario.policy
     policies = ["sequential", "pipelined"] if policy == "both" else [policy]

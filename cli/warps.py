@@ -13,7 +13,7 @@ import numpy as np
 
 from cli.console import Progress, counting_lines
 from cli.parser import HelpFormatter, add_output_arguments, emit, emit_stream, whole
-from cli.paths import check_output_path
+from cli.paths import text_output
 from engine.text import count_words, number_text
 from engine.warp_stream import WarpSummary, Write, burst_chunks, summarize, write_warp_tasks
 from engine.warps import (
@@ -213,7 +213,7 @@ def run_to_table(summary: WarpSummary, width: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    out = check_output_path(args.out) if args.out is not None else None
+    out = text_output(args.out)
     config = WarpConfig(
         warps=args.warps, compute=args.compute, latency=args.latency, cycles=args.cycles
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import sys
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -41,6 +42,8 @@ TEXT_LIMITS = {"name": MAX_NAME_CHARS, "description": MAX_DESCRIPTION_CHARS}
 #: Largest scenario file read: 10^5 explicit [[ops]] take about 5 MB of TOML; far beyond
 #: this, parsing would take minutes (use [defaults] count for many ops).
 MAX_FILE_BYTES = 64 * 2**20
+#: The file name that means standard input (or output), as in every Unix tool.
+STDIN = "-"
 
 #: The shipped presets (engine/presets/*.toml, package data).
 PRESETS_DIR = resource("engine", "presets")
@@ -255,7 +258,10 @@ class Scenario:
 
     @classmethod
     def load(cls, path: str | Path, max_ops: int = MAX_OPS) -> Scenario:
-        """Read a scenario file (see `from_toml`)."""
+        """Read a scenario file (see `from_toml`); "-" reads standard input, as Unix tools
+        do (at most `MAX_FILE_BYTES` of it)."""
+        if str(path) == STDIN:
+            return cls._decoded(_read_stdin(), "standard input", max_ops)
         path = Path(path)
         shown_path = path_text(path)  # a file name is hostile text: escaped, cut to a line
         try:
@@ -274,11 +280,15 @@ class Scenario:
             raise PipeLabError(f"{shown_path}: is a folder, not a scenario file") from None
         except OSError as error:
             raise PipeLabError(f"{shown_path}: cannot read: {error.strerror}") from None
+        return cls._decoded(raw, shown_path, max_ops)
+
+    @classmethod
+    def _decoded(cls, raw: bytes, source: str, max_ops: int) -> Scenario:
         try:
             text = raw.decode("utf-8-sig")  # UTF-8, with or without a byte-order mark
         except UnicodeDecodeError:
-            raise PipeLabError(f"{shown_path}: not a text (UTF-8) file") from None
-        return cls.from_toml(text, source=shown_path, max_ops=max_ops)
+            raise PipeLabError(f"{source}: not a text (UTF-8) file") from None
+        return cls.from_toml(text, source=source, max_ops=max_ops)
 
     @classmethod
     def from_dict(
@@ -442,6 +452,22 @@ def _close_preset(name: str) -> list[str]:
         return [by_fold[folded]]
     close = difflib.get_close_matches(folded, list(by_fold), n=1)
     return [by_fold[c] for c in close]
+
+
+def _read_stdin() -> bytes:
+    """Standard input, to its end: at most `MAX_FILE_BYTES` (PipeLabError beyond)."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        raise PipeLabError("standard input is closed: give a scenario file's name")
+    try:
+        raw: bytes = stream.read(MAX_FILE_BYTES + 1)
+    except OSError as error:
+        raise PipeLabError(f"standard input: cannot read: {error.strerror}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise PipeLabError(
+            f"standard input: more than {MAX_FILE_BYTES:,} bytes is too big for a scenario"
+        )
+    return raw
 
 
 def load_preset(name: str) -> Scenario:

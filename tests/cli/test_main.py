@@ -122,3 +122,33 @@ def test_the_app_without_a_display_is_one_line_not_qts_abort() -> None:
     )
     assert result.returncode == 2, result.stderr
     assert result.stderr.startswith("pipelab: no display") and result.stderr.count("\n") == 1
+
+
+def test_a_dash_means_standard_input_and_output() -> None:
+    """`--scenario -` reads standard input, `--out -` writes standard output (the text
+    commands; export says it needs a file's name), `-V` is `--version`."""
+    run = lambda *argv, stdin="": subprocess.run(  # noqa: E731
+        [sys.executable, "main.py", *argv],
+        cwd=ROOT,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    read = run(
+        "simulate",
+        "--scenario",
+        "-",
+        "--out",
+        "-",
+        "--format",
+        "json",
+        stdin="[defaults]\ncount = 4\n",
+    )
+    assert read.returncode == 0, read.stderr
+    assert '"ops": 4' in read.stdout and not Path(ROOT, "-").exists()
+    bad = run("simulate", "--scenario", "-", stdin="\xff")
+    assert bad.returncode == 2 and bad.stderr.startswith("pipelab: standard input: not valid TOML")
+    image = run("export", "--preset", "book", "--out", "-")
+    assert image.returncode == 2 and "give the file's name" in image.stderr
+    assert run("-V").stdout == f"pipelab {version()}\n"
