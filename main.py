@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import sys
 
-from cli.main import COMMANDS, main
+from cli.main import main
 
-__all__ = ["COMMANDS", "main"]
+__all__ = ["main"]
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,9 +1,10 @@
 """Atomic file writes: the target appears complete or not at all.
 
 The bytes go to a temporary file beside the target, which replaces the target only once
-everything is written and flushed. Whatever stops the write — an error, Ctrl-C, SIGTERM —
-removes the temporary file and leaves an existing target as it was. A symlink is written
-through: the link stays and the file it points to gets the new content.
+everything is written and flushed. An error that stops the write removes the temporary
+file and leaves an existing target as it was; so does a signal, through `abandon_writes`,
+which the command line calls before it ends the process (cli.interrupt). A symlink is
+written through: the link stays and the file it points to gets the new content.
 """
 
 from __future__ import annotations
@@ -11,13 +12,11 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import signal
 import stat
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from types import FrameType
 from typing import Any, BinaryIO
 
 from engine.errors import PipeLabError
@@ -76,48 +75,26 @@ def temp_prefix(name: str, limit: int) -> str:
     return ".pipelab."
 
 
-class Interrupted(BaseException):
-    """A signal that would have killed the process arrived during an atomic write. It
-    unwinds the write (removing the temporary file); then the signal is raised again, so
-    the process ends as that signal would have ended it."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(f"stopped by signal {signum}")
-        self.signum = signum
-
-
-_FATAL = tuple(
-    getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, name)
-)
+#: The temporary files of the writes under way (in any thread), by name. A write adds its
+#: file once it exists and drops it once renamed or removed, each under `_in_flight_lock`,
+#: which `abandon_writes` takes for good: a write then never renames after the abandon.
+#: Re-entrant: a signal handler on the main thread may interrupt that thread's own write.
+_in_flight: set[str] = set()
+_in_flight_lock = threading.RLock()
+#: How long `abandon_writes` waits for a rename under way (a slow network file system);
+#: after that it removes what it can anyway: a removal and a rename exclude each other in
+#: the file system, so the target ends old or complete either way.
+_ABANDON_WAIT = 5.0
 
 
-@contextlib.contextmanager
-def _signals_undo_the_write() -> Iterator[None]:
-    """While a write is under way, a signal whose action is to kill the process (SIGTERM,
-    SIGHUP; SIGINT where Qt set it so) unwinds the write first, then kills it. Ctrl-C with
-    Python's own handler is a KeyboardInterrupt already. Only the main thread can handle
-    signals; elsewhere this does nothing."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def stop(signum: int, frame: FrameType | None) -> None:
-        raise Interrupted(signum)
-
-    hooked = [s for s in _FATAL if signal.getsignal(s) == signal.SIG_DFL]
-    for signum in hooked:
-        signal.signal(signum, stop)
-    try:
-        yield
-    except Interrupted as interrupted:
-        for signum in hooked:
-            signal.signal(signum, signal.SIG_DFL)
-        hooked = []
-        signal.raise_signal(interrupted.signum)
-        raise  # only reached where the signal does not end the process
-    finally:
-        for signum in hooked:
-            signal.signal(signum, signal.SIG_DFL)
+def abandon_writes() -> None:
+    """Remove the temporary file of every write under way, for a process about to end at
+    once (`cli.interrupt`): an existing target stays as it was. A write that has already
+    renamed its file has finished; its target is the complete new file. Keeps the lock:
+    call it only right before the process ends, from any thread."""
+    _in_flight_lock.acquire(timeout=_ABANDON_WAIT)
+    for name in list(_in_flight):
+        _remove(name)
 
 
 def write_atomic(path: str | Path, data: bytes | Callable[[BinaryIO], None]) -> None:
@@ -147,27 +124,30 @@ def write_atomic(path: str | Path, data: bytes | Callable[[BinaryIO], None]) -> 
         raise PipeLabError(f"{shown}: folder {folder} does not exist")
     permissions = stat.S_IMODE(mode) if mode is not None else 0o644
     temp_name: str | None = None
-    with _signals_undo_the_write():
-        try:
+    try:
+        with _in_flight_lock:
             handle, temp_name = tempfile.mkstemp(
                 prefix=temp_prefix(target.name, name_max(folder)), suffix=".part", dir=folder
             )
-            with os.fdopen(handle, "wb") as stream:
-                if isinstance(data, bytes | bytearray):
-                    stream.write(data)
-                else:
-                    data(stream)
-                stream.flush()
-                os.fsync(stream.fileno())
-            os.chmod(temp_name, permissions)
+            _in_flight.add(temp_name)
+        with os.fdopen(handle, "wb") as stream:
+            if isinstance(data, bytes | bytearray):
+                stream.write(data)
+            else:
+                data(stream)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temp_name, permissions)
+        with _in_flight_lock:
             os.replace(temp_name, target)
-        except OSError as error:
-            _remove(temp_name)
-            where = "cannot write here" if temp_name is None else "cannot write"
-            raise PipeLabError(f"{shown}: {where}: {error.strerror}") from None
-        except BaseException:
-            _remove(temp_name)
-            raise
+            _in_flight.discard(temp_name)
+    except OSError as error:
+        _drop(temp_name)
+        where = "cannot write here" if temp_name is None else "cannot write"
+        raise PipeLabError(f"{shown}: {where}: {error.strerror}") from None
+    except BaseException:
+        _drop(temp_name)
+        raise
 
 
 def _mode(path: Path) -> int | None:
@@ -182,6 +162,14 @@ def _remove(name: str | None) -> None:
     if name is not None:
         with contextlib.suppress(OSError):
             os.unlink(name)
+
+
+def _drop(name: str | None) -> None:
+    """Remove a failed write's temporary file and forget it."""
+    if name is not None:
+        with _in_flight_lock:
+            _remove(name)
+            _in_flight.discard(name)
 
 
 def _write_stream(shown: Path, target: Path, data: bytes | Callable[[BinaryIO], None]) -> None:
