@@ -10,6 +10,7 @@ written through: the link stays and the file it points to gets the new content.
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import os
 import stat
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from engine.errors import PipeLabError
+from engine.validation import path_text
 
 #: Longest file name most file systems take (bytes), when the folder does not say.
 DEFAULT_NAME_MAX = 255
@@ -108,7 +110,7 @@ def write_atomic(path: str | Path, data: bytes | Callable[[BinaryIO], None]) -> 
     shown = Path(path)
     mode = _mode(shown)
     if mode is not None and stat.S_ISDIR(mode):
-        raise PipeLabError(f"{shown}: is a folder, not a file")
+        raise PipeLabError(f"{path_text(shown)}: is a folder, not a file")
     if mode is not None and not stat.S_ISREG(mode):
         # Opened by its own name: /dev/stdout is a link to /proc/self/fd/1, which names the
         # pipe or terminal only as "pipe:[1234]", a path that does not exist.
@@ -119,9 +121,9 @@ def write_atomic(path: str | Path, data: bytes | Callable[[BinaryIO], None]) -> 
     try:
         folder_exists = folder.is_dir()
     except OSError as error:
-        raise PipeLabError(f"{shown}: cannot write here: {error.strerror}") from None
+        raise PipeLabError(f"{path_text(shown)}: cannot write here: {error.strerror}") from None
     if not folder_exists:
-        raise PipeLabError(f"{shown}: folder {folder} does not exist")
+        raise PipeLabError(f"{path_text(shown)}: folder {path_text(folder)} does not exist")
     permissions = stat.S_IMODE(mode) if mode is not None else 0o644
     temp_name: str | None = None
     try:
@@ -143,11 +145,23 @@ def write_atomic(path: str | Path, data: bytes | Callable[[BinaryIO], None]) -> 
             _in_flight.discard(temp_name)
     except OSError as error:
         _drop(temp_name)
-        where = "cannot write here" if temp_name is None else "cannot write"
-        raise PipeLabError(f"{shown}: {where}: {error.strerror}") from None
+        if temp_name is None:  # no file could be made beside the target
+            raise PipeLabError(
+                f"{path_text(shown)}: cannot create a file in {path_text(folder)}: "
+                + _creation_problem(error)
+            ) from None
+        raise PipeLabError(f"{path_text(shown)}: cannot write: {error.strerror}") from None
     except BaseException:
         _drop(temp_name)
         raise
+
+
+def _creation_problem(error: OSError) -> str:
+    """Why a file could not be made in a folder that exists, in words: the system's, except
+    where they mislead (/proc says "No such file or directory" of a file that exists)."""
+    if error.errno == errno.ENOENT:
+        return "the folder takes no new files (a system folder such as /proc or /sys)"
+    return str(error.strerror or error)
 
 
 def _mode(path: Path) -> int | None:

@@ -38,3 +38,14 @@ def test_a_chain_longer_than_the_os_follows_is_refused(tmp_path: Path) -> None:
     assert (tmp_path / "0.json").is_symlink() and not (tmp_path / f"{MAX_LINKS + 1}.json").exists()
     os.symlink("end.json", tmp_path / f"{MAX_LINKS + 1}.json")
     assert resolve_target(tmp_path / "2.json").name == "end.json"  # 40 links: fine
+
+
+@pytest.mark.skipif(not Path("/proc/version").is_file(), reason="needs Linux's /proc")
+def test_a_folder_that_takes_no_new_files_is_named_as_the_reason() -> None:
+    """/proc/version exists; /proc takes no temporary file beside it, and says so with
+    "No such file or directory", which read as if the file were missing."""
+    with pytest.raises(PipeLabError) as refused:
+        write_atomic("/proc/version", b"x")
+    message = str(refused.value)
+    assert message.startswith("/proc/version: cannot create a file in /proc: ")
+    assert "No such file" not in message and "takes no new files" in message
