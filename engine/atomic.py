@@ -196,7 +196,7 @@ def _write_stream(shown: Path, target: Path, data: bytes | Callable[[BinaryIO], 
     except BrokenPipeError:
         raise  # the reader stopped reading (`| head`): its choice, for the caller to take
     except OSError as error:
-        raise PipeLabError(f"{shown}: cannot write: {error.strerror}") from None
+        raise PipeLabError(f"{path_text(shown)}: cannot write: {error.strerror}") from None
 
 
 def write_text_atomic(path: str | Path, produce: Callable[[Callable[[str], Any]], None]) -> None:
