@@ -8,7 +8,8 @@
     pipelab --version
 
 `main` is the installed ``pipelab`` console script; in a checkout, ``uv run main.py`` calls
-it too. Any bad argument or file: one line on stderr naming the problem, exit status 2.
+it too. Any bad argument or file: one line on stderr naming the problem, exit status 2; a
+run that fails as it runs (a full disk, no CUDA device): one line, exit status 1.
 Ctrl-C ends any command at once, exit status 130, leaving no partial file (cli.interrupt).
 
 Only the signal handling loads with this module: the commands, numpy and Qt load inside
@@ -68,7 +69,7 @@ def _run(argv: list[str]) -> tuple[int, bool]:
     from cli.console import use_ascii_fallback
     from cli.parser import build_parser
     from cli.stdout import silence_stdout
-    from engine.errors import PipeLabError
+    from engine.errors import PipeLabError, RunFailed
 
     use_ascii_fallback(sys.stdout)  # a cp1252 console gets # for █, not a crash
     use_ascii_fallback(sys.stderr)
@@ -86,11 +87,14 @@ def _run(argv: list[str]) -> tuple[int, bool]:
             return int(found[args.command].run(args)), False
     except RuntimeWarning as warning:
         return _fail(f"a number went out of range ({warning})"), False
+    except RunFailed as error:  # the input was fine; the run failed: status 1
+        return _fail(str(error), RUN_FAILED), False
     except PipeLabError as error:
         return _fail(str(error)), False
     except MemoryError:  # e.g. 10^7 ops as JSON: say so in a line, not a traceback
         return _fail(
-            "out of memory: try a smaller run (fewer ops or cycles, less data, or --format table)"
+            "out of memory: try a smaller run (fewer ops or cycles, less data, or --format table)",
+            RUN_FAILED,
         ), False
     except BrokenPipeError:
         # `… | head` took what it wanted and closed the pipe: the reader's choice, not an
@@ -99,14 +103,20 @@ def _run(argv: list[str]) -> tuple[int, bool]:
         return 0, False
 
 
-def _fail(message: str) -> int:
-    """Say ``message`` in one line on stderr (when there is one); exit status 2. Whatever
-    the message quotes, the line is escaped and at most a few rows (`message_line`)."""
+#: Exit statuses: bad input or usage (argparse's too), and a run that failed as it ran.
+BAD_INPUT = 2
+RUN_FAILED = 1
+
+
+def _fail(message: str, status: int = BAD_INPUT) -> int:
+    """Say ``message`` in one line on stderr (when there is one); return ``status``.
+    Whatever the message quotes, the line is escaped and at most a few rows
+    (`message_line`)."""
     from engine.text import message_line  # (loaded already, by main's own imports)
 
     if sys.stderr is not None:  # print(file=None) would write to stdout
         print(message_line(f"pipelab: {message}"), file=sys.stderr)
-    return 2
+    return status
 
 
 if __name__ == "__main__":

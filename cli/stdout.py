@@ -2,7 +2,7 @@
 
 A full disk (``> /dev/full``), a closed stdout (``>&-``, where Python's ``sys.stdout`` is
 None) or any other OS error is one line, "pipelab: cannot write to standard output: No
-space left on device", exit status 2 (through `PipeLabError`), never a traceback. The text
+space left on device", exit status 1 (a `RunFailed`), never a traceback. The text
 is flushed before the command returns, so an error that the buffer would only meet at
 interpreter exit is met here too.
 
@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from engine.errors import PipeLabError
+from engine.errors import RunFailed
 
 #: What every write to standard output is told when it fails.
 PROBLEM = "cannot write to standard output"
@@ -27,10 +27,10 @@ PROBLEM = "cannot write to standard output"
 @contextlib.contextmanager
 def stdout_writer() -> Iterator[Callable[[str], Any]]:
     """A ``write`` for standard output; on leaving, the text is flushed. OS errors (other
-    than a broken pipe) become a one-line PipeLabError."""
+    than a broken pipe) become a one-line RunFailed."""
     stream = sys.stdout
     if stream is None:
-        raise PipeLabError(f"{PROBLEM}: it is closed")
+        raise RunFailed(f"{PROBLEM}: it is closed")
     try:
         yield stream.write
         stream.flush()
@@ -38,9 +38,9 @@ def stdout_writer() -> Iterator[Callable[[str], Any]]:
         raise
     except OSError as error:
         silence_stdout()
-        raise PipeLabError(f"{PROBLEM}: {error.strerror or error}") from None
+        raise RunFailed(f"{PROBLEM}: {error.strerror or error}") from None
     except ValueError as error:  # "I/O operation on closed file"
-        raise PipeLabError(f"{PROBLEM}: {error}") from None
+        raise RunFailed(f"{PROBLEM}: {error}") from None
 
 
 def write_stdout(text: str) -> None:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from engine.errors import PipeLabError
+from engine.errors import PipeLabError, RunFailed
 from engine.validation import path_text
 
 #: Longest file name most file systems take (bytes), when the folder does not say.
@@ -150,7 +150,7 @@ def write_atomic(path: str | Path, data: bytes | Callable[[BinaryIO], None]) -> 
                 f"{path_text(shown)}: cannot create a file in {path_text(folder)}: "
                 + _creation_problem(error)
             ) from None
-        raise PipeLabError(f"{path_text(shown)}: cannot write: {error.strerror}") from None
+        raise RunFailed(f"{path_text(shown)}: cannot write: {error.strerror}") from None
     except BaseException:
         _drop(temp_name)
         raise
@@ -196,7 +196,7 @@ def _write_stream(shown: Path, target: Path, data: bytes | Callable[[BinaryIO], 
     except BrokenPipeError:
         raise  # the reader stopped reading (`| head`): its choice, for the caller to take
     except OSError as error:
-        raise PipeLabError(f"{path_text(shown)}: cannot write: {error.strerror}") from None
+        raise RunFailed(f"{path_text(shown)}: cannot write: {error.strerror}") from None
 
 
 def write_text_atomic(path: str | Path, produce: Callable[[Callable[[str], Any]], None]) -> None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from engine.errors import PipeLabError
+from engine.errors import RunFailed
 
 
-class GpuError(PipeLabError):
+class GpuError(RunFailed):
     """An experiment could not run or finish: no backend, out of memory, a kernel that does
     not compile, a wrong result. The message says which and what to do."""
 

@@ -196,7 +196,7 @@ def test_cupy_backend_without_cupy_is_one_line() -> None:
     if probe.returncode == 0:
         pytest.skip("CuPy is installed here; this checks the message where it is not")
     result = bench("--backend", "cupy", "--size", "1")
-    assert result.returncode == 2
+    assert result.returncode == 1  # the flags are fine; the machine cannot run it
     assert result.stderr.strip() == (
         "pipelab: the cupy backend cannot run: CuPy is not installed (add the gpu extra, or "
         "gpu-cuda13 for CUDA 13: pip install 'pipelab[gpu]', uv tool install '.[gpu]' or, "

@@ -76,12 +76,13 @@ def interrupt(
     process: subprocess.Popen[bytes], delay: float, written: Callable[[], bool]
 ) -> tuple[bool, str]:
     """Ctrl-C ``process`` ``delay`` seconds after it began handling Ctrl-C. Returns whether
-    its work was done by then (it had ended, or ``written()``: the new file was in place),
-    and its stderr once it has ended."""
+    its work was done as the signal went (it had ended, or ``written()``: the new file was
+    in place, looked at just after sending: the rename may fall between a look before and
+    the signal), and its stderr once it has ended."""
     handling(process)
     time.sleep(delay)
-    done = process.poll() is not None or written()
     process.send_signal(signal.SIGINT)
+    done = process.poll() is not None or written()
     try:
         _, err = process.communicate(timeout=SAFETY)
     finally:

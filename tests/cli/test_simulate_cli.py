@@ -190,7 +190,7 @@ def test_failed_write_leaves_no_partial_file(tmp_path: Path) -> None:
     assert [p.name for p in target.iterdir()] == ["keep"]
 
 
-def test_out_of_memory_is_one_line_exit_2(
+def test_out_of_memory_is_one_line_exit_1(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A run too big for memory (10^7 ops as JSON needs tens of GB) is a line, not a
@@ -209,7 +209,7 @@ def test_out_of_memory_is_one_line_exit_2(
         raise MemoryError
 
     monkeypatch.setattr(simulate, "run", exhausted)
-    assert main.main(["simulate", "--format", "json"]) == 2
+    assert main.main(["simulate", "--format", "json"]) == 1
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.startswith("pipelab: out of memory") and captured.err.count("\n") == 1

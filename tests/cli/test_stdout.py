@@ -57,14 +57,14 @@ def test_a_full_disk_is_one_line(argv: list[str]) -> None:
     """`> /dev/full` was an OSError traceback, exit 1 (or, for --help, a silent exit 0)."""
     with open(FULL, "w") as full:
         result = _pipelab(argv, stdout=full)
-    assert (result.returncode, result.stderr.decode()) == (2, NO_SPACE)
+    assert (result.returncode, result.stderr.decode()) == (1, NO_SPACE)  # a run-time failure
 
 
 @pytest.mark.parametrize("argv", [["simulate"], ["warps", "--format", "json"], ["--help"]])
 def test_a_closed_stdout_is_one_line(argv: list[str]) -> None:
     """`>&-`: Python starts with sys.stdout None (an AttributeError traceback once)."""
     result = _pipelab(argv, stdout=subprocess.DEVNULL, preexec_fn=lambda: os.close(1))
-    assert result.returncode == 2
+    assert result.returncode == 1
     assert result.stderr.decode() == "pipelab: cannot write to standard output: it is closed\n"
 
 
@@ -105,5 +105,5 @@ class FullStream(io.StringIO):
 @pytest.mark.parametrize("argv", WRITERS[:5], ids=" ".join)
 def test_in_process_a_failing_stdout_is_one_line(monkeypatch, capsys, argv: list[str]) -> None:
     monkeypatch.setattr(sys, "stdout", FullStream())
-    assert main(argv) == 2
+    assert main(argv) == 1
     assert capsys.readouterr().err == NO_SPACE
