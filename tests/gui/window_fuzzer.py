@@ -238,9 +238,7 @@ class WindowFuzzer:
         text = self.pick(TYPED[kind])
         if not box.isVisible():
             return f"type into {field}: hidden"
-        box.window().activateWindow()  # a click into the field activates its window
-        box.setFocus(Qt.FocusReason.MouseFocusReason)
-        QApplication.processEvents()
+        click_into(box)
         if QApplication.focusWidget() is not box:
             return f"type into {field}: it takes no focus"
         box.lineEdit().selectAll()
@@ -252,7 +250,7 @@ class WindowFuzzer:
         if how in ("Return", "Tab", "Escape"):
             self.qtbot.keyClick(QApplication.focusWidget() or box, getattr(Key, f"Key_{how}"))
         elif how == "focus":
-            self.window.view.timeline.setFocus(Qt.FocusReason.MouseFocusReason)
+            click_into(self.window.view.timeline)
         typed = parse_duration(shown.strip().removesuffix("s"))
         if kind == "durations" and how not in ("Escape", "stay") and typed is not None:
             # The number the field shows is taken, or refused with a message, or (beyond
@@ -627,6 +625,15 @@ class WindowFuzzer:
         value = self.rng.choice([box.minimum(), box.maximum() // 4, box.value() + 1, 7])
         box.setValue(value)
         return f"warps {box.suffix().strip()} box = {value}"
+
+
+def click_into(widget: QWidget) -> None:
+    """Give ``widget`` the focus as a mouse click does: its window becomes the active one
+    first. Focus given in an inactive window leaves the active window's field as it is
+    (typed, not yet left): the form may float in a window of its own."""
+    widget.window().activateWindow()
+    widget.setFocus(Qt.FocusReason.MouseFocusReason)
+    QApplication.processEvents()
 
 
 def _field_value(scenario: Any, field: str) -> object:
