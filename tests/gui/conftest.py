@@ -7,7 +7,7 @@ import weakref
 from collections.abc import Callable, Generator, Iterator
 
 import pytest
-from PySide6.QtCore import QObject, QSettings, QThread, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSettings, QThread, QTimer, Signal
 
 
 @pytest.fixture(autouse=True)
@@ -16,6 +16,16 @@ def _isolated_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Non
     folder = tmp_path_factory.mktemp("settings")
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(folder))
     yield
+
+
+@pytest.fixture(autouse=True)
+def _earlier_widgets_deleted(qapp: object) -> None:
+    """Delete what the tests before this one left to ``deleteLater`` (pytest-qt closes a
+    test's widgets that way). Outside a running event loop Qt defers those deletions
+    until one runs, and few tests run one: every window of the suite stayed alive (243
+    widgets each, their signals and timers still connected), and each new window took
+    longer than the last (0.35 s, then 0.73, 0.66, 0.69, 0.90 s five windows later)."""
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)
 
 
 @pytest.fixture(autouse=True)
