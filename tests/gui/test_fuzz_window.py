@@ -27,6 +27,7 @@ import sys
 import traceback
 import warnings
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -173,6 +174,19 @@ def make_window(qtbot: Any, manual_runner: Any, threads: bool, inline_ops: int) 
     return window, runners
 
 
+@dataclass(frozen=True)
+class FuzzFixtures:
+    """What a fuzzed window needs of its test's fixtures."""
+
+    qtbot: Any
+    qtlog: Any
+    caplog: pytest.LogCaptureFixture
+    monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path
+    manual_runner: Any
+    patched: StandInExperiment
+
+
 @pytest.fixture
 def run_window(
     qtbot: Any,
@@ -184,8 +198,8 @@ def run_window(
     patched: StandInExperiment,
 ) -> Callable[[int, int, bool, str], None]:
     """``run_window(seed, count, threads, replay)``: `run_actions` on this test's fixtures."""
-    fixtures = (qtbot, qtlog, caplog, monkeypatch, tmp_path, manual_runner, patched)
-    return lambda seed, count, threads, replay: run_actions(seed, count, threads, replay, *fixtures)
+    fixtures = FuzzFixtures(qtbot, qtlog, caplog, monkeypatch, tmp_path, manual_runner, patched)
+    return lambda seed, count, threads, replay: run_actions(seed, count, threads, replay, fixtures)
 
 
 @pytest.mark.qt_log_ignore(*OFFSCREEN_ONLY)
@@ -214,24 +228,13 @@ def test_a_window_that_once_failed(
     run_window(seed, count, threads, "a seed in FOUND")
 
 
-def run_actions(
-    seed: int,
-    count: int,
-    threads: bool,
-    replay: str,
-    qtbot: Any,
-    qtlog: Any,
-    caplog: pytest.LogCaptureFixture,
-    monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
-    manual_runner: Any,
-    patched: StandInExperiment,
-) -> None:
+def run_actions(seed: int, count: int, threads: bool, replay: str, fx: FuzzFixtures) -> None:
     """``count`` random actions from ``seed`` on a new window, each checked; a failure
     lists the actions that led to it and says how to replay it (``replay``)."""
+    qtbot, monkeypatch, tmp_path = fx.qtbot, fx.monkeypatch, fx.tmp_path
     rng = random.Random(seed)
     inline_ops = rng.choice([0, 50, 2000])
-    problems = Problems(caplog, qtlog)
+    problems = Problems(fx.caplog, fx.qtlog)
     for name in ("warning", "critical", "information", "question"):
         monkeypatch.setattr(QMessageBox, name, problems.dialog)
     monkeypatch.setattr(QMessageBox, "about", lambda *a: None)
@@ -247,8 +250,8 @@ def run_actions(
         )
 
     with watched(problems):
-        window, runners = make_window(qtbot, manual_runner, threads, inline_ops)
-        fuzzer = WindowFuzzer(window, qtbot, rng, tmp_path, runners, patched)
+        window, runners = make_window(qtbot, fx.manual_runner, threads, inline_ops)
+        fuzzer = WindowFuzzer(window, qtbot, rng, tmp_path, runners, fx.patched)
         fuzzer.dialogs = problems.dialogs
         monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (fuzzer.open_path, ""))
         monkeypatch.setattr(
