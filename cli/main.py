@@ -5,6 +5,7 @@
     pipelab export --preset book --out timeline.png
     pipelab bench --backend cpu
     pipelab warps --warps 8 --latency 40 --compute 10
+    pipelab import trace.json.gz
     pipelab --version
 
 `main` is the installed ``pipelab`` console script; in a checkout, ``uv run main.py`` calls
@@ -29,9 +30,15 @@ from cli.interrupt import ending_on_signals
 
 def commands() -> dict[str, ModuleType]:
     """The subcommands by name: each module has ``add_parser`` and ``run``."""
-    from cli import bench, export, simulate, warps
+    from cli import bench, export, profile, simulate, warps
 
-    return {"simulate": simulate, "export": export, "bench": bench, "warps": warps}
+    return {
+        "simulate": simulate,
+        "export": export,
+        "bench": bench,
+        "warps": warps,
+        "import": profile,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -71,6 +71,12 @@ class Schedule:
     grant
         Optional, per op: the time the op was granted its buffer slot (it holds the slot
         until its last stage ends). Simulated pipelines carry it; measured runs may not.
+    row_titles
+        Optional: a name for every row (worker), where the maker knows better than "load
+        unit 2" (an imported profile's rows are its streams: "load · stream 7").
+    task_name, names
+        Optional: each task's name as an index into ``names`` (an imported profile's
+        kernel and copy names, a few distinct strings for 10^6 tasks).
     """
 
     op: IntArray
@@ -90,6 +96,9 @@ class Schedule:
     stage_names: tuple[str, ...] = STAGES
     grant: FloatArray | None = field(default=None)
     unit_titles: tuple[str, ...] | None = None
+    row_titles: tuple[str, ...] | None = None
+    task_name: IntArray | None = field(default=None)
+    names: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -113,6 +122,14 @@ class Schedule:
             raise PipeLabError("schedule unit titles need one entry per unit")
         if self.grant is not None and len(self.grant) != self.n_ops:
             raise PipeLabError("schedule grant times need one entry per op")
+        if self.row_titles is not None and len(self.row_titles) != self.n_workers:
+            raise PipeLabError("schedule row titles need one entry per row")
+        if self.task_name is not None:
+            set_(self, "task_name", frozen(self.task_name, np.int64))
+            if len(self.task_name) != n:
+                raise PipeLabError("schedule task names need one entry per task")
+            if n and (self.task_name.min() < 0 or self.task_name.max() >= len(self.names)):
+                raise PipeLabError("a task names a name the schedule does not have")
 
     def _check_rows(self, n: int) -> None:
         """Refuse tasks with times that are not finite or run backwards, or that name a
@@ -256,12 +273,21 @@ class Schedule:
         return f"{name} unit" if name in UNITS else name
 
     def row_label(self, row: int) -> str:
-        """Human name of a timeline row, e.g. "load unit", "compute unit 2", "warp 3"."""
+        """Human name of a timeline row, e.g. "load unit", "compute unit 2", "warp 3"
+        (its ``row_titles`` entry when the Schedule has them)."""
+        if self.row_titles is not None:
+            return self.row_titles[row]
         unit = int(np.searchsorted(self.worker_offsets, row, side="right") - 1)
         name = self.unit_title(unit)
         if self.workers[unit] > 1:
             name += f" {row - int(self.worker_offsets[unit]) + 1}"
         return name
+
+    def task_title(self, task: int) -> str | None:
+        """The task's own name (a kernel's, a copy's) where the Schedule has names."""
+        if self.task_name is None:
+            return None
+        return self.names[int(self.task_name[task])]
 
     @cached_property
     def makespan(self) -> float:

@@ -22,19 +22,19 @@ from engine.waits import IDLE_REASONS, idle_spans
 
 Write = Callable[[str], Any]
 
-_TIME_TO_MICROSECONDS = {"s": 1e6, "ms": 1e3, "us": 1.0, "µs": 1.0, "ns": 1e-3, "cycles": 1.0}
+TIME_TO_MICROSECONDS = {"s": 1e6, "ms": 1e3, "us": 1.0, "µs": 1.0, "ns": 1e-3, "cycles": 1.0}
 #: Tasks formatted per chunk.
 CHUNK = 65_536
 #: Times keep 12 significant digits: binary noise (1201.8000000000227) stays out of files.
 _TASK = '{"op": %d, "stage": %s, "unit": %s, "worker": %d, "start": %.12g, "end": %.12g}'
 _IDLE = '{"unit": %s, "worker": %d, "start": %.12g, "end": %.12g, "reason": %s, "ops": [%s]}'
 _EVENT = (
-    '{"name": "op %d %s", "cat": %s, "ph": "X", "ts": %.12g, "dur": %.12g, "pid": %d, '
+    '{"name": %s, "cat": %s, "ph": "X", "ts": %.12g, "dur": %.12g, "pid": %d, '
     '"tid": %d, "args": {"op": %d, "stage": %s, "unit": %s, "worker": %d}}'
 )
 
 
-def _number(value: float) -> float | int:
+def json_number(value: float) -> float | int:
     """Whole numbers as ints (5 rather than 5.0); others rounded to 12 significant digits."""
     rounded = float(f"{value:.12g}")
     return int(rounded) if rounded.is_integer() and abs(rounded) < 2**53 else rounded
@@ -49,18 +49,18 @@ def _summary(
         "policy": schedule.policy,
         "source": schedule.source,
         "time_unit": schedule.time_unit,
-        "makespan": _number(schedule.makespan),
+        "makespan": json_number(schedule.makespan),
         "ops": schedule.n_ops,
         "buffers": schedule.buffers,
         "workers": dict(zip(schedule.unit_names, schedule.workers, strict=True)),
     }
     neck = steady_state(schedule)
     tail: dict[str, Any] = {
-        "utilization": {k: _number(v) for k, v in utilization_by_unit(schedule).items()},
-        "bottleneck": {"resource": neck.resource, "period": _number(neck.period), "why": neck.why},
+        "utilization": {k: json_number(v) for k, v in utilization_by_unit(schedule).items()},
+        "bottleneck": {"resource": neck.resource, "period": json_number(neck.period), "why": neck.why},
     }
     if baseline is not None:
-        tail["speedup"] = _number(speedup(baseline, schedule))
+        tail["speedup"] = json_number(speedup(baseline, schedule))
     return head, tail
 
 
@@ -82,7 +82,7 @@ def _task_chunks(
         )
 
 
-def _object_body(fields: dict[str, Any], indent: str) -> str:
+def object_body(fields: dict[str, Any], indent: str) -> str:
     """``fields`` as the inside of a JSON object (no braces), one key per line."""
     return ",\n".join(f"{indent}{json.dumps(k)}: {json.dumps(v)}" for k, v in fields.items())
 
@@ -93,7 +93,7 @@ def write_json(
     """The contract's JSON object for one Schedule (``speedup`` against ``baseline``)."""
     head, tail = _summary(schedule, baseline)
     inner = indent + " "
-    write("{\n" + _object_body(head, inner) + f',\n{inner}"tasks": [')
+    write("{\n" + object_body(head, inner) + f',\n{inner}"tasks": [')
     stages = [json.dumps(name) for name in schedule.stage_names]
     units = [json.dumps(name) for name in schedule.unit_names]
     line = f"\n{inner} "
@@ -106,9 +106,9 @@ def write_json(
         write(("" if first else ",") + line + text)
         first = False
     utilization = {"utilization": tail.pop("utilization")}
-    write(f"\n{inner}],\n" + _object_body(utilization, inner) + f',\n{inner}"idle": [')
+    write(f"\n{inner}],\n" + object_body(utilization, inner) + f',\n{inner}"idle": [')
     _write_idle(write, schedule, line)
-    write(f"\n{inner}],\n" + _object_body(tail, inner) + f"\n{indent}}}")
+    write(f"\n{inner}],\n" + object_body(tail, inner) + f"\n{indent}}}")
 
 
 def _write_idle(write: Write, schedule: Schedule, line: str) -> None:
@@ -140,7 +140,7 @@ def write_both_json(write: Write, sequential: Schedule, pipelined: Schedule) -> 
     write_json(write, sequential, indent=" ")
     write(',\n "pipelined": ')
     write_json(write, pipelined, baseline=sequential, indent=" ")
-    write(f',\n "speedup": {json.dumps(_number(speedup(sequential, pipelined)))}\n}}')
+    write(f',\n "speedup": {json.dumps(json_number(speedup(sequential, pipelined)))}\n}}')
 
 
 def _metadata(schedules: list[Schedule]) -> list[dict[str, Any]]:
@@ -164,26 +164,52 @@ def _metadata(schedules: list[Schedule]) -> list[dict[str, Any]]:
     return events
 
 
+#: The key in a trace's ``otherData`` under which PipeLab keeps what its events do not say
+#: (a run's time unit, workers, names): reading it back gives the same Schedule.
+TRACE_KEY = "pipelab"
+
+
+def trace_metadata(schedule: Schedule) -> dict[str, Any]:
+    """What a trace keeps of a Schedule beside its events (``otherData.pipelab``)."""
+    return {
+        "time_unit": schedule.time_unit,
+        "policy": schedule.policy,
+        "source": schedule.source,
+        "buffers": schedule.buffers,
+        "label": schedule.label,
+        "ops": schedule.n_ops,
+        "workers": list(schedule.workers),
+        "units": list(schedule.unit_names),
+        "stages": list(schedule.stage_names),
+        "unit_titles": None if schedule.unit_titles is None else list(schedule.unit_titles),
+        "row_titles": None if schedule.row_titles is None else list(schedule.row_titles),
+    }
+
+
 def write_trace(write: Write, schedules: list[Schedule]) -> None:
     """Chrome Trace Event JSON (object form) that opens in Perfetto and chrome://tracing:
     one process per Schedule, one thread (tid) per worker so that no two events on a track
     overlap, names as metadata events, times in µs. Event names number ops from 1 for
-    people ("op 1 read"); ``args.op`` is the contract's 0-based index."""
-    write('{"displayTimeUnit": "ms", "traceEvents": [\n')
+    people ("op 1 read"), or are the task's own name (an imported kernel's); ``args.op``
+    is the contract's 0-based index. ``otherData.pipelab`` keeps, per process, what reading
+    the trace back needs (`trace_metadata`)."""
+    other = json.dumps({TRACE_KEY: [trace_metadata(s) for s in schedules]})
+    write(f'{{"displayTimeUnit": "ms", "otherData": {other}, "traceEvents": [\n')
     write(",\n".join(json.dumps(event) for event in _metadata(schedules)))
     for pid, schedule in enumerate(schedules, start=1):
-        scale = _TIME_TO_MICROSECONDS.get(schedule.time_unit, 1.0)
+        scale = TIME_TO_MICROSECONDS.get(schedule.time_unit, 1.0)
         stages = [json.dumps(name) for name in schedule.stage_names]
-        plain = list(schedule.stage_names)
         units = [json.dumps(name) for name in schedule.unit_names]
         offsets = schedule.worker_offsets.tolist()
         order = np.lexsort((schedule.row, schedule.start))
-        for chunk in _task_chunks(schedule, order):
+        for lo, chunk in zip(
+            range(0, len(schedule), CHUNK), _task_chunks(schedule, order), strict=True
+        ):
+            titles = _event_names(schedule, order[lo : lo + CHUNK], chunk)
             text = ",\n".join(
                 _EVENT
                 % (
-                    op + 1,
-                    plain[stage],
+                    title,
                     stages[stage],
                     start * scale,
                     (end - start) * scale,
@@ -194,10 +220,23 @@ def write_trace(write: Write, schedules: list[Schedule]) -> None:
                     units[unit],
                     worker,
                 )
-                for op, stage, unit, worker, start, end in chunk
+                for title, (op, stage, unit, worker, start, end) in zip(titles, chunk, strict=True)
             )
             write(",\n" + text)
     write("\n]}\n")
+
+
+def _event_names(
+    schedule: Schedule,
+    tasks: npt.NDArray[np.int64],
+    chunk: list[tuple[int, int, int, int, float, float]],
+) -> list[str]:
+    """The JSON-quoted event names of a chunk of tasks: their own names, else "op 1 read"."""
+    if schedule.task_name is not None:
+        quoted = [json.dumps(name) for name in schedule.names]
+        return [quoted[i] for i in schedule.task_name[tasks].tolist()]
+    inner = [json.dumps(name)[1:-1] for name in schedule.stage_names]  # (escaped, unquoted)
+    return [f'"op {op + 1} {inner[stage]}"' for op, stage, *_ in chunk]
 
 
 def _collect(produce: Callable[[Write], None]) -> str:

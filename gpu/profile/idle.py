@@ -1,0 +1,129 @@
+"""Why a lane of an imported run waits — saying only what the trace shows.
+
+A trace records when each kernel and copy ran, not what each waited for. So a stream's idle
+time is split by what the rest of the device did meanwhile:
+
+* ``input`` — a compute stream idle while a copy into the device (load) runs on another
+  stream: it is waiting for data (the span names that copy);
+* ``host`` — the device runs nothing at all: the GPU had no work (launch latency,
+  synchronization, the CPU);
+* ``other`` — other streams run other work; the trace records no dependency that says why
+  this one waits;
+* ``done`` — after the stream's last task.
+
+Streams of a unit idle while another stream of the same unit runs are not the device's idle
+time: the device's figures come from the unions (`gpu.profile.figures`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.schedule import UNITS, Schedule
+from gpu.profile.figures import Union, union_of
+
+IMPORTED_REASONS = ("input", "host", "other", "done")
+INPUT, HOST, OTHER, DONE = range(len(IMPORTED_REASONS))
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class ImportedIdle:
+    """Every lane's idle spans: row (the Schedule's), start, end, reason (an index into
+    `IMPORTED_REASONS`) and, for ``input``, the copy awaited (a task; -1 otherwise)."""
+
+    row: IntArray
+    start: FloatArray
+    end: FloatArray
+    reason: IntArray
+    task: IntArray
+
+    def __len__(self) -> int:
+        return len(self.row)
+
+    def total(self, reason: str) -> float:
+        picked = self.reason == IMPORTED_REASONS.index(reason)
+        return float((self.end[picked] - self.start[picked]).sum())
+
+
+def imported_idle(schedule: Schedule, unions: dict[str, Union]) -> ImportedIdle:
+    """The idle spans of every lane that ran something, in row order, then time."""
+    first = float(schedule.start.min())
+    compute = UNITS.index("compute")
+    parts = []
+    rows = schedule.row
+    for row in range(schedule.n_workers):
+        tasks = np.flatnonzero(rows == row)
+        if not len(tasks):
+            continue
+        unit = int(schedule.unit[tasks[0]])
+        busy = union_of(schedule.start, schedule.end, tasks)
+        gaps_start = np.concatenate([[first], busy.end[:-1]])
+        gaps_end = busy.start
+        waiting = _classified(gaps_start, gaps_end, unions, feeds=unit == compute)
+        done_at = float(busy.end[-1])
+        done = (
+            np.array([done_at]), np.array([schedule.makespan]), np.array([DONE]), np.array([-1])
+        )  # fmt: skip
+        spans = [np.concatenate([w, d]) for w, d in zip(waiting, done, strict=True)]
+        keep = spans[1] > spans[0]
+        parts.append((np.full(int(keep.sum()), row), *(column[keep] for column in spans)))
+    if not parts:
+        empty = np.zeros(0)
+        return ImportedIdle(
+            empty.astype(np.int64), empty, empty, empty.astype(np.int64), empty.astype(np.int64)
+        )
+    columns = [np.concatenate(column) for column in zip(*parts, strict=True)]
+    return ImportedIdle(
+        columns[0].astype(np.int64), columns[1], columns[2], columns[3].astype(np.int64),
+        columns[4].astype(np.int64),
+    )  # fmt: skip
+
+
+def _classified(
+    start: FloatArray, end: FloatArray, unions: dict[str, Union], feeds: bool
+) -> tuple[FloatArray, FloatArray, IntArray, IntArray]:
+    """The gaps [start, end) cut where the device's activity (and, for a lane that
+    ``feeds`` on loads, the loads) starts or stops; each piece given its reason; pieces
+    next to each other with one reason (and one awaited copy) joined."""
+    gaps = start < end
+    start, end = start[gaps], end[gaps]
+    if not len(start):
+        nothing = np.zeros(0)
+        return nothing, nothing, nothing.astype(np.int64), nothing.astype(np.int64)
+    every, loads = unions["any"], unions["load"]
+    bounds = [start, end, every.start, every.end]
+    if feeds:
+        bounds += [loads.start, loads.end]
+    cuts = np.unique(np.concatenate(bounds))
+    cuts = cuts[(cuts >= start[0]) & (cuts <= end[-1])]
+    lo, hi = cuts[:-1], cuts[1:]
+    middle = (lo + hi) / 2
+    gap = np.searchsorted(start, middle, side="right") - 1
+    inside = (gap >= 0) & (middle < end[np.maximum(gap, 0)])
+    lo, hi, middle = lo[inside], hi[inside], middle[inside]
+    reason = np.where(every.holding(middle) < 0, HOST, OTHER)
+    awaited = np.full(len(middle), -1, dtype=np.int64)
+    if feeds:
+        loading = loads.holding(middle)
+        reason = np.where(loading >= 0, INPUT, reason)
+        awaited = np.where(loading >= 0, loads.first[np.maximum(loading, 0)], -1)
+    return _joined(lo, hi, reason.astype(np.int64), awaited)
+
+
+def _joined(
+    lo: FloatArray, hi: FloatArray, reason: IntArray, awaited: IntArray
+) -> tuple[FloatArray, FloatArray, IntArray, IntArray]:
+    """Neighbouring pieces with the same reason and copy as one."""
+    if not len(lo):
+        return lo, hi, reason, awaited
+    opens = np.concatenate(
+        [[True], (lo[1:] != hi[:-1]) | (reason[1:] != reason[:-1]) | (awaited[1:] != awaited[:-1])]
+    )
+    closes = np.concatenate([opens[1:], [True]])
+    return lo[opens], hi[closes], reason[opens], awaited[opens]
