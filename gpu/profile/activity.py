@@ -103,13 +103,19 @@ class ActivityColumns:
 
     def finished(self, seconds_per_tick: float) -> Activity:
         """The columns as an `Activity`, times in seconds (read in ticks of
-        ``seconds_per_tick``: 1e-6 for µs, 1e-9 for ns)."""
+        ``seconds_per_tick``: 1e-6 for µs, 1e-9 for ns) from the first start, which is
+        ``base`` seconds on the file's clock. Ticks are taken from the first start before
+        they are scaled: a clock of 1.7·10^15 µs since 1970 would keep 0.25 µs steps."""
+        start = np.asarray(self.start, dtype=np.float64)
+        end = np.asarray(self.end, dtype=np.float64)
+        first = float(start.min()) if len(start) else 0.0
         return Activity(
             device=np.asarray(self.device, dtype=np.int64),
             stream=np.asarray(self.stream, dtype=np.int64),
             unit=np.asarray(self.unit, dtype=np.int64),
-            start=np.asarray(self.start, dtype=np.float64) * seconds_per_tick,
-            end=np.asarray(self.end, dtype=np.float64) * seconds_per_tick,
+            start=(start - first) * seconds_per_tick,
+            end=(end - first) * seconds_per_tick,
+            base=first * seconds_per_tick,
             name=np.asarray(self.name, dtype=np.int64),
             names=tuple(self.names),
         )
@@ -117,8 +123,9 @@ class ActivityColumns:
 
 @dataclass(frozen=True)
 class Activity:
-    """A profile's GPU activity: one entry per kernel, copy or memset, times in seconds on
-    the file's own clock. ``unit`` is `LOAD`, `COMPUTE`, `STORE` or `LEFT_OUT`."""
+    """A profile's GPU activity: one entry per kernel, copy or memset, times in seconds
+    from ``base`` on the file's own clock. ``unit`` is `LOAD`, `COMPUTE`, `STORE` or
+    `LEFT_OUT`."""
 
     device: IntArray
     stream: IntArray
@@ -127,6 +134,7 @@ class Activity:
     end: FloatArray
     name: IntArray
     names: tuple[str, ...]
+    base: float = 0.0
 
     def __len__(self) -> int:
         return len(self.device)
@@ -165,4 +173,5 @@ class Activity:
             end=self.end[keep],
             name=self.name[keep],
             names=self.names,
+            base=self.base,
         )

@@ -39,6 +39,8 @@ class Union:
     def holding(self, times: FloatArray) -> IntArray:
         """For each time, the interval that holds it (start ≤ t < end), or -1."""
         at = np.searchsorted(self.start, times, side="right") - 1
+        if not len(self.start):
+            return at
         inside = (at >= 0) & (times < self.end[np.maximum(at, 0)])
         return np.where(inside, at, -1)
 

@@ -98,6 +98,7 @@ def _classified(
         return nothing, nothing, nothing.astype(np.int64), nothing.astype(np.int64)
     every, loads = unions["any"], unions["load"]
     bounds = [start, end, every.start, every.end]
+    feeds = feeds and len(loads.start) > 0
     if feeds:
         bounds += [loads.start, loads.end]
     cuts = np.unique(np.concatenate(bounds))

@@ -66,4 +66,4 @@ def device_run(activity: Activity, device: int, label: str) -> DeviceRun:
         task_name=mine.name,
         names=mine.names,
     )
-    return DeviceRun(device, schedule, origin, streams)
+    return DeviceRun(device, schedule, mine.base + origin, streams)

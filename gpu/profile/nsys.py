@@ -3,7 +3,8 @@
 
 SQLite: the tables ``CUPTI_ACTIVITY_KIND_KERNEL``, ``_MEMCPY`` and ``_MEMSET`` (any may be
 missing), times in ns, ``deviceId``, ``streamId``, a copy's ``copyKind`` (CUPTI's enum,
-`gpu.profile.activity.COPY_KINDS`) and, for peer copies, ``srcDeviceId``/``dstDeviceId``;
+`gpu.profile.activity.COPY_KINDS`) and, for peer copies, ``dstDeviceId`` or
+``srcDeviceId``;
 names through ``StringIds``. Read with the standard library's ``sqlite3``, read-only.
 
 CSV: nsys prints lines before the header; the header holds ``Start`` and ``Name`` columns
@@ -91,13 +92,13 @@ def _read_table(
         ):
             columns.add(device, stream, COMPUTE, start, end, "memset")
     else:
-        peers = (
-            "srcDeviceId, dstDeviceId" if {"srcDeviceId", "dstDeviceId"} <= have else "NULL, NULL"
-        )
-        query = f"SELECT start, end, deviceId, streamId, copyKind, {peers} FROM {table}"
-        for start, end, device, stream, kind, _source, target in db.execute(query):
+        peer = next((c for c in ("dstDeviceId", "srcDeviceId") if c in have), None)
+        query = f"SELECT start, end, deviceId, streamId, copyKind, {peer or 'NULL'} FROM {table}"
+        for start, end, device, stream, kind, other in db.execute(query):
             direction = COPY_KINDS.get(kind)
-            to_here = None if target is None else target == device
+            # a peer copy lands here when its destination is this device (or its source
+            # is another one)
+            to_here = None if other is None else (other == device) == (peer == "dstDeviceId")
             label = f"memcpy {direction[0]}to{direction[1]}" if direction else "memcpy"
             columns.add(device, stream, copy_unit(direction, to_here), start, end, label)
 

@@ -37,7 +37,7 @@ def analysed(run: DeviceRun) -> tuple[DeviceFigures, ImportedIdle]:
 
 
 def write_profile_json(write: Write, profile: Profile) -> None:
-    write('{\n "format": %s,\n "devices": [' % json.dumps(profile.format))
+    write(f'{{\n "format": {json.dumps(profile.format)},\n "devices": [')
     for number, run in enumerate(profile.devices):
         write(("," if number else "") + "\n  {\n")
         _write_device(write, run)
@@ -171,16 +171,12 @@ def _device_block(run: DeviceRun) -> str:
     lines = [f"device {run.device}   {len(run.schedule):,} activities, {time_text(makespan, unit)}"]
     for name, streams in zip(UNITS, run.streams, strict=True):
         lanes = ", ".join(str(s) for s in streams) or "none"
-        lines.append(
-            f"  {name:<8} busy {share(figures.busy[name])}   streams {lanes}"
-        )
+        lines.append(f"  {name:<8} busy {share(figures.busy[name])}   streams {lanes}")
     lines.append(f"  {'any':<8} busy {share(figures.busy['any'])}")
     lines.append("  breakdown")
     for part in PARTS:
         lines.append(f"    {PART_WORDS[part]:<28} {share(figures.breakdown[part])}")
-    lines.append(
-        f"  copies hidden under compute  {figures.copies_hidden:.0%}"
-    )
+    lines.append(f"  copies hidden under compute  {figures.copies_hidden:.0%}")
     lines.append(
         f"  headroom     {time_text(figures.headroom, unit)}: what perfect overlap of this "
         "work could save at most"
