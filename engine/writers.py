@@ -57,7 +57,11 @@ def _summary(
     neck = steady_state(schedule)
     tail: dict[str, Any] = {
         "utilization": {k: json_number(v) for k, v in utilization_by_unit(schedule).items()},
-        "bottleneck": {"resource": neck.resource, "period": json_number(neck.period), "why": neck.why},
+        "bottleneck": {
+            "resource": neck.resource,
+            "period": json_number(neck.period),
+            "why": neck.why,
+        },
     }
     if baseline is not None:
         tail["speedup"] = json_number(speedup(baseline, schedule))

@@ -5,6 +5,7 @@ trace read back, and every bad file one line."""
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import sqlite3
 from collections.abc import Iterable
@@ -57,7 +58,7 @@ def plain_breakdown(by_unit: dict[str, list[Interval]]) -> dict[str, float]:
     points.sort()
     running = {"compute": 0, "copy": 0}
     parts = dict.fromkeys(PARTS, 0.0)
-    for (time, change, kind), (next_time, *_) in zip(points, points[1:], strict=False):
+    for (time, change, kind), (next_time, *_) in itertools.pairwise(points):
         running[kind] += change
         piece = next_time - time
         if running["compute"] and running["copy"]:
@@ -201,7 +202,7 @@ def kineto_file(folder: Path, events: list[dict[str, object]], name: str = "t.js
     return path
 
 
-def event(cat: str, name: str, ts: float, dur: float, **where: object) -> dict[str, object]:
+def event(cat: str, name: str, ts: object, dur: float, **where: object) -> dict[str, object]:
     pid, tid = where.pop("pid", 0), where.pop("tid", 0)
     return {"ph": "X", "cat": cat, "name": name, "ts": ts, "dur": dur, "pid": pid, "tid": tid,
             "args": where}  # fmt: skip
@@ -325,15 +326,8 @@ def test_nsys_copy_kinds_and_unified_memory(tmp_path: Path) -> None:
     assert got == kinds  # (stream = kind here)
 
 
-NSYS_CSV = """Generating SQLite file report.sqlite from report.nsys-rep
-Processing [report.sqlite] with [/opt/nvidia/nsight-systems/reports/cuda_gpu_trace.py]...
-
-"Start (ns)","Duration (ns)","CorrId","GrdX","GrdY","GrdZ","BlkX","BlkY","BlkZ","Reg/Trd","StcSMem (MB)","DymSMem (MB)","Bytes (MB)","Throughput (MBps)","SrcMemKd","DstMemKd","Device","Ctx","Strm","Name"
-1000,500,11,,,,,,,,,,4.194,8388.608,Pageable,Device,"NVIDIA H200 (0)",1,14,"[CUDA memcpy Host-to-Device]"
-1200,1000,12,128,1,1,256,1,1,32,0.000,0.000,,,,,"NVIDIA H200 (0)",1,13,"vector_add(float*, float*, int)"
-2300,250,13,,,,,,,,,,4.194,16777.216,Device,Pageable,"NVIDIA H200 (0)",1,14,"[CUDA memcpy Device-to-Host]"
-2400,100,14,,,,,,,,,,4.194,16777.216,,,"NVIDIA H200 (1)",2,7,"[CUDA memset]"
-"""
+#: An nsys cuda_gpu_trace CSV as nsys prints it (lines before the header), written here.
+NSYS_CSV = (DATA / "cuda_gpu_trace.csv").read_text()
 
 
 def test_nsys_csv_skips_what_nsys_prints_before_the_header(tmp_path: Path) -> None:
