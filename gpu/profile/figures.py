@@ -110,8 +110,8 @@ def device_figures(schedule: Schedule, unions: dict[str, Union] | None = None) -
     share = busy[busiest] / makespan if makespan > 0 else 0.0
     why = (
         f"the {busiest} unit is busy {time_text(busy[busiest], schedule.time_unit)} of "
-        f"{time_text(makespan, schedule.time_unit)} ({share:.0%}): no overlap of "
-        "this work can finish sooner"
+        f"{time_text(makespan, schedule.time_unit)} ({share:.0%}): however this work "
+        f"overlaps, it takes at least {time_text(busy[busiest], schedule.time_unit)}"
     )
     return DeviceFigures(
         makespan=makespan,

@@ -20,6 +20,7 @@ from engine.scenario import Scenario
 from engine.scheduler import simulate
 from engine.writers import to_trace
 from gpu.profile import load_profile
+from gpu.profile.chains import find_chains, most_at_once, what_if
 from gpu.profile.figures import PARTS, device_figures
 from gpu.profile.report import analysed
 
@@ -493,3 +494,70 @@ def test_trace_out_reads_back_as_the_same_lanes(tmp_path: Path) -> None:
     assert device_figures(back).busy == pytest.approx(device_figures(original).busy, rel=1e-9)
     events = json.loads(out.read_text())["traceEvents"]
     assert any(e.get("name") == "Memcpy HtoD (Pageable -> Device)" for e in events)
+
+
+# -- the what-if ------------------------------------------------------------------------------
+
+
+def chained_trace(folder: Path, streams: int, chains: int, gap: float = 3.0) -> Path:
+    """``chains`` copy-in → kernel → copy-out chains one after another on each of
+    ``streams`` streams (staggered by 5 µs): 10, 20 and 5 µs."""
+    events = []
+    for index in range(streams):
+        clock = 5.0 * index
+        for _ in range(chains):
+            for cat, name, length in (
+                ("gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", 10.0),
+                ("kernel", "k", 20.0),
+                ("gpu_memcpy", "Memcpy DtoH (Device -> Pinned)", 5.0),
+            ):
+                events.append(event(cat, name, clock, length, device=0, stream=index + 7))
+                clock += length
+            clock += gap
+    return kineto_file(folder, events)
+
+
+def test_chains_become_ops_of_a_pipeline_beside_the_measured_run(tmp_path: Path) -> None:
+    (run,) = load_profile(chained_trace(tmp_path, streams=3, chains=4)).devices
+    figures, _ = analysed(run)
+    found = what_if(run, figures)
+    assert found.chains == 12 and found.streams == 3
+    pipelined = found.pipelined
+    assert pipelined is not None and pipelined.n_ops == 12 and pipelined.buffers == 3
+    assert np.allclose(pipelined.op_ends - pipelined.op_starts, [10e-6, 20e-6, 5e-6])
+    # the workers are what the trace ran at once: the three streams' kernels overlap
+    assert pipelined.workers == (most_at_once(run.schedule, 0), 3, most_at_once(run.schedule, 2))
+    assert found.measured == pytest.approx(figures.makespan)
+    assert found.bound == pytest.approx(max(figures.busy[u] for u in ("load", "compute", "store")))
+
+
+def test_one_stream_of_chains_is_a_sequential_run_and_the_pipeline_wins(tmp_path: Path) -> None:
+    (run,) = load_profile(chained_trace(tmp_path, streams=1, chains=5, gap=0.0)).devices
+    figures, _ = analysed(run)
+    found = what_if(run, figures)
+    assert found.chains == 5 and found.streams == 1
+    assert found.measured == pytest.approx(5 * 35e-6)
+    assert found.pipelined is not None
+    assert found.pipelined.makespan == pytest.approx(5 * 35e-6)  # one slot: the same order
+    assert found.saving == pytest.approx(0.0, abs=1e-9)
+
+
+def test_without_chains_only_the_bound_applies(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["import", str(HTA / "sampled_rank-1.json.gz"), "--format", "json"]) == 0
+    what = json.loads(capsys.readouterr().out)["devices"][0]["what_if"]
+    assert what["chains"] < 2 and "pipelined" not in what
+    assert main(["import", str(HTA / "sampled_rank-1.json.gz")]) == 0
+    assert "only the bound applies, 580 ms" in capsys.readouterr().out
+
+
+def test_a_broken_order_is_no_chain(tmp_path: Path) -> None:
+    events = [
+        event("kernel", "k", 0, 5, device=0, stream=1),  # a kernel before any copy in
+        event("gpu_memcpy", "Memcpy DtoH (Device -> Pinned)", 5, 5, device=0, stream=1),
+        event("gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", 10, 5, device=0, stream=1),
+        event(
+            "gpu_memcpy", "Memcpy DtoH (Device -> Pinned)", 15, 5, device=0, stream=1
+        ),  # no kernel
+    ]
+    (run,) = load_profile(kineto_file(tmp_path, events)).devices
+    assert find_chains(run) == []
