@@ -18,7 +18,7 @@ from cli.console import Progress, counting_lines
 from cli.limits import check_simulation
 from cli.parser import HelpFormatter, whole
 from cli.paths import check_output_path, nonempty
-from cli.scenario_args import add_scenario_arguments, scenario_from_args
+from cli.scenario_args import add_scenario_arguments, scenario_flags_given, scenario_from_args
 from engine.atomic import write_text_atomic
 from engine.errors import PipeLabError
 from engine.schedule import Schedule
@@ -62,6 +62,22 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         formatter_class=HelpFormatter,
     )
     add_scenario_arguments(parser)
+    parser.add_argument(
+        "--profile",
+        type=nonempty,
+        default=None,
+        metavar="FILE",
+        help="draw a recorded profile instead of a scenario (Kineto/Chrome JSON, Nsight "
+        "Systems SQLite or CSV, PipeLab's trace; see `pipelab import`): each device's lanes "
+        "and, where it has chains, a pipeline of them beside",
+    )
+    parser.add_argument(
+        "--device",
+        type=whole(0, 2**31 - 1),
+        default=None,
+        metavar="N",
+        help="with --profile: only device N",
+    )
     parser.add_argument(
         "--out",
         required=True,
@@ -160,14 +176,12 @@ def run(args: argparse.Namespace) -> int:
     out = check_output_path(args.out, SUFFIXES)  # the one check: name, suffix, folder
     suffix = out.suffix.lower()
     check_flags(args, suffix)
-    scenario = scenario_from_args(args)
-    policies = ["sequential", "pipelined"] if args.policy == "both" else [args.policy]
-    check_simulation(scenario, len(policies), "trace-export" if suffix == ".json" else "image")
     with Progress() as progress:
-        schedules = []
-        for policy in policies:
-            progress.phase(f"simulating {scenario.n_ops:,} ops, {policy}")
-            schedules.append(simulate(scenario, policy))
+        if args.profile is not None:
+            progress.phase("reading the profile")
+            schedules, name = _profile_runs(args)
+        else:
+            schedules, name = _scenario_runs(args, suffix, progress)
         end = max(s.makespan for s in schedules)
         if args.time is not None and not 0 <= args.time <= end:
             # Both ends exact: "--time 9.0000001 … from 0 to 9 s", never "--time 9 … to 9 s".
@@ -184,8 +198,39 @@ def run(args: argparse.Namespace) -> int:
             )
             return 0
         progress.phase(f"drawing the {suffix[1:].upper()} (the app's renderer)")
-        _render(args, out, schedules, scenario.name)
+        _render(args, out, schedules, name)
     return 0
+
+
+def _scenario_runs(
+    args: argparse.Namespace, suffix: str, progress: Progress
+) -> tuple[list[Schedule], str]:
+    """The scenario's runs under ``--policy``, and its name."""
+    if args.device is not None:
+        raise PipeLabError("--device is for --profile: a scenario has no devices")
+    scenario = scenario_from_args(args)
+    policies = ["sequential", "pipelined"] if args.policy == "both" else [args.policy]
+    check_simulation(scenario, len(policies), "trace-export" if suffix == ".json" else "image")
+    schedules = []
+    for policy in policies:
+        progress.phase(f"simulating {scenario.n_ops:,} ops, {policy}")
+        schedules.append(simulate(scenario, policy))
+    return schedules, scenario.name
+
+
+def _profile_runs(args: argparse.Namespace) -> tuple[list[Schedule], str]:
+    """The profile's devices, each with its what-if beside, and the file's name."""
+    given = scenario_flags_given(args)
+    if given:
+        raise PipeLabError(
+            f"--profile draws the profile as it was recorded; leave out {', '.join(given)}"
+        )
+    from gpu.profile import load_profile
+    from gpu.profile.chains import with_what_if
+
+    profile = load_profile(args.profile)
+    runs = profile.devices if args.device is None else (profile.device(args.device),)
+    return [s for run in runs for s in with_what_if(run)], Path(args.profile).name
 
 
 def _render(args: argparse.Namespace, out: Path, schedules: list[Schedule], name: str) -> None:

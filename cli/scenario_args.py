@@ -86,3 +86,9 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
         ops=args.ops, read=args.read, compute=args.compute, write=args.write, **changes
     )
     return renamed_if_changed(scenario, changed)
+
+
+def scenario_flags_given(args: argparse.Namespace) -> list[str]:
+    """The scenario flags the command line gave ("--preset", "--read"…), in order."""
+    names = ["preset", "scenario", "ops", *STAGES, "buffers", *(f"{u}_workers" for u in UNITS)]
+    return [f"--{n.replace('_', '-')}" for n in names if getattr(args, n, None) is not None]

@@ -22,6 +22,7 @@ from engine.scenario import Scenario
 from engine.schedule import UNITS, Schedule
 from engine.scheduler import simulate
 from gpu.profile.figures import DeviceFigures
+from gpu.profile.idle import analysed
 from gpu.profile.lanes import DeviceRun
 
 LOAD, COMPUTE, STORE = (UNITS.index(name) for name in ("load", "compute", "store"))
@@ -167,3 +168,11 @@ def most_at_once(schedule: Schedule, unit: int) -> int:
     change = np.concatenate([np.full(len(ends), -1), np.full(len(starts), 1)])
     order = np.lexsort((change, times))  # (an end at t before a start at t)
     return max(1, int(np.cumsum(change[order]).max()))
+
+
+def with_what_if(run: DeviceRun) -> list[Schedule]:
+    """The device's measured lanes and, where it has chains, the engine's pipeline of them
+    beside it: what a figure or the app shows of an imported device."""
+    figures, _ = analysed(run)
+    pipelined = what_if(run, figures).pipelined
+    return [run.schedule] if pipelined is None else [run.schedule, pipelined]

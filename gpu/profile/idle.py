@@ -23,7 +23,8 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.schedule import UNITS, Schedule
-from gpu.profile.figures import Union, union_of
+from gpu.profile.figures import DeviceFigures, Union, device_figures, union_of, unit_unions
+from gpu.profile.lanes import DeviceRun
 
 IMPORTED_REASONS = ("input", "host", "other", "done")
 INPUT, HOST, OTHER, DONE = range(len(IMPORTED_REASONS))
@@ -128,3 +129,9 @@ def _joined(
     )
     closes = np.concatenate([opens[1:], [True]])
     return lo[opens], hi[closes], reason[opens], awaited[opens]
+
+
+def analysed(run: DeviceRun) -> tuple[DeviceFigures, ImportedIdle]:
+    """A device's figures and its lanes' idle spans (from one set of unions)."""
+    unions = unit_unions(run.schedule)
+    return device_figures(run.schedule, unions), imported_idle(run.schedule, unions)

@@ -16,8 +16,8 @@ from engine.text import count_words, time_text
 from engine.writers import CHUNK, Write, json_number, object_body
 from gpu.profile import Profile
 from gpu.profile.chains import WhatIf, what_if
-from gpu.profile.figures import PARTS, DeviceFigures, device_figures, unit_unions
-from gpu.profile.idle import IMPORTED_REASONS, ImportedIdle, imported_idle
+from gpu.profile.figures import PARTS, DeviceFigures
+from gpu.profile.idle import IMPORTED_REASONS, ImportedIdle, analysed
 from gpu.profile.lanes import DeviceRun
 
 _TASK = '{"name": %s, "unit": %s, "stream": %d, "start": %.12g, "end": %.12g%s}'
@@ -29,12 +29,6 @@ PART_WORDS = {
     "copy_only": "copies, no compute running",
     "idle": "nothing running",
 }
-
-
-def analysed(run: DeviceRun) -> tuple[DeviceFigures, ImportedIdle]:
-    """A device's figures and its lanes' idle spans (from one set of unions)."""
-    unions = unit_unions(run.schedule)
-    return device_figures(run.schedule, unions), imported_idle(run.schedule, unions)
 
 
 def what_if_fields(found: WhatIf) -> dict[str, Any]:

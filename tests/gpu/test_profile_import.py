@@ -22,7 +22,7 @@ from engine.writers import to_trace
 from gpu.profile import load_profile
 from gpu.profile.chains import find_chains, most_at_once, what_if
 from gpu.profile.figures import PARTS, device_figures
-from gpu.profile.report import analysed
+from gpu.profile.idle import analysed
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "profiles"
 HTA = DATA / "hta"
@@ -561,3 +561,44 @@ def test_a_broken_order_is_no_chain(tmp_path: Path) -> None:
     ]
     (run,) = load_profile(kineto_file(tmp_path, events)).devices
     assert find_chains(run) == []
+
+
+# -- export --profile ---------------------------------------------------------------------------
+
+
+def test_export_draws_the_lanes_and_the_what_if_beside(tmp_path: Path) -> None:
+    pytest.importorskip(
+        "PySide6", reason="the figure is drawn by the app (the GPU machine has no Qt)"
+    )
+    out = tmp_path / "profile.svg"
+    assert main(["export", "--profile", str(chained_trace(tmp_path, 3, 4)), "--out", str(out)]) == 0
+    text = out.read_text()
+    assert "compute · stream 8" in text and "a pipeline of the same work (3 slots)" in text
+
+
+def test_export_of_a_profile_as_a_trace_reads_back(tmp_path: Path) -> None:
+    out = tmp_path / "lanes.json"
+    source = NSYS / "h100_2gpu_1s.sqlite.gz"
+    assert main(["export", "--profile", str(source), "--device", "1", "--out", str(out)]) == 0
+    back = load_profile(out)
+    assert [len(run.schedule) for run in back.devices] == [
+        len(load_profile(source).device(1).schedule)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("flags", "says"),
+    [
+        (["--preset", "book"], "leave out --preset"),
+        (["--read", "2", "--buffers", "3"], "leave out --read, --buffers"),
+    ],
+)
+def test_export_of_a_profile_refuses_scenario_flags(
+    tmp_path: Path, flags: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "x.png"
+    assert (
+        main(["export", "--profile", str(HTA / "simple_add.json.gz"), *flags, "--out", str(out)])
+        == 2
+    )
+    assert says in capsys.readouterr().err and not out.exists()
