@@ -52,7 +52,8 @@ from gpu.occupancy import sweep_occupancy  # noqa: E402
 from gpu.params import MIB, PipelineParams, Progress  # noqa: E402
 from gpu.report import pipeline_rows, tile_rows  # noqa: E402
 from gpu.streams import copy_bandwidth, run_cupy_pipeline  # noqa: E402
-from gpu.tiles import TileParams, run_tiles  # noqa: E402
+from gpu.tile_result import TileParams  # noqa: E402
+from gpu.tiles import run_tiles  # noqa: E402
 
 #: Experiment 1's data size and the copies' (256 MiB); tests make it smaller.
 SIZE = 256 * MIB

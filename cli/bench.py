@@ -21,7 +21,8 @@ from gpu.experiments import default_params, pipeline_experiment, run_to_end
 from gpu.measured import PipelineResult
 from gpu.params import MAX_CHUNKS, MAX_INTENSITY, MAX_REPEATS, MAX_STREAMS, MIB
 from gpu.report import pipeline_rows, tile_rows
-from gpu.tiles import TileParams, TileResult, run_tiles
+from gpu.tile_result import TileParams, TileResult
+from gpu.tiles import run_tiles
 
 EXPERIMENTS = ("streams", "tiles", "both")
 #: Experiment 1 is refused up front when its calibrated estimate is longer than this.

@@ -25,19 +25,62 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine.text import time_text
-from gpu.params import ITEM
-
-if TYPE_CHECKING:
-    from gpu.tiles import TileParams
+from gpu.errors import GpuError
+from gpu.params import ITEM, MIB
+from gpu.timing import MAX_LAUNCHES
 
 #: Floats per tile (256 threads × one float4 each): gpu/kernels/tile_common.cuh TILE_VEC × 4.
 TILE = 1024
 SYNC = "sync"
 VARIANTS = {SYNC: "synchronous", "async2": "cp.async, 2 stages", "async3": "cp.async, 3 stages"}
 KERNELS = {SYNC: "tile_sync", "async2": "tile_async2", "async3": "tile_async3"}
+DEFAULT_INTENSITIES = (0, 8, 16, 32, 64, 128, 512)
+
+
+@dataclass(frozen=True)
+class TileParams:
+    """Experiment 2's knobs: data size, the intensity sweep, timing, grid sizes.
+
+    ``repeats`` timed windows (after ``warmup``) of at least ``min_launches`` launches and
+    ``min_window_ms`` each; ``blocks_per_sm`` for the main pass; ``low_blocks_per_sm`` for
+    the low-occupancy pass (0 skips it).
+    """
+
+    size_bytes: int = 256 * MIB
+    intensities: tuple[int, ...] = DEFAULT_INTENSITIES
+    repeats: int = 10
+    warmup: int = 2
+    blocks_per_sm: int = 8
+    seed: int = 0
+    low_blocks_per_sm: int = 1
+    min_launches: int = 20
+    min_window_ms: float = 2.0
+    warmup_ms: float = 100.0
+
+    def __post_init__(self) -> None:
+        if self.size_bytes < TILE * ITEM:
+            raise GpuError(f"experiment 2 needs at least {TILE * ITEM} bytes (one tile)")
+        if not self.intensities or any(not 0 <= i <= 1_000_000 for i in self.intensities):
+            raise GpuError("intensities must be whole numbers between 0 and 1,000,000")
+        if not 1 <= self.repeats <= 1000 or not 0 <= self.warmup <= 1000:
+            raise GpuError("repeats must be 1 to 1,000 and warm-up runs 0 to 1,000")
+        if not 1 <= self.blocks_per_sm <= 64:
+            raise GpuError("blocks per SM must be between 1 and 64")
+        if not 0 <= self.low_blocks_per_sm <= 2:
+            raise GpuError("the low-occupancy pass takes 1 or 2 blocks per SM (0: none)")
+        if not 1 <= self.min_launches <= MAX_LAUNCHES or not 0 <= self.min_window_ms <= 1000:
+            raise GpuError(
+                f"launches per window must be 1 to {MAX_LAUNCHES} (what a stream queues "
+                "ahead), the window 0 to 1,000 ms"
+            )
+
+    @property
+    def n_elements(self) -> int:
+        """Whole tiles only."""
+        return (self.size_bytes // ITEM) // TILE * TILE
 
 
 @dataclass(frozen=True)

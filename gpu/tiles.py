@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Generator
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -33,69 +32,24 @@ from gpu.cuda_source import load_module
 from gpu.detect import DeviceInfo, device_info, import_cupy
 from gpu.errors import Cancelled, GpuError
 from gpu.gpu_memory import is_out_of_memory, out_of_memory, release
-from gpu.params import ITEM, MIB, Progress
+from gpu.params import ITEM, Progress
 from gpu.residency import SharedMemory, cap_residency, resident_blocks
 from gpu.tile_result import (
     KERNELS,
     SYNC,
     TILE,
     VARIANTS,
+    TileParams,
     TilePass,
     TileResult,
     TileRow,
-    balanced_row,
-    headline,
 )
-from gpu.timing import MAX_LAUNCHES, EventTimer, Timing
+from gpu.timing import EventTimer, Timing
 
 THREADS = 256
-DEFAULT_INTENSITIES = (0, 8, 16, 32, 64, 128, 512)
 CHECK_COUNT = 65536
 #: The tile kernels' __launch_bounds__ minimum (gpu/kernels/tile_common.cuh).
 LAUNCH_BOUNDS_BLOCKS = 8
-
-
-@dataclass(frozen=True)
-class TileParams:
-    """Experiment 2's knobs: data size, the intensity sweep, timing, grid sizes.
-
-    ``repeats`` timed windows (after ``warmup``) of at least ``min_launches`` launches and
-    ``min_window_ms`` each; ``blocks_per_sm`` for the main pass; ``low_blocks_per_sm`` for
-    the low-occupancy pass (0 skips it).
-    """
-
-    size_bytes: int = 256 * MIB
-    intensities: tuple[int, ...] = DEFAULT_INTENSITIES
-    repeats: int = 10
-    warmup: int = 2
-    blocks_per_sm: int = 8
-    seed: int = 0
-    low_blocks_per_sm: int = 1
-    min_launches: int = 20
-    min_window_ms: float = 2.0
-    warmup_ms: float = 100.0
-
-    def __post_init__(self) -> None:
-        if self.size_bytes < TILE * ITEM:
-            raise GpuError(f"experiment 2 needs at least {TILE * ITEM} bytes (one tile)")
-        if not self.intensities or any(not 0 <= i <= 1_000_000 for i in self.intensities):
-            raise GpuError("intensities must be whole numbers between 0 and 1,000,000")
-        if not 1 <= self.repeats <= 1000 or not 0 <= self.warmup <= 1000:
-            raise GpuError("repeats must be 1 to 1,000 and warm-up runs 0 to 1,000")
-        if not 1 <= self.blocks_per_sm <= 64:
-            raise GpuError("blocks per SM must be between 1 and 64")
-        if not 0 <= self.low_blocks_per_sm <= 2:
-            raise GpuError("the low-occupancy pass takes 1 or 2 blocks per SM (0: none)")
-        if not 1 <= self.min_launches <= MAX_LAUNCHES or not 0 <= self.min_window_ms <= 1000:
-            raise GpuError(
-                f"launches per window must be 1 to {MAX_LAUNCHES} (what a stream queues "
-                "ahead), the window 0 to 1,000 ms"
-            )
-
-    @property
-    def n_elements(self) -> int:
-        """Whole tiles only."""
-        return (self.size_bytes // ITEM) // TILE * TILE
 
 
 class _Sweep:
@@ -298,32 +252,3 @@ def run_tiles(
         if sweep is not None:
             sweep.close()
         release(cupy)
-
-
-def intensities_from_text(text: str) -> tuple[int, ...]:
-    """ "0,8,32" → (0, 8, 32); GpuError on anything else."""
-    try:
-        values = tuple(int(part) for part in text.split(",") if part.strip())
-    except ValueError:
-        raise GpuError(
-            f"intensities must be whole numbers separated by commas, not {text!r}"
-        ) from None
-    if not values:
-        raise GpuError("give at least one intensity")
-    return values
-
-
-__all__ = [
-    "KERNELS",
-    "SYNC",
-    "TILE",
-    "VARIANTS",
-    "TileParams",
-    "TilePass",
-    "TileResult",
-    "TileRow",
-    "balanced_row",
-    "headline",
-    "intensities_from_text",
-    "run_tiles",
-]

@@ -278,7 +278,8 @@ class GpuPanel(QWidget):
     def start_tile_sweep(self) -> None:
         """Experiment 2 on the CUDA device: the results fill the table (see gpu.tiles)."""
         self._stop_thread()
-        from gpu.tiles import TileParams, run_tiles
+        from gpu.tile_result import TileParams
+        from gpu.tiles import run_tiles
 
         self._launch(
             lambda cancel: run_tiles(TileParams(), cancel),

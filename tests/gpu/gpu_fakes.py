@@ -1,7 +1,10 @@
 """A small stand-in for CuPy that runs on the CPU, so the CuPy code path's logic (pointer
 arithmetic, issue order, events → Schedule, checks, faults) is tested without a device.
 
-Work runs synchronously at issue time; events read the wall clock. Kernels are emulated in
+Work runs synchronously at issue time; events read the fake device's own clock, which
+advances `OP_MS` with each operation and, for a kernel, `MULTIPLY_ADD_MS` for each
+element's multiply-add (a spin for as long as it was asked to spin) — never the wall
+clock: on a busy machine one launch would look like a thousand. Kernels are emulated in
 numpy from their names. It models only what gpu/ calls. Every operation that would run on
 the device is logged with the stream it would run on (``cupy.device_ops``), so tests can
 check stream order: work on the legacy default stream (`NULL_STREAM`) is not ordered with
@@ -11,7 +14,6 @@ work on a non-blocking stream.
 from __future__ import annotations
 
 import ctypes
-import time
 import types
 from typing import Any
 
@@ -37,8 +39,18 @@ def current_stream() -> Any:
     return _ENTERED[-1] if _ENTERED else NULL_STREAM
 
 
+#: Device time each operation takes on the fake's clock (ms), and each multiply-add of
+#: an element in a kernel.
+OP_MS = 0.01
+MULTIPLY_ADD_MS = 1e-6
+#: The fake device's clock (ms): what events record.
+_CLOCK_MS = [0.0]
+
+
 def _log(operation: str, stream: Any = None) -> None:
     _DEVICE_OPS.append((operation, current_stream() if stream is None else stream))
+    if not operation.startswith("event"):
+        _CLOCK_MS[0] += OP_MS
 
 
 class FakeArray:
@@ -110,7 +122,7 @@ class FakeEvent:
 
     def record(self, stream: Any = None) -> None:
         _log(f"event record {id(self)}", stream)
-        self.ms = time.perf_counter() * 1e3
+        self.ms = _CLOCK_MS[0]
 
     def synchronize(self) -> None:
         return None
@@ -170,6 +182,7 @@ class FakeKernel:
             assert isinstance(nanoseconds, np.uint64) and isinstance(max_cycles, np.int64)
             assert 0 < int(nanoseconds) <= int(max_cycles)
             _SPINS.append(int(nanoseconds) / 1e6)
+            _CLOCK_MS[0] += int(nanoseconds) / 1e6
             return
         assert all(g >= 1 for g in grid) and block == (256,)
         assert shared_mem <= self.max_dynamic_shared_size_bytes, "too much dynamic shared memory"
@@ -181,12 +194,14 @@ class FakeKernel:
             assert isinstance(a, np.float32) and isinstance(c, np.float32)
             view = buffer.array[: int(count)]
             arith.chain_numpy(view, int(intensity), np.empty(arith.BLOCK, np.float32))
+            _CLOCK_MS[0] += len(view) * (int(intensity) + 1) * MULTIPLY_ADD_MS
         else:
             source, target, tiles, intensity, a, c = args
             n = int(tiles) * TILE
             tiles_in = source.array[:n].reshape(-1, TILE)[:, ::-1].reshape(-1).copy()
             arith.chain_numpy(tiles_in, int(intensity), np.empty(arith.BLOCK, np.float32))
             target.array[:n] = tiles_in
+            _CLOCK_MS[0] += n * (int(intensity) + 1) * MULTIPLY_ADD_MS
         if self.broken:
             target_array = buffer.array if self.name == "stream_chain" else target.array
             target_array[:1] += 1.0

@@ -20,7 +20,8 @@ from gpu.errors import Cancelled
 from gpu.experiments import pipeline_experiment, run_to_end
 from gpu.measured import GPU_UNITS
 from gpu.params import MIB, PipelineParams
-from gpu.tiles import TileParams, run_tiles
+from gpu.tile_result import TileParams
+from gpu.tiles import run_tiles
 
 
 def small(**changes: object) -> PipelineParams:

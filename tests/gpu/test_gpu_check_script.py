@@ -20,7 +20,7 @@ import pytest
 from gpu.errors import GpuError
 from gpu.occupancy import OccupancyPoint, OccupancySweep, launch_shape
 from gpu.params import Progress
-from gpu.tiles import TileParams
+from gpu.tile_result import TileParams
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "bench" / "gpu_check.py"

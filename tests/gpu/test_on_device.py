@@ -9,7 +9,8 @@ from schedule_checks import assert_well_formed
 from gpu.experiments import run_to_end
 from gpu.params import MIB, PipelineParams
 from gpu.streams import run_cupy_pipeline
-from gpu.tiles import TileParams, run_tiles
+from gpu.tile_result import TileParams
+from gpu.tiles import run_tiles
 
 pytestmark = pytest.mark.gpu
 

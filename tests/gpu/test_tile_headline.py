@@ -15,6 +15,7 @@ from gpu.tile_result import (
     GAIN_CLAIM,
     GAIN_GOAL,
     Bound,
+    TileParams,
     TilePass,
     TileResult,
     TileRow,
@@ -24,7 +25,6 @@ from gpu.tile_result import (
     headline,
     load_ms,
 )
-from gpu.tiles import TileParams
 
 COPY_MS = 0.1
 #: Compute alone costs 0.1 ms at intensity 32: the balanced intensity when load = copy.

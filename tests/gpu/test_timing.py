@@ -158,7 +158,8 @@ def test_warm_up_runs_until_the_target_device_time(fake_cupy, monkeypatch) -> No
 def test_every_experiment_times_through_the_one_timer(fake_cupy, monkeypatch) -> None:
     """No other code reads event pairs: every get_elapsed_time call comes from gpu.timing."""
     from gpu.streams import copy_bandwidth, run_cupy_pipeline
-    from gpu.tiles import TileParams, run_tiles
+    from gpu.tile_result import TileParams
+    from gpu.tiles import run_tiles
 
     cupy = fake_cupy()
     callers: list[str] = []
