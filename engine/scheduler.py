@@ -10,8 +10,8 @@ Two implementations agree on every scenario, bit for bit (every start, end, work
 grant time):
 
 * `simulate_reference` — a plain discrete-event simulation: the definition in code.
-* `simulate` — the same decisions and the same float additions, organised for speed
-  (engine.fast_scheduler: a compiled event loop, or the identical loop in Python).
+* `simulate` — the same decisions and the same float additions in the compiled event loop
+  (`engine.fast_scheduler`); where it was not built, `simulate` runs the reference.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections import deque
 import numpy as np
 import numpy.typing as npt
 
-from engine.fast_scheduler import schedule_tasks
+from engine import fast_scheduler
 from engine.scenario import Scenario
 from engine.schedule import STARTS_AT_ENDS, Schedule
 
@@ -80,16 +80,38 @@ def _to_schedule(
 
 
 def simulate_reference(scenario: Scenario, policy: str | None = None) -> Schedule:
-    """Event-by-event simulation of the semantics, for any number of workers per unit.
+    """Event-by-event simulation of the semantics, for any number of workers per unit
+    (`reference_tasks`)."""
+    policy = policy or scenario.policy
+    buffers = effective_buffers(scenario, policy)
+    starts, workers, grant = reference_tasks(scenario.durations, scenario.workers, buffers)
+    return _to_schedule(
+        scenario, policy, buffers, starts, starts + scenario.durations, workers, grant
+    )
+
+
+def schedule_tasks(
+    durations: FloatArray, workers: tuple[int, ...], buffers: int
+) -> tuple[FloatArray, npt.NDArray[np.int64], FloatArray]:
+    """Stage starts (n, 3), the worker of each stage (n, 3) and each op's slot grant time
+    (n,): the compiled loop where it was built, else the reference's."""
+    counts = (int(workers[0]), int(workers[1]), int(workers[2]))
+    if fast_scheduler.use_compiled and fast_scheduler.compiled is not None:
+        return fast_scheduler.compiled_tasks(durations, counts, buffers)
+    return reference_tasks(durations, counts, buffers)
+
+
+def reference_tasks(
+    durations_matrix: FloatArray, unit_workers: tuple[int, ...], buffers: int
+) -> tuple[FloatArray, npt.NDArray[np.int64], FloatArray]:
+    """The reference loop: stage starts (n, 3), workers (n, 3) and grant times (n,).
 
     At each instant: finish the tasks ending now (freeing workers, readying next stages,
     releasing slots), grant free slots in op order, then let each unit hand its free workers
     (lowest index first) to the ready stages that became ready earliest (lower op on ties).
     """
-    policy = policy or scenario.policy
-    buffers = effective_buffers(scenario, policy)
-    durations = scenario.durations.reshape(-1).tolist()  # op-major: [op * 3 + stage]
-    n = scenario.n_ops
+    durations = durations_matrix.reshape(-1).tolist()  # op-major: [op * 3 + stage]
+    n = len(durations_matrix)
     # Plain lists while simulating: item assignment on numpy arrays costs more than the rest.
     starts = [0.0] * (3 * n)
     workers = [0] * (3 * n)
@@ -98,7 +120,7 @@ def simulate_reference(scenario: Scenario, policy: str | None = None) -> Schedul
     # so their queue is a plain FIFO; compute and write readiness comes in any order: heaps.
     reads: deque[int] = deque()
     ready: list[list[tuple[float, int]]] = [[], [], []]
-    free = [list(range(k)) for k in scenario.workers]
+    free = [list(range(k)) for k in unit_workers]
     running: list[tuple[float, int, int, int, int]] = []  # (end, op, stage, worker, seq)
     next_op = 0
     in_use = 0
@@ -156,13 +178,8 @@ def simulate_reference(scenario: Scenario, policy: str | None = None) -> Schedul
                 in_use -= 1
         grant_slots(now)
         dispatch(now)
-    start_matrix = np.array(starts).reshape(n, 3)
-    return _to_schedule(
-        scenario,
-        policy,
-        buffers,
-        start_matrix,
-        start_matrix + scenario.durations,
+    return (
+        np.array(starts, dtype=np.float64).reshape(n, 3),
         np.array(workers, dtype=np.int64).reshape(n, 3),
-        np.array(grant),
+        np.array(grant, dtype=np.float64),
     )
