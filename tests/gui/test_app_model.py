@@ -62,7 +62,7 @@ def test_one_signal_each_per_edit(model: AppModel, manual_runner) -> None:  # ty
     assert seen.counts() == Counter({"scenario_changed": 1, "busy_changed": 1})
     (change,) = [args[0] for name, args in seen.calls if name == "scenario_changed"]
     assert change.fields == frozenset({"buffers"}) and change.scenario.buffers == 2
-    assert change.preset == "" and change.scenario.name == "custom: 3 ops, 2 slots"
+    assert change.preset == "" and change.scenario.name == "The book example with 2 slots"
     seen.clear()
     manual_runner.finish()
     assert seen.counts() == Counter({"run_changed": 1, "shown_changed": 1, "busy_changed": 1})
