@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QPixmap, QResizeEvent
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QHideEvent, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -68,13 +68,18 @@ PREVIEW_MIN = (420, 260)
 READABLE_TEXT = (10.0, 16.0)
 #: The most pixels a preview image takes (a figure thousands of rows tall).
 MAX_PREVIEW_PIXELS = 40_000_000
+#: A pause in typing the title this long (ms) lays the preview out again: a million ops
+#: take a quarter of a second to lay out, too long to wait after every key.
+RETITLE_MS = 300
 
 
-def preview_pixels(figure_width: float, text: float, room: float) -> float:
+def preview_pixels(figure_width: float, text: float, room: float, whole: bool = False) -> float:
     """Pixels per point for a preview ``room`` pixels wide of a figure ``figure_width``
-    points wide with body text of ``text`` points: fill the room, within `READABLE_TEXT`."""
+    points wide with body text of ``text`` points: fill the room, within `READABLE_TEXT`
+    (``whole``: the whole width in the room, however small its text then is)."""
     low, high = READABLE_TEXT
-    return min(max(room / figure_width, low / text), high / text)
+    fit = room / figure_width
+    return min(fit if whole else max(fit, low / text), high / text)
 
 
 class ExportDialog(QDialog):
@@ -101,6 +106,7 @@ class ExportDialog(QDialog):
         self.title_field = QLineEdit(title)
         self.title_field.setPlaceholderText("No title")
         self.title_field.setClearButtonEnabled(True)
+        self.title_field.setCursorPosition(0)  # a long title shows its start
         self.title_field.setToolTip("The figure's title (the scenario's name unless changed)")
         self.format = QComboBox()
         for suffix, words in FORMATS:
@@ -136,13 +142,24 @@ class ExportDialog(QDialog):
         self.preview_area.setMinimumSize(*PREVIEW_MIN)
         self.summary = QLabel()
         self.summary.setObjectName("export-summary")
+        self.whole_width = QCheckBox("Preview the whole width")
+        self.whole_width.setToolTip(
+            "Shrink the preview to the room it has, labels and all (else it scrolls)"
+        )
+        self.whole_width.toggled.connect(self._draw_preview)
         self._lay_out()
         for combo in (self.format, self.size_box, self.rows, self.theme):
             combo.currentIndexChanged.connect(self._changed)
         for check in (self.retina, self.cursor_box, self.caption, self.assembly, self.transparent):
             check.toggled.connect(self._changed)
         self.width_px.valueChanged.connect(self._changed)
-        self.title_field.textChanged.connect(self._changed)
+        self._retitle = QTimer(self)
+        self._retitle.setObjectName("export title typed")
+        self._retitle.setSingleShot(True)
+        self._retitle.setInterval(RETITLE_MS)
+        self._retitle.timeout.connect(self.update_preview)
+        self.title_field.textChanged.connect(lambda _text: self._retitle.start())
+        self.title_field.editingFinished.connect(self._title_done)
         self._sync()
         self._fit_to_screen()
         self.update_preview()
@@ -164,9 +181,12 @@ class ExportDialog(QDialog):
         options = QWidget()
         options.setLayout(form)
         options.setMaximumWidth(380)
+        under = QHBoxLayout()
+        under.addWidget(self.summary, 1)
+        under.addWidget(self.whole_width)
         shown = QVBoxLayout()
         shown.addWidget(self.preview_area, 1)
-        shown.addWidget(self.summary)
+        shown.addLayout(under)
         body = QHBoxLayout()
         body.addWidget(options, 0, Qt.AlignmentFlag.AlignTop)
         body.addLayout(shown, 1)
@@ -252,6 +272,16 @@ class ExportDialog(QDialog):
         self._sync()
         self.update_preview()
 
+    def _title_done(self) -> None:
+        """Enter or leaving the field: the preview takes the title now, if it has not."""
+        if self._retitle.isActive():
+            self._retitle.stop()
+            self.update_preview()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        self._retitle.stop()  # nothing left to preview
+        super().hideEvent(event)
+
     def update_preview(self) -> None:
         """Lay out what will be written, draw it, and say its format and size."""
         self._preview = None
@@ -282,7 +312,7 @@ class ExportDialog(QDialog):
             return
         figure = shown.figure
         room = self.preview_area.viewport().width() - 2
-        pixels = preview_pixels(figure.width, shown.text, room)
+        pixels = preview_pixels(figure.width, shown.text, room, self.whole_width.isChecked())
         ratio = self.devicePixelRatioF()
         area = figure.width * figure.height * (pixels * ratio) ** 2
         if area > MAX_PREVIEW_PIXELS:
@@ -308,6 +338,7 @@ class ExportDialog(QDialog):
 
     def write(self, path: str | Path) -> bool:
         """Export to ``path`` with the dialog's options; an error shows a message."""
+        self._title_done()  # (the preview shows what was written)
         options = self.options()
         if Path(path).suffix.lower() != self.suffix:
             # The file name chose another format: keep only what every format takes.

@@ -126,6 +126,8 @@ def test_the_title_field_is_the_exported_title(dialog: ExportDialog, tmp_path: P
     choose(dialog.format, ".svg")
     dialog.title_field.setText("  Slots decide the pace ")
     assert dialog.options()["title"] == "Slots decide the pace"
+    dialog.title_field.editingFinished.emit()  # (Enter): the preview draws it
+    assert [t.text for t in dialog._preview.figure.texts("title")] == ["Slots decide the pace"]
     assert dialog.write(tmp_path / "titled.svg")
     assert svg_texts(tmp_path / "titled.svg", "title") == ["Slots decide the pace"]
     assert "<title>Slots decide the pace</title>" in (tmp_path / "titled.svg").read_text()
@@ -207,4 +209,16 @@ def test_the_preview_is_readable_and_the_dialog_fits_a_small_screen(window) -> N
     assert dialog.preview_text_pixels > READABLE_TEXT[0]
     hint = dialog.minimumSizeHint()
     assert hint.width() <= 1000 and hint.height() <= 640  # 1024 × 700, less a title bar
+    dialog.close()
+
+
+def test_the_preview_can_show_the_whole_width(window) -> None:
+    dialog = window.export_dialog()
+    dialog.resize(*DIALOG_SIZE)
+    dialog.show()
+    room = dialog.preview_area.viewport().width()
+    assert dialog.preview_image.pixmap().width() > room  # readable: it scrolls
+    dialog.whole_width.setChecked(True)
+    assert dialog.preview_image.pixmap().width() <= room
+    assert dialog.preview_text_pixels < READABLE_TEXT[0]
     dialog.close()
