@@ -1,7 +1,7 @@
-"""What a scenario is called once it is no longer the preset it came from: a few words
-that tell runs apart ("20 ops, 2 slots"), a generated sentence, and the heading an edited
-scenario gets ("custom: …"); and the name a preset gets when command-line flags change it
-("The book example with 2 slots")."""
+"""What a scenario is called once it is no longer the preset or file it came from: a few
+words that tell runs apart ("20 ops, 2 slots"), a generated sentence, and its name, ONE
+naming for the command line's overrides and the app's edits alike ("The book example with
+2 slots"): a figure's default title is the same whichever made the run."""
 
 from __future__ import annotations
 
@@ -62,26 +62,16 @@ def sentence(scenario: Scenario) -> str:
     return f"{ops}, {alike} {stages}; {memory}; {workers}."
 
 
-def heading(scenario: Scenario) -> str:
-    return f"custom: {summary(scenario)}"
-
-
-def as_custom(scenario: Scenario) -> Scenario:
-    """The scenario renamed for what it now is (an edit makes any preset custom)."""
-    uniform = all_alike(scenario)
-    return replace(
-        scenario, name=heading(scenario), description=sentence(scenario), uniform=uniform
-    )
-
-
 def all_alike(scenario: Scenario) -> bool:
     return all(bool((getattr(scenario, s) == getattr(scenario, s)[0]).all()) for s in STAGES)
 
 
 def renamed_if_changed(original: Scenario, changed: Scenario) -> Scenario:
-    """``changed`` named for how it differs from ``original`` (the command line's overrides:
-    "The book example with 1,000,000 ops", "… with 2 slots, 2 load workers"), with a
-    sentence that describes it; ``original``'s name when nothing the model sees differs."""
+    """``changed`` named for how it differs from ``original`` (the command line's overrides
+    of a preset or file, the app's edits of the scenario it opened: "The book example with
+    1,000,000 ops", "… with 2 slots, 2 load workers"), with a sentence that describes it;
+    ``original``'s name and description when nothing the model sees differs (an edit
+    undone by hand)."""
     words = []
     if changed.n_ops != original.n_ops:
         words.append(f"{changed.n_ops:,} op" + ("" if changed.n_ops == 1 else "s"))
@@ -95,6 +85,6 @@ def renamed_if_changed(original: Scenario, changed: Scenario) -> Scenario:
         if k != before:
             words.append(f"{k} {unit} worker" + ("" if k == 1 else "s"))
     if not words:
-        return changed
+        return replace(changed, name=original.name, description=original.description)
     name = f"{original.name} with {', '.join(words)}"
     return replace(changed, name=name, description=sentence(changed))

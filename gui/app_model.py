@@ -19,6 +19,7 @@ from typing import Any, cast
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from engine.errors import PipeLabError
+from engine.naming import renamed_if_changed
 from engine.scenario import Scenario, load_preset
 from engine.schedule import Schedule
 from gui import scenario_edits as edits
@@ -87,6 +88,9 @@ class AppModel(QObject):
         super().__init__(parent)
         self._scenario = edits.check_app_size(scenario)
         self._preset = preset
+        # The scenario as opened (a preset, a file): edits are named for how they differ
+        # from it, as the command line names its overrides; and that of the run on screen.
+        self._origin = self._run_origin = scenario
         self._view_mode = view_mode if view_mode in VIEW_MODES else "both"
         self._run: Run | None = None
         self._pins: tuple[Run, ...] = ()
@@ -177,6 +181,7 @@ class AppModel(QObject):
         except PipeLabError as error:
             self._set_error(str(error))
             return False
+        self._origin = scenario
         self._accept(scenario, preset, ALL)
         self._launch(wait)
         return True
@@ -210,7 +215,7 @@ class AppModel(QObject):
 
     def _change(self, field: str, change: Callable[[Scenario], Scenario], wait: bool) -> bool:
         try:
-            scenario = change(self._scenario)
+            scenario = renamed_if_changed(self._origin, change(self._scenario))
             edits.check_app_size(scenario)
         except PipeLabError as error:
             self._set_error(str(error))
@@ -267,6 +272,8 @@ class AppModel(QObject):
 
     def _land(self, run: Run, shown: Shown) -> None:
         self._run, self._shown = run, shown
+        if run.scenario is not None:
+            self._run_origin = self._origin
         self._editing = False
         self._set_busy(self._pinning)
         self.run_changed.emit(run)
@@ -299,6 +306,7 @@ class AppModel(QObject):
         if last is not None and last.scenario is not None and last.scenario is not self._scenario:
             # The form goes back to the scenario of the run still on screen.
             self._scenario, self._preset = last.scenario, last.preset
+            self._origin = self._run_origin
             self.scenario_changed.emit(ScenarioChange(last.scenario, last.preset, ALL))
 
     # -- pins --------------------------------------------------------------------------------

@@ -113,6 +113,7 @@ def plan_export(
     time: float | None = None,
     with_assembly: bool = False,
     title: str = "",
+    run_titles: tuple[str, ...] = (),
     caption: bool = True,
     note: str = "",
     fps: int = GIF_FPS,
@@ -168,6 +169,7 @@ def plan_export(
         caption=caption,
         note=note,
         title=title,
+        run_titles=tuple(run_titles),
         transparent=transparent,
         resolution=resolution,
         assembly_height=_assembly_height(options.width, options.text, len(schedules))
@@ -209,6 +211,7 @@ def export(
     time: float | None = None,
     with_assembly: bool = False,
     title: str = "",
+    run_titles: tuple[str, ...] = (),
     caption: bool = True,
     note: str = "",
     fps: int = GIF_FPS,
@@ -218,7 +221,8 @@ def export(
     ``width`` (px) applies to images and animations; ``size`` lays a figure out at a
     physical width (the default for SVG and PDF: page). The cursor is drawn only when
     ``time`` is given. Animations always show the assembly line and a moving cursor.
-    ``note``: the caption's words (else two runs' headline comparison).
+    ``note``: the caption's words (else two runs' headline comparison). ``run_titles``:
+    each run's heading, in order (else `gui.figure.heading.run_title`).
     """
     suffix = check_target(path)
     if suffix == ".json":
@@ -238,6 +242,7 @@ def export(
         time=time,
         with_assembly=with_assembly,
         title=title,
+        run_titles=run_titles,
         caption=caption,
         note=note,
         fps=fps,
@@ -290,16 +295,32 @@ def held_bytes(suffix: str, frames: int) -> int:
     return 32 + frames if suffix == ".gif" else 48
 
 
-def preview(
-    schedules: list[Schedule], suffix: str, box: tuple[int, int], **options: object
-) -> tuple[QImage, str]:
-    """What an export with these options will write, drawn to fit ``box`` (pixels), and
-    a line saying its format and size ("PDF, 7 × 2.7 in (504 × 194 pt)")."""
+@dataclass(frozen=True)
+class Preview:
+    """What an export with some options will write, laid out (not yet drawn), and a line
+    saying its format and size ("PDF, 7 × 2.7 in (504 × 194 pt)")."""
+
+    schedules: list[Schedule]
+    figure: Figure
+    plan: ExportPlan
+    words: str
+
+    @property
+    def text(self) -> float:
+        """The figure's body text size, in points."""
+        return self.plan.options.text
+
+    def draw(self, pixels: float) -> QImage:
+        """The figure drawn at ``pixels`` pixels per point, as the export draws it."""
+        with _AssemblyPainter(self.schedules, self.plan) as assembly:
+            return render_image(self.figure, pixels, assembly.paint)
+
+
+def preview(schedules: list[Schedule], suffix: str, **options: object) -> Preview:
+    """Lay out what an export with these options will write (checked as the export
+    checks them), for the export dialog to draw at the size it has."""
     plan = plan_export(schedules, suffix, **options)  # type: ignore[arg-type]
     figure = build_figure(schedules, plan.options)
-    fit = min(box[0] / figure.width, box[1] / figure.height)
-    with _AssemblyPainter(schedules, plan) as assembly:
-        image = render_image(figure, fit, assembly.paint)
     if plan.raster:
         width, height = round(figure.width * plan.pixels), round(figure.height * plan.pixels)
         kind = {".png": "PNG", ".gif": "animated GIF", ".webp": "animated WebP"}[suffix]
@@ -310,7 +331,7 @@ def preview(
             f"{suffix[1:].upper()}, {inches[0]:.3g} × {inches[1]:.2g} in "
             f"({figure.width:.0f} × {figure.height:.0f} pt)"
         )
-    return image, words
+    return Preview(list(schedules), figure, plan, words)
 
 
 def render(

@@ -62,6 +62,7 @@ from gui.window_docks import DOCK_TITLE, STACKED_DOCKS_SPARE, arrange_docks, tab
 from gui.window_geometry import place, refit
 
 if TYPE_CHECKING:
+    from gui.export_dialog import ExportDialog
     from gui.gpu_panel import GpuPanel
     from gui.warps_view import WarpsView
 
@@ -375,7 +376,7 @@ class MainWindow(QMainWindow):
             return True
         if with_assembly is None:
             with_assembly = self._with_assembly.isChecked()
-        schedules, title, _ = self._exported()
+        schedules, title, run_titles, _ = self._exported()
         try:
             export(
                 schedules,
@@ -383,6 +384,7 @@ class MainWindow(QMainWindow):
                 width=width if Path(path).suffix.lower() in (".png", ".gif", ".webp") else None,
                 with_assembly=with_assembly and Path(path).suffix.lower() != ".svg",
                 title=title,
+                run_titles=run_titles,
                 **options,  # type: ignore[arg-type]
             )
         except PipeLabError as error:
@@ -390,13 +392,15 @@ class MainWindow(QMainWindow):
             return False
         return True
 
-    def _exported(self) -> tuple[list[Schedule], str, float]:
-        """What an export of the open tab draws: its Schedules, title and time (the GPU
-        tab's measured runs once there are some, else the Pipeline tab's)."""
+    def _exported(self) -> tuple[list[Schedule], str, tuple[str, ...], float]:
+        """What an export of the open tab draws: its Schedules, title, runs' headings and
+        time (the GPU tab's measured runs once there are some, else the Pipeline tab's)."""
         panel = self.gpu_panel
         if self._exports_measured() and panel is not None:
-            return panel.schedules, panel.title, self.gpu_clock.time
-        return self.schedules, self._figure_title(), self.clock.time
+            return panel.schedules, panel.title, (), self.gpu_clock.time
+        shown = self.model.shown
+        titles = shown.titles if shown is not None else ()
+        return self.schedules, self._figure_title(), titles, self.clock.time
 
     def _exports_measured(self) -> bool:
         panel = self.gpu_panel
@@ -554,21 +558,26 @@ class MainWindow(QMainWindow):
         if path:
             self.save_scenario_file(path)
 
+    def export_dialog(self) -> ExportDialog:
+        """File → Export's dialog for what the Pipeline or GPU tab shows (not yet open)."""
+        from gui.export_dialog import ExportDialog
+
+        schedules, title, run_titles, time = self._exported()
+        rows = "workers" if self._exports_measured() else self.view.timeline.rows
+        return ExportDialog(
+            schedules,
+            title,
+            time,
+            rows,
+            self._with_assembly.isChecked(),
+            self,
+            run_titles=run_titles,
+        )
+
     def _export_dialog(self) -> None:
         warps = self.tabs.currentIndex() == WARPS_TAB
         if not warps:
-            from gui.export_dialog import ExportDialog
-
-            schedules, title, time = self._exported()
-            on_gpu = self._exports_measured()
-            ExportDialog(
-                schedules,
-                title,
-                time,
-                "workers" if on_gpu else self.view.timeline.rows,
-                self._with_assembly.isChecked(),
-                self,
-            ).exec()
+            self.export_dialog().exec()
             return
         path, _ = QFileDialog.getSaveFileName(
             self,
@@ -576,8 +585,10 @@ class MainWindow(QMainWindow):
             "warps.png" if warps else "timeline.png",
             WARPS_EXPORT_FILTERS if warps else EXPORT_FILTERS,
         )
-        if path:
-            self.export_to(path)
+        if path and self.export_to(path):
+            from gui.export_notice import confirm_written
+
+            confirm_written(self, path)
 
     # -- the tabs ----------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""The Pipeline tab's heading: what the shown run is ("custom: 20 ops, 2 slots"), how it
+"""The Pipeline tab's heading: what the shown run is ("The book example with 2 slots"), how it
 compares with the pinned ones ("2 slots: 6 s · 3 slots: 5 s (1 s faster)"), and a light
 "updating…" while a newer run is being computed. It renders the app model's news
 (`gui.app_model.AppModel`: `shown_changed`, `busy_changed`); it decides nothing."""

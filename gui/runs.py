@@ -34,6 +34,7 @@ from engine.view_model import (
 from engine.wait_index import wait_index
 from gui import run_steps
 from gui.figure import rows as figure_rows
+from gui.figure.heading import run_title
 from gui.run_steps import Plan
 from gui.run_steps import release_freed_memory as release_freed_memory
 
@@ -226,6 +227,15 @@ def difference_names(
     whatever the scenario says)."""
     if a is None or b is None:
         return ("pinned", "now")
+    names = differences(a, b, policy)
+    if not names:
+        return None
+    return (", ".join(n for n, _ in names[:2]), ", ".join(n for _, n in names[:2]))
+
+
+def differences(a: Scenario, b: Scenario, policy: str = "pipelined") -> list[tuple[str, str]]:
+    """Each thing that differs between two runs of ``policy``, named for each run, in the
+    order `difference_names` says them."""
     names: list[tuple[str, str]] = []
     if a.n_ops != b.n_ops:
         names.append((f"{a.n_ops:,} ops", f"{b.n_ops:,} ops"))
@@ -240,9 +250,7 @@ def difference_names(
             names.append((f"{stage} {wa}", f"{stage} {wb}"))
         elif a.n_ops == b.n_ops and not _same(a, b, stage):
             names.append((f"{stage} as pinned", f"{stage} edited"))
-    if not names:
-        return None
-    return (", ".join(n for n, _ in names[:2]), ", ".join(n for _, n in names[:2]))
+    return names
 
 
 def _workers(k: int, unit: str) -> str:
@@ -290,6 +298,8 @@ class Shown:
     comparisons: tuple[str, ...]
     events: EventUnion
     end: float
+    #: Each Schedule's heading in a figure (`compose` names the compared runs).
+    titles: tuple[str, ...] = ()
 
     @property
     def title(self) -> str:
@@ -308,13 +318,17 @@ class Shown:
 
 
 def compose(current: Run, pins: tuple[Run, ...]) -> Shown:
-    """Pinned runs (those on the current run's time unit) above the current run, one clock.
+    """Pinned runs (those on the current run's time unit) and the current run, one clock:
+    each pinned Schedule right above the current Schedule of its policy (the two compared
+    side by side; pins of a policy not shown now come first), each headed by what it is
+    and how the two differ ("pinned pipelined · 3 ops · 2 slots" above "pipelined · 3 ops
+    · 3 slots").
 
     A pinned Schedule whose settings equal the current one's for its policy (a sequential
     run, when only the slots changed) is left out: it would show the same bars twice."""
     unit = current.schedules[0].time_unit if current.schedules else "s"
-    schedules: list[Schedule] = []
-    stats: list[ScheduleStats] = []
+    above: dict[str, list[_Placed]] = {policy: [] for policy in current.policies}
+    first: list[_Placed] = []  # pins of policies the current run does not show
     headlines: list[StatLine] = []
     comparisons: list[str] = []
     for pin in pins:
@@ -322,13 +336,15 @@ def compose(current: Run, pins: tuple[Run, ...]) -> Shown:
             continue
         for schedule, schedule_stats_ in zip(pin.schedules, pin.stats, strict=True):
             policy = schedule.policy
-            line = compare_line(pin, current, policy) if policy in current.policies else ""
+            if policy not in current.policies:
+                first.append(_Placed(schedule, schedule_stats_, pinned_title(schedule)))
+                continue
+            line = compare_line(pin, current, policy)
             if line is None:
                 continue  # the same as the current run's
-            schedules.append(schedule)
-            stats.append(schedule_stats_)
-            if not line:
-                continue
+            names = _title_differences(pin.scenario, current.scenario, policy)
+            title = pinned_title(schedule, [a for a, _ in names])
+            above[policy].append(_Placed(schedule, schedule_stats_, title, names))
             comparisons.append(f"{policy}: {line}" if len(current.policies) > 1 else line)
             headlines.append(
                 StatLine(
@@ -341,20 +357,55 @@ def compose(current: Run, pins: tuple[Run, ...]) -> Shown:
             )
     if pins and not comparisons:
         comparisons.append("the pinned run has the same settings as this one")
-    schedules += current.schedules
-    stats += current.stats
+    placed = list(first)
+    for schedule, schedule_stats_ in zip(current.schedules, current.stats, strict=True):
+        compared = above.get(schedule.policy, [])
+        names = compared[-1].names if compared else []  # (the nearest pin's differences)
+        title = _with_words(run_title(schedule), [b for _, b in names])
+        placed += [*compared, _Placed(schedule, schedule_stats_, title)]
     speedup = comparison(list(current.schedules))
     if speedup is not None:
         headlines.append(speedup)
-    events = events_of(schedules)
-    end = max((s.makespan for s in schedules), default=0.0)
+    schedules = tuple(p.schedule for p in placed)
     return Shown(
         current,
         pins,
-        tuple(schedules),
-        tuple(stats),
+        schedules,
+        tuple(p.stats for p in placed),
         tuple(headlines),
         tuple(comparisons),
-        events,
-        end,
+        events_of(list(schedules)),
+        max((s.makespan for s in schedules), default=0.0),
+        tuple(p.title for p in placed),
     )
+
+
+@dataclass(frozen=True)
+class _Placed:
+    """A Schedule in the order `compose` shows it, its stats, its figure heading, and (a
+    pinned one) what differs from the current run, named for each."""
+
+    schedule: Schedule
+    stats: ScheduleStats
+    title: str
+    names: list[tuple[str, str]] = field(default_factory=list)
+
+
+def pinned_title(schedule: Schedule, words: list[str] | None = None) -> str:
+    """A pinned Schedule's figure heading: "pinned pipelined · 3 ops · 2 slots", and
+    ``words`` it does not say yet (a simulated pin is named by its policy: its label
+    repeats its slots)."""
+    name = f"pinned {schedule.policy}" if schedule.source == "simulated" else ""
+    return _with_words(run_title(schedule, name), words or [])
+
+
+def _title_differences(
+    a: Scenario | None, b: Scenario | None, policy: str
+) -> list[tuple[str, str]]:
+    return differences(a, b, policy) if a is not None and b is not None else []
+
+
+def _with_words(title: str, words: list[str]) -> str:
+    """``title`` and the ``words`` that it does not already say, joined by " · "."""
+    said = title.split(" · ")
+    return " · ".join([*said, *(w for w in words if w not in said)])

@@ -1,7 +1,8 @@
 """Edits the app makes to a Scenario, as pure functions (no Qt): one form field, a block of
 per-op durations (a table cell or a pasted spreadsheet range), "make all alike". Each
-returns a new, validated Scenario, named for what it now is (`engine.naming.as_custom`),
-or raises a one-line `PipeLabError`."""
+returns a new, validated Scenario (its ops `uniform` again when they are all alike), or
+raises a one-line `PipeLabError`. The app model names it for how it differs from the
+scenario it opened (`engine.naming.renamed_if_changed`, as the command line does)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.errors import PipeLabError
-from engine.naming import as_custom
+from engine.naming import all_alike
 from engine.scenario import MAX_OPS, Scenario
 from engine.schedule import STAGES, UNITS
 from engine.validation import duration, whole_number
@@ -30,6 +31,11 @@ def _with_columns(scenario: Scenario, columns: dict[str, FloatArray]) -> Scenari
     """``scenario`` with some stages' per-op durations replaced (validated anew)."""
     read, compute, write = (columns.get(s, getattr(scenario, s)) for s in STAGES)
     return replace(scenario, read=read, compute=compute, write=write)
+
+
+def _settled(scenario: Scenario) -> Scenario:
+    """``scenario`` with ops that are all alike saved as one [defaults] block again."""
+    return replace(scenario, uniform=all_alike(scenario))
 
 
 #: The app refuses scenarios beyond this many ops (the command line takes any size).
@@ -81,7 +87,7 @@ def edit_field(scenario: Scenario, field: str, value: Any, max_ops: int = MAX_OP
         changed = replace(scenario, workers=(workers[0], workers[1], workers[2]))
     else:
         raise PipeLabError(f"unknown scenario field {field!r} (expected one of {FIELDS})")
-    return as_custom(changed)
+    return _settled(changed)
 
 
 def set_durations(
@@ -116,7 +122,7 @@ def set_durations(
                     what = f"op {first_op + r + 1} {stage} duration"
                     column[first_op + r] = duration(row[c], what)
         columns[stage] = column
-    return as_custom(_with_columns(scenario, columns))
+    return _settled(_with_columns(scenario, columns))
 
 
 def make_alike(scenario: Scenario, op: int = 0) -> Scenario:
@@ -124,7 +130,7 @@ def make_alike(scenario: Scenario, op: int = 0) -> Scenario:
     if not 0 <= op < scenario.n_ops:
         raise PipeLabError(f"no op {op + 1} (the scenario has {scenario.n_ops:,})")
     arrays = {s: np.full(scenario.n_ops, float(getattr(scenario, s)[op])) for s in STAGES}
-    return as_custom(_with_columns(scenario, arrays))
+    return _settled(_with_columns(scenario, arrays))
 
 
 def parse_block(text: str) -> list[list[float]]:

@@ -1,4 +1,4 @@
-"""A run's heading: its title ("pipelined · 3 ops") and its makespan label, and the
+"""A run's heading: its title ("pipelined · 3 ops · 2 slots") and its makespan label, and the
 dashed makespan line over its rows.
 
 The label sits on the title's line, left of the makespan line or right of it, wherever
@@ -28,9 +28,10 @@ HEADING_HEIGHT = 1.45
 SECOND_LINE = 1.3
 
 
-def run_title(schedule: Schedule) -> str:
-    """ "sequential · 3 ops", "pipelined (measured) · 1,000 ops", "4 warps, C = 10, L = 40"."""
-    return kind_of(schedule).title(schedule)
+def run_title(schedule: Schedule, name: str = "") -> str:
+    """ "sequential · 3 ops · 1 slot", "pipelined (measured) · 1,000 ops", "4 warps, C = 10,
+    L = 40" (``name``: the run's words instead of its label, "pinned pipelined")."""
+    return kind_of(schedule).title(schedule, name)
 
 
 @dataclass(frozen=True)

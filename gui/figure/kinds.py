@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.errors import PipeLabError
+from engine.naming import slots_words
 from engine.schedule import Schedule
 from engine.warp_idle import is_warp_schedule
 from engine.warps import ISSUE_UNIT, MEMORY
@@ -51,14 +52,19 @@ class RunKind:
     worker_rows_tall: int | None = None
     own_rows: str = "its workers or its ops"
 
-    def title(self, schedule: Schedule) -> str:
-        """The run's heading: "pipelined · 3 ops", "4 warps, C = 10, L = 40"."""
+    def title(self, schedule: Schedule, name: str = "") -> str:
+        """The run's heading: "pipelined · 3 ops · 2 slots" (a simulated run says its
+        slots: two runs of one scenario differ by them; a measured run's label says its
+        streams), "4 warps, C = 10, L = 40". ``name``: the run's words, else its label."""
         if self.name == "warps":
             return schedule.label or "warps"
-        name = schedule.label or schedule.policy
+        name = name or schedule.label or schedule.policy
         measured = " (measured)" if schedule.source == "measured" else ""
         plural = "s" if schedule.n_ops != 1 else ""
-        return f"{name}{measured} · {schedule.n_ops:,} op{plural}"
+        words = [f"{name}{measured}", f"{schedule.n_ops:,} op{plural}"]
+        if schedule.source == "simulated":
+            words.append(slots_words(schedule.buffers))
+        return " · ".join(words)
 
     def bar_words(self, op: int) -> list[str]:
         """What a bar of op ``op`` may say, longest first: "op 12", "12"."""

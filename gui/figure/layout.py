@@ -50,6 +50,9 @@ class FigureOptions:
     note: str = ""
     legend: bool = True
     title: str = ""
+    #: Each run's heading, in order (`heading.run_title` for a run without one): the app
+    #: names a pinned run and the run it is compared with by how they differ.
+    run_titles: tuple[str, ...] = ()
     transparent: bool = False
     #: Device pixels per point: where bars turn into density, and the density's columns.
     resolution: float = 2.0
@@ -161,7 +164,8 @@ def build_figure(schedules: Sequence[Schedule], options: FigureOptions) -> Figur
     laid: list[RunLayout] = []
     spans: list[tuple[float, float]] = []
     for index, schedule in enumerate(schedules):
-        run = lay_out_run(schedule, index, frame, y)
+        named = options.run_titles[index] if index < len(options.run_titles) else ""
+        run = lay_out_run(schedule, index, frame, y, named)
         runs.append(run.group)
         spans.append((run.rows_top, run.rows_bottom))
         density |= run.density

@@ -83,20 +83,25 @@ class RunLayout:
     coloured: bool = False  # bars drawn in op colours
 
 
-def lay_out_run(schedule: Schedule, index: int, frame: Frame, top: float) -> RunLayout:
-    """Lay out ``schedule`` (the ``index``-th run) from ``top`` down."""
-    return _Run(schedule, index, frame, top).lay_out()
+def lay_out_run(
+    schedule: Schedule, index: int, frame: Frame, top: float, title: str = ""
+) -> RunLayout:
+    """Lay out ``schedule`` (the ``index``-th run) from ``top`` down, headed ``title`` (its
+    `run_title` when not given)."""
+    return _Run(schedule, index, frame, top, title).lay_out()
 
 
 class _Run:
-    def __init__(self, schedule: Schedule, index: int, frame: Frame, top: float) -> None:
+    def __init__(
+        self, schedule: Schedule, index: int, frame: Frame, top: float, title: str = ""
+    ) -> None:
         self.s = schedule
         self.index = index
         self.frame = frame
         self.f = frame.text
         self.size = max(MIN_TEXT, frame.text)
         self.top = top
-        self.heading = lay_out_heading(schedule, frame, top)
+        self.heading = lay_out_heading(schedule, frame, top, title)
         self.rows_top = top + self.heading.height
         self.pitch = row_pitch(schedule, frame)
         self.n = row_count(schedule, frame.rows)

@@ -62,7 +62,7 @@ def test_one_signal_each_per_edit(model: AppModel, manual_runner) -> None:  # ty
     assert seen.counts() == Counter({"scenario_changed": 1, "busy_changed": 1})
     (change,) = [args[0] for name, args in seen.calls if name == "scenario_changed"]
     assert change.fields == frozenset({"buffers"}) and change.scenario.buffers == 2
-    assert change.preset == "" and change.scenario.name == "custom: 3 ops, 2 slots"
+    assert change.preset == "" and change.scenario.name == "The book example with 2 slots"
     seen.clear()
     manual_runner.finish()
     assert seen.counts() == Counter({"run_changed": 1, "shown_changed": 1, "busy_changed": 1})
@@ -120,6 +120,44 @@ def test_a_failed_run_keeps_the_shown_run_and_puts_its_scenario_back(
     assert model.run is before
     assert model.scenario is before.scenario  # type: ignore[union-attr]
     assert model.error == "the simulation refused this" and not model.busy
+
+
+def test_edits_are_named_for_how_they_differ_from_the_scenario_opened(
+    model: AppModel,
+    manual_runner,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As the command line names its overrides: an edit of an edit is not "… with 20 ops
+    with 2 slots", an edit undone is the preset again, a new scenario starts afresh, and a
+    new scenario whose run fails leaves edits named for the one still shown."""
+    import gui.runs
+
+    model.edit("ops", 20)
+    model.edit("buffers", 2)
+    assert model.scenario.name == "The book example with 20 ops, 2 slots"
+    assert model.scenario.description.startswith("20 ops, each read 1 s")
+    model.edit("ops", 3)
+    model.edit("buffers", 0)
+    assert model.scenario.name == "The book example"
+    assert model.scenario.description == load_preset("book").description
+    manual_runner.finish()
+    memory = load_preset("memory-bound")
+    model.set_scenario(memory)
+
+    def refuse(scenario: Scenario, policy: str | None = None) -> None:
+        raise PipeLabError("the simulation refused this")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(gui.runs, "simulate", refuse)
+        manual_runner.finish()
+    assert model.scenario.name == "The book example"  # back to the run shown
+    model.edit("buffers", 2)
+    assert model.scenario.name == "The book example with 2 slots"
+    manual_runner.finish()
+    model.set_scenario(memory)
+    manual_runner.finish()
+    model.edit("buffers", 2)
+    assert model.scenario.name == f"{memory.name} with 2 slots"
 
 
 def test_refused_edits_change_nothing_and_say_why(model: AppModel) -> None:

@@ -247,7 +247,7 @@ def test_a_busy_edit_keeps_the_last_run_shown_and_usable(
     assert win.view.cursor().shape() == Qt.CursorShape.ArrowCursor
     manual_runner.finish()  # the 50-op run comes last: stale, dropped
     assert win.view.timeline.bar_count == 6 * 60
-    assert win.title.text() == "custom: 60 ops, unlimited slots"
+    assert win.title.text() == "The book example with 60 ops"
 
 
 def test_switching_tabs_redraws_nothing_and_keeps_the_pipeline_clock(
@@ -268,7 +268,7 @@ def test_pin_edit_compare_unpin_in_the_window(window: MainWindow, tmp_path: Path
     window.edit("buffers", 2)
     window.scenario_panel.pin.click()
     assert window.scenario_panel.unpin.isEnabled()
-    assert "Pinned: custom: 3 ops, 2 slots" in window.scenario_panel.pinned.text()
+    assert "Pinned: The book example with 2 slots" in window.scenario_panel.pinned.text()
     window.edit("buffers", 3)
     assert [s.label for s in window.schedules] == ["pinned pipelined · 2 slots", "pipelined"]
     assert (

@@ -1,5 +1,5 @@
 """gui.scenario_edits and gui.runs (pure, no Qt): what a form field, a table block, a paste
-and "make all alike" do to a Scenario; the heading and sentence of an edited scenario; the
+and "make all alike" do to a Scenario; the sentence of an edited scenario; the
 names and the comparison line of a pinned run beside the current one."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.errors import PipeLabError
-from engine.naming import heading, sentence
+from engine.naming import sentence
 from engine.scenario import Scenario, load_preset
 from engine.validation import MIN_DURATION
 from gui.runs import compare_line, compose, compute_run, difference_names, pinned
@@ -55,16 +55,13 @@ def test_the_op_count_repeats_the_ops_and_the_app_cap_names_the_command_line() -
         edit_field(uneven(), "colour", 1)
 
 
-def test_an_edit_renames_the_scenario_for_what_it_is() -> None:
+def test_the_sentence_of_an_edited_scenario_says_what_it_now_is() -> None:
     book = load_preset("book")
     edited = edit_field(edit_field(book, "ops", 20), "buffers", 2)
-    assert edited.name == heading(edited) == "custom: 20 ops, 2 slots"
-    assert edited.description == sentence(edited)
-    assert edited.description.startswith("20 ops, each read 1 s, compute 1 s, write 1 s")
-    assert "2 slots of shared memory" in edited.description
+    assert sentence(edited).startswith("20 ops, each read 1 s, compute 1 s, write 1 s")
+    assert "2 slots of shared memory" in sentence(edited)
     workers = edit_field(edited, "load_workers", 2)
-    assert workers.name == "custom: 20 ops, 2 slots, 2 load workers"
-    assert "2 load workers, 1 compute worker, 1 store worker" in workers.description
+    assert "2 load workers, 1 compute worker, 1 store worker" in sentence(workers)
     assert "with their own durations: read 1–3 s" in sentence(uneven())
 
 
@@ -137,8 +134,14 @@ def test_pinned_runs_are_named_by_what_differs_and_compared() -> None:
     ]
     assert [st.title for st in pin.stats] == [s.label for s in pin.schedules]
     shown = compose(three, (pin,))
-    # the pinned sequential run equals the current one (one slot either way): left out
-    assert shown.schedules == (pin.schedules[1], *three.schedules)
+    # the pinned sequential run equals the current one (one slot either way): left out;
+    # the pinned pipelined run sits right above the pipelined run it is compared with
+    assert shown.schedules == (three.schedules[0], pin.schedules[1], three.schedules[1])
+    assert shown.titles == (
+        "sequential · 3 ops · 1 slot",
+        "pinned pipelined · 3 ops · 2 slots",
+        "pipelined · 3 ops · 3 slots",
+    )
     assert [st.title for st in shown.stats] == [s.label for s in shown.schedules]
     assert shown.comparisons == ("pipelined: 2 slots: 6 s · 3 slots: 5 s (1 s faster)",)
     assert [h.label for h in shown.headlines] == ["pipelined vs pinned", "speedup"]
@@ -147,6 +150,30 @@ def test_pinned_runs_are_named_by_what_differs_and_compared() -> None:
     assert compose(three, (pinned(three),)).comparisons == (
         "the pinned run has the same settings as this one",
     )
+
+
+def test_each_pinned_run_sits_above_the_run_it_is_compared_with_named_by_the_difference() -> None:
+    book = run_of(load_preset("book"))
+    slower = run_of(edit_field(load_preset("book"), "read", 2))
+    pin = pinned(book)
+    shown = compose(slower, (pin,))
+    assert shown.schedules == (
+        pin.schedules[0],
+        slower.schedules[0],
+        pin.schedules[1],
+        slower.schedules[1],
+    )
+    assert shown.titles == (
+        "pinned sequential · 3 ops · 1 slot · read 1 s",
+        "sequential · 3 ops · 1 slot · read 2 s",
+        "pinned pipelined · 3 ops · unlimited slots · read 1 s",
+        "pipelined · 3 ops · unlimited slots · read 2 s",
+    )
+    assert [st.title for st in shown.stats] == [s.label for s in shown.schedules]
+    # a pin of a policy the current run does not show comes first, with no comparison
+    only = compose(run_of(edit_field(load_preset("book"), "read", 2), ("pipelined",)), (pin,))
+    assert only.titles[0] == "pinned sequential · 3 ops · 1 slot"
+    assert only.schedules[1:] == (pin.schedules[1], *only.current.schedules)
 
 
 def test_switching_the_view_reuses_the_schedules_already_simulated() -> None:

@@ -188,11 +188,11 @@ def test_after_an_edit_the_heading_and_description_follow_the_run(window: MainWi
     panel.ops.editingFinished.emit()
     panel.buffers.setValue(2)
     panel.buffers.editingFinished.emit()
-    assert window.title.text() == "custom: 20 ops, 2 slots"
-    assert window.windowTitle() == "custom: 20 ops, 2 slots"  # (Qt adds " — PipeLab")
+    assert window.title.text() == "The book example with 20 ops, 2 slots"
+    assert window.windowTitle() == "The book example with 20 ops, 2 slots"  # (+ " — PipeLab")
     assert panel.preset.currentText() == "(custom)"
     text = panel.description.text()
-    assert "The book example" not in text and "5 s pipelined" not in text
+    assert "The book example" not in text and "5 s pipelined" not in text  # a new sentence
     assert text.startswith("20 ops, each read 1 s, compute 1 s, write 1 s; 2 slots")
     assert text in window.title.toolTip()  # (and the title, where the label cuts it)
     assert window.choose_preset("book")
