@@ -21,11 +21,16 @@ from engine.stats import StatLine as StatLine
 from engine.stats import WorkerUse as WorkerUse
 from engine.stats import comparison as comparison
 from engine.stats import schedule_stats as schedule_stats
+from engine.text import elided
 from engine.text import format_time as format_time
 from engine.wait_index import wait_index
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+
+#: A task's own name (an imported kernel's) is cut to this many characters on hover:
+#: C++ kernel names run to hundreds.
+NAME_CHARS = 120
 
 # -- the timeline ---------------------------------------------------------------------------
 
@@ -62,12 +67,19 @@ def task_at(schedule: Schedule, row: int, time: float) -> int:
 
 
 def describe_task(schedule: Schedule, task: int) -> str:
-    """Tooltip text of one task: op, stage, worker, start, end, duration."""
+    """Tooltip text of one task: op and stage (a task with a name of its own, an imported
+    kernel or copy: that name), worker, start, end, duration."""
     unit = schedule.time_unit
     start, end = float(schedule.start[task]), float(schedule.end[task])
     title = schedule.label or schedule.policy
+    own = schedule.task_title(task)
+    what = (
+        elided(own, NAME_CHARS)
+        if own is not None
+        else f"op {int(schedule.op[task]) + 1} · {schedule.stage_names[schedule.stage[task]]}"
+    )
     return (
-        f"op {int(schedule.op[task]) + 1} · {schedule.stage_names[schedule.stage[task]]}\n"
+        f"{what}\n"
         f"{schedule.row_label(int(schedule.rows_of(task)))} ({title}, {schedule.source})\n"
         f"start {format_time(start, unit)} · end {format_time(end, unit)}\n"
         f"duration {format_time(end - start, unit)}"

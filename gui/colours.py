@@ -133,6 +133,10 @@ IDLE_STYLES: dict[str, IdleStyle] = {
     # an idle issue unit waits for a ready warp, hence the patterns of "worker", "input".
     "stall": IdleStyle("stall", "ready, not picked (another warp issues)", (-45,), "stall_tint"),
     "starved": IdleStyle("starved", "issue unit idle: no warp ready", (45,)),
+    # An imported profile's lanes (`gpu.profile.idle`): the GPU had no work, or other
+    # streams ran while this one waited for a reason the trace does not record.
+    "host": IdleStyle("host", "GPU idle: no work from the host", (90,), "overhead_tint"),
+    "other": IdleStyle("other", "other streams running", (-45,)),
 }
 #: What the legend calls the waiting of each row mode (its entries follow).
 WAIT_TITLES = {"workers": "Idle:", "ops": "Ops wait:"}

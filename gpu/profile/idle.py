@@ -33,11 +33,21 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 
-@dataclass(frozen=True)
+#: What each reason says on hover (the copy's name follows ``input``).
+REASON_WORDS = (
+    "waiting for data: a copy in runs on another stream",
+    "the GPU runs nothing: no work from the host (launch latency, synchronization, the CPU)",
+    "other streams run other work; the trace does not say why this one waits",
+    "no work left on this stream",
+)
+
+
+@dataclass(frozen=True, eq=False)
 class ImportedIdle:
     """Every lane's idle spans: row (the Schedule's), start, end, reason (an index into
     `IMPORTED_REASONS`) and, for ``input``, the copy awaited (a task; -1 otherwise)."""
 
+    schedule: Schedule
     row: IntArray
     start: FloatArray
     end: FloatArray
@@ -50,6 +60,20 @@ class ImportedIdle:
     def total(self, reason: str) -> float:
         picked = self.reason == IMPORTED_REASONS.index(reason)
         return float((self.end[picked] - self.start[picked]).sum())
+
+    def describe(self, i: int) -> str:
+        """One line for people: "waiting for data: Memcpy HtoD (Pinned -> Device) runs on
+        another stream"."""
+        reason, task = int(self.reason[i]), int(self.task[i])
+        if reason == INPUT and task >= 0:
+            name = self.schedule.task_title(task) or "a copy in"
+            return f"waiting for data: {name} runs on another stream"
+        return REASON_WORDS[reason]
+
+
+def lane_idle(schedule: Schedule) -> ImportedIdle:
+    """`imported_idle` of an imported device's lanes, from their unions."""
+    return imported_idle(schedule, unit_unions(schedule))
 
 
 def imported_idle(schedule: Schedule, unions: dict[str, Union]) -> ImportedIdle:
@@ -76,13 +100,12 @@ def imported_idle(schedule: Schedule, unions: dict[str, Union]) -> ImportedIdle:
         parts.append((np.full(int(keep.sum()), row), *(column[keep] for column in spans)))
     if not parts:
         empty = np.zeros(0)
-        return ImportedIdle(
-            empty.astype(np.int64), empty, empty, empty.astype(np.int64), empty.astype(np.int64)
-        )
+        nothing = empty.astype(np.int64)
+        return ImportedIdle(schedule, nothing, empty, empty, nothing, nothing)
     columns = [np.concatenate(column) for column in zip(*parts, strict=True)]
     return ImportedIdle(
-        columns[0].astype(np.int64), columns[1], columns[2], columns[3].astype(np.int64),
-        columns[4].astype(np.int64),
+        schedule, columns[0].astype(np.int64), columns[1], columns[2],
+        columns[3].astype(np.int64), columns[4].astype(np.int64),
     )  # fmt: skip
 
 

@@ -21,6 +21,12 @@ from gpu.profile.activity import Activity
 STAGES = ("copy in", "compute", "copy out")
 
 
+def is_profile_schedule(schedule: Schedule) -> bool:
+    """Whether ``schedule`` is an imported device's lanes (its rows are streams, its idle
+    reasons `gpu.profile.idle`'s)."""
+    return schedule.stage_names == STAGES and schedule.unit_names == UNITS
+
+
 @dataclass(frozen=True)
 class DeviceRun:
     """One device of a profile: its Schedule, where its time 0 is on the file's clock

@@ -6,19 +6,29 @@ bar is its op's colour with "op N" in it, and op colours label themselves. A war
 its own: a compute burst is the warp's colour, a load in flight is drawn in a neutral
 fill, only the issue unit's bars say which warp they are ("warp 3": on a warp's own row
 that is its label already), and the legend explains the warps' colours and the loads.
-The model decides which a run is (`engine.warp_idle.is_warp_schedule`); views only read.
+An imported profile (`gpu.profile`) has activities for ops on rows that are streams: a bar
+is coloured by its name (one kernel, one colour) and says its name where it fits.
+The model decides which a run is (`engine.warp_idle.is_warp_schedule`,
+`gpu.profile.lanes.is_profile_schedule`); views only read.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
+
 from engine.errors import PipeLabError
 from engine.naming import slots_words
 from engine.schedule import Schedule
+from engine.text import count_words, elided
 from engine.warp_idle import is_warp_schedule
 from engine.warps import ISSUE_UNIT, MEMORY
+from gpu.profile.lanes import is_profile_schedule
 from gui.figure.rows import ROW_MODES
+
+IntArray = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True)
@@ -51,6 +61,9 @@ class RunKind:
     #: row is tall; a pipeline's worker rows are, as its size checks expect).
     worker_rows_tall: int | None = None
     own_rows: str = "its workers or its ops"
+    #: What a run of this kind counts as its ops in its heading ("3 ops", "1,154
+    #: activities"): singular and plural.
+    op_nouns: tuple[str, str] = ("op", "ops")
 
     def title(self, schedule: Schedule, name: str = "") -> str:
         """The run's heading: "pipelined · 3 ops · 2 slots" (a simulated run says its
@@ -60,15 +73,24 @@ class RunKind:
             return schedule.label or "warps"
         name = name or schedule.label or schedule.policy
         measured = " (measured)" if schedule.source == "measured" else ""
-        plural = "s" if schedule.n_ops != 1 else ""
-        words = [f"{name}{measured}", f"{schedule.n_ops:,} op{plural}"]
+        words = [f"{name}{measured}", count_words(schedule.n_ops, *self.op_nouns)]
         if schedule.source == "simulated":
             words.append(slots_words(schedule.buffers))
         return " · ".join(words)
 
-    def bar_words(self, op: int) -> list[str]:
-        """What a bar of op ``op`` may say, longest first: "op 12", "12"."""
+    def bar_words(self, schedule: Schedule, op: int) -> list[str]:
+        """What a bar of op ``op`` may say, longest first: "op 12", "12"; an imported
+        activity its name, whole or cut ("volta_sgemm_128x64_nn", "volta_sgemm…")."""
+        if self.name == "profile":
+            name = schedule.task_title(op) or ""  # (an imported run's ops are its tasks)
+            return [name, *(elided(name, n) for n in (24, 12, 6) if n < len(name))]
         return [f"{self.op_word} {op + 1}", str(op + 1)]
+
+    def colour_keys(self, schedule: Schedule, tasks: IntArray) -> IntArray:
+        """What picks each task's colour: its op (an imported activity: its name)."""
+        if self.name == "profile" and schedule.task_name is not None:
+            return schedule.task_name[tasks]
+        return schedule.op[tasks]
 
     def check_rows(self, rows: str) -> None:
         """PipeLabError when rows per ``rows`` do not apply to this kind of run."""
@@ -94,6 +116,17 @@ WARPS = RunKind(
 )
 
 
+PROFILE = RunKind(
+    "profile",
+    rows=("workers",),
+    noun="profile",
+    own_rows="its streams",
+    op_nouns=("activity", "activities"),
+)
+
+
 def kind_of(schedule: Schedule) -> RunKind:
     """The kind of run ``schedule`` is."""
-    return WARPS if is_warp_schedule(schedule) else PIPELINE
+    if is_warp_schedule(schedule):
+        return WARPS
+    return PROFILE if is_profile_schedule(schedule) else PIPELINE

@@ -38,6 +38,8 @@ from engine.waits import (
 from engine.waits import IdleSpans as EngineIdleSpans
 from engine.waits import idle_spans as engine_idle_spans
 from engine.warp_idle import WARP_IDLE_REASONS, is_warp_schedule, warp_idle
+from gpu.profile.idle import IMPORTED_REASONS, ImportedIdle, lane_idle
+from gpu.profile.lanes import is_profile_schedule
 from gui.colours import IDLE_STYLES
 
 ROW_MODES = ("workers", "ops")
@@ -86,9 +88,9 @@ class IdleSpans:
     end: FloatArray
     code: CodeArray  # (any integer type)
     reasons: tuple[str, ...]
-    #: The engine's spans these are, one for one, where they describe themselves (a
-    #: pipeline run's); else `describe_wait` finds the words by index.
-    engine: EngineIdleSpans | OpWaits | None = None
+    #: The spans these are, one for one, where they describe themselves (a pipeline
+    #: run's, an imported profile's); else `describe_wait` finds the words by index.
+    engine: EngineIdleSpans | OpWaits | ImportedIdle | None = None
 
     def __len__(self) -> int:
         return len(self.row)
@@ -150,7 +152,7 @@ def idle_spans_in(
     run, those on ``rows`` (all: None) reaching into [t0, t1] and at least ``shortest``
     long, found from the tasks or ops in view (not cached: a frame costs what it shows);
     else all of them (cached), for the caller to pick from."""
-    if mode == "workers" and not is_warp_schedule(schedule):
+    if mode == "workers" and not _own_reasons(schedule):
         found = idle_spans_between(schedule, t0, t1, rows, shortest)
         return IdleSpans(found.row, found.start, found.end, found.reason, IDLE_REASONS, found)
     if mode == "ops" and schedule.is_pipeline:
@@ -167,7 +169,7 @@ def reasons_present(schedule: Schedule, mode: str = "workers") -> tuple[str, ...
     """The wait reasons that occur in ``schedule``'s rows (cached): what a legend lists."""
     per_mode = _PRESENT.setdefault(schedule, {})
     if mode not in per_mode:
-        if mode == "workers" and not is_warp_schedule(schedule):
+        if mode == "workers" and not _own_reasons(schedule):
             per_mode[mode] = idle_summary(schedule).present() if len(schedule) else ()
         elif mode == "ops" and schedule.is_pipeline:
             per_mode[mode] = op_wait_reasons(schedule)
@@ -191,10 +193,19 @@ def describe_wait(schedule: Schedule, mode: str, spans: IdleSpans, index: int) -
     return IDLE_STYLES[WARP_IDLE_REASONS[int(warp_idle(schedule).reason[index])]].label
 
 
+def _own_reasons(schedule: Schedule) -> bool:
+    """Whether ``schedule``'s worker rows wait for reasons of their own, not the
+    pipeline's: a warp run's (stalls), an imported profile's (what the trace shows)."""
+    return is_warp_schedule(schedule) or is_profile_schedule(schedule)
+
+
 def _worker_spans(schedule: Schedule) -> IdleSpans:
     if is_warp_schedule(schedule):  # a warp run's gaps are stalls, not pipeline waits
         gaps = warp_idle(schedule)
         return IdleSpans(gaps.row, gaps.start, gaps.end, gaps.reason, WARP_IDLE_REASONS)
+    if is_profile_schedule(schedule):
+        lanes = lane_idle(schedule)
+        return IdleSpans(lanes.row, lanes.start, lanes.end, lanes.reason, IMPORTED_REASONS, lanes)
     spans = engine_idle_spans(schedule)
     # The engine's int8 reason codes as they are: a copy in int64 is 8 bytes a span, and
     # a run of 10^6 ops with 2 workers a unit has millions of spans.

@@ -296,7 +296,7 @@ class _Run:
         centre = self.ys(task_row.astype(np.float64))
         colours = len(OP_COLOURS)
         fills = [QColor(c) for c in OP_COLOURS]
-        fill_of = ops % colours
+        fill_of = self.kind.colour_keys(s, wide) % colours
         stages = s.stage[wide]
         for k, neutral in enumerate(self.kind.neutral):
             fills.append(frame.theme.colour(neutral.fill))
@@ -361,13 +361,14 @@ class _Run:
                 name = names[int(stages[i])]
                 words = [name, name[:1]]
             else:
-                words = self.kind.bar_words(op)
+                words = self.kind.bar_words(self.s, op)
             text = next((w for w in words if text_width(w, size) + 0.4 * size <= width[i]), "")
             if not text:
                 continue
             if self.frame.rows == "ops" and text != words[0]:
                 self.initials.add(words[0])
-            ink = ink_on(QColor(OP_COLOURS[op % len(OP_COLOURS)])).name()
+            colour = int(self.kind.colour_keys(self.s, wide[i : i + 1])[0])
+            ink = ink_on(QColor(OP_COLOURS[colour % len(OP_COLOURS)])).name()
             x = float(x0[i] + x1[i]) / 2
             y = float(centre[i]) + cap_height(size) / 2
             self.put(
