@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from xml.etree import ElementTree
 
+import numpy as np
 import pytest
 
 from engine.errors import PipeLabError
@@ -32,8 +33,9 @@ def chained(folder: Path) -> Path:
                 ("kernel", kernel, 20.0),
                 ("gpu_memcpy", "Memcpy DtoH (Device -> Pinned)", 5.0),
             ):
+                where = {"device": 0, "stream": stream}
                 events.append({"ph": "X", "cat": cat, "name": name, "ts": clock, "dur": length,
-                               "pid": 0, "tid": stream, "args": {"device": 0, "stream": stream}})  # fmt: skip
+                               "pid": 0, "tid": stream, "args": where})  # fmt: skip
                 clock += length
             clock += 10.0
     path = folder / "trace.json"
@@ -56,7 +58,7 @@ def test_the_figure_names_streams_kernels_and_the_traces_own_waits(tmp_path: Pat
 def test_one_colour_per_kernel_name(tmp_path: Path) -> None:
     (run,) = load_profile(chained(tmp_path)).devices
     schedule = run.schedule
-    keys = kind_of(schedule).colour_keys(schedule, list(range(len(schedule))))
+    keys = kind_of(schedule).colour_keys(schedule, np.arange(len(schedule)))
     by_name: dict[str, set[int]] = {}
     for task, key in enumerate(keys.tolist()):
         by_name.setdefault(schedule.task_title(task) or "", set()).add(key)
@@ -78,5 +80,6 @@ def test_hover_says_the_kernel_and_why_a_lane_waits(tmp_path: Path) -> None:
 
 def test_rows_per_op_do_not_apply_to_a_profile(tmp_path: Path) -> None:
     (run,) = load_profile(chained(tmp_path)).devices
-    with pytest.raises(PipeLabError, match="rows per op do not apply to a profile: its rows are its streams"):
+    says = "rows per op do not apply to a profile: its rows are its streams"
+    with pytest.raises(PipeLabError, match=says):
         export([run.schedule], tmp_path / "x.png", rows="ops")
