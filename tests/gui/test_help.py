@@ -3,6 +3,8 @@ app's Help menu, so an installed app has the text every --help cites."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from PySide6.QtWidgets import QDialog, QTextBrowser
 
@@ -83,7 +85,7 @@ print(json.dumps({
 """
 
 
-def test_the_model_window_fits_a_small_screen_and_every_line_its_width(tmp_path) -> None:
+def test_the_model_window_fits_a_small_screen_and_every_line_its_width(tmp_path: Path) -> None:
     """A line was clipped under the viewer's frame: the window was 720 × 640 whatever the
     screen, taller than a small desktop's free area (here 1024 × 600). It fits the screen
     now, its text keeps clear of the frame and no line is wider than the viewer."""
@@ -91,7 +93,6 @@ def test_the_model_window_fits_a_small_screen_and_every_line_its_width(tmp_path)
     import os
     import subprocess
     import sys
-    from pathlib import Path
 
     screens = [{"name": "small", "x": 0, "y": 0, "width": 1024, "height": 600,
                 "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]  # fmt: skip
