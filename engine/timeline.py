@@ -231,7 +231,8 @@ def _narrate(schedule: Schedule, time: float) -> str:
     if not parts:
         parts.append("nothing has started yet" if time <= tolerance else "every worker is idle")
     idle_rows = np.flatnonzero(~busy).tolist()
-    parts += _idle_phrases(schedule, idle_now(schedule, idle_rows, time + tolerance))
+    idle = idle_now(schedule, idle_rows, time + tolerance)
+    parts += _idle_phrases(schedule, idle, time - tolerance)
     parts += [_waiting_phrase(schedule, w) for w in ops_waiting_at(schedule, time + tolerance)]
     return head + "; ".join(parts)
 
@@ -249,8 +250,10 @@ def _subject(schedule: Schedule, rows: list[int]) -> tuple[str, bool]:
     return f"{title}s " + join_words([str(r - first + 1) for r in rows]), True
 
 
-def _idle_phrases(schedule: Schedule, reasons: list[IdleNow]) -> list[str]:
-    """One phrase per unit and reason (workers that wait for the same thing share one)."""
+def _idle_phrases(schedule: Schedule, reasons: list[IdleNow], earlier: float) -> list[str]:
+    """One phrase per unit and reason (workers that wait for the same thing share one).
+    Overhead is idle time only once some has passed: a stage ready since ``earlier`` or
+    later (this instant, to the tolerance) is one a worker starts after a handoff."""
     groups: dict[tuple[int, int, tuple[int, ...], float, int], list[int]] = {}
     for item in reasons:
         unit = int(np.searchsorted(schedule.worker_offsets, item.row, "right") - 1)
@@ -277,7 +280,9 @@ def _idle_phrases(schedule: Schedule, reasons: list[IdleNow]) -> list[str]:
             op = int(schedule.op[task]) + 1
             stage = int(schedule.stage[task])
             names = schedule.stage_names
-            if reason == OVERHEAD:
+            if reason == OVERHEAD and when >= earlier:
+                phrases.append(_handoff_phrase(schedule, task, when, who, plural))
+            elif reason == OVERHEAD:
                 what = f"op {op:,}'s {names[stage]} has been ready since {at}"
                 phrases.append(f"{who} {'are' if plural else 'is'} idle although {what}")
             elif schedule.is_pipeline and stage > 0:
@@ -291,6 +296,19 @@ def _idle_phrases(schedule: Schedule, reasons: list[IdleNow]) -> list[str]:
         who = join_words([name for name, _ in finished])
         phrases.append(f"{who} {'have' if plural else 'has'} no work left")
     return phrases
+
+
+def _handoff_phrase(schedule: Schedule, task: int, ready: float, who: str, plural: bool) -> str:
+    """A stage that became ready at this instant and starts after a positive gap (a
+    measured run's handoff): "the compute thread starts computing op 13 after 30 µs of
+    overhead" (the idle workers are named apart when another one runs it)."""
+    runner = _worker_name(schedule, int(schedule.rows_of(task)))
+    [starting] = _phrases(schedule, np.asarray([task]), _STARTS)
+    gap = time_text(float(schedule.start[task]) - ready, schedule.time_unit)
+    text = f"{starting} after {gap} of overhead"
+    if who == runner:
+        return text
+    return f"{who} {'are' if plural else 'is'} free; {text}"
 
 
 def _op_range(first: int, last: int) -> tuple[str, bool]:

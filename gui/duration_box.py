@@ -6,6 +6,9 @@ This one writes significant digits ("0.125", "1e-6", "2.5e8") and reads any floa
 reads; its value is never rounded to decimals. The form still compares what a field shows
 with the scenario's value (`gui.scenario_panel`), so a field left untouched never rewrites
 the scenario, even where twelve digits cannot show a value exactly.
+
+Where the ops' durations differ the form's field shows their range ("1–3 s", `show_range`)
+in place of op 1's value, until a number typed, stepped or set over it stands for every op.
 """
 
 from __future__ import annotations
@@ -53,13 +56,61 @@ class DurationBox(QDoubleSpinBox):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        #: The ops' durations ("1–3 s") shown in place of a value, and whether the user
+        #: has typed, stepped or set a value over them.
+        self._range: str | None = None
+        self._range_replaced = False
+        self._value_under_range = 0.0
         self.setDecimals(ALL_DECIMALS)
         self.setRange(0.0, MAX_DURATION)  # the engine's policy decides the rest
         self.setSuffix(" s")
         self.setSingleStep(0.25)
+        self.lineEdit().textEdited.connect(self._on_typed)
+        self.valueChanged.connect(self._on_value_changed)
+
+    def show_range(self, text: str | None) -> None:
+        """Show ``text`` (the range of the ops' durations, with its unit) in place of a
+        value until the field is edited; None shows the value. The same range again
+        leaves the field alone (the user may be typing in it)."""
+        if text != self._range:
+            self._range, self._range_replaced = text, False
+            self._value_under_range = self.value()
+            self._show()
+
+    def show_range_again(self) -> None:
+        """Put the range back over what was typed (an edit the scenario refused)."""
+        if self._range is not None:
+            self._range_replaced = False
+            self._value_under_range = self.value()
+            self._show()
+
+    @property
+    def shows_range(self) -> bool:
+        """Whether the field shows the ops' range, untouched: leaving it changes no op."""
+        return self._range is not None and not self._range_replaced
+
+    @property
+    def replaces_range(self) -> bool:
+        """Whether a value was typed, stepped or set over the range: it is every op's, even
+        where it equals op 1's."""
+        return self._range is not None and self._range_replaced
+
+    def _show(self) -> None:
+        # The range carries its own unit ("1–3 ms"); setting the suffix redraws the text.
+        self.setSuffix("" if self.shows_range else " s")
+
+    def _on_typed(self, _text: str) -> None:
+        if self._range is not None:
+            self._range_replaced = True  # (no redraw: the user is typing)
+
+    def _on_value_changed(self, value: float) -> None:
+        # (Qt reports the value again when a field is left: that is no change.)
+        if self.shows_range and value != self._value_under_range:  # stepped or set
+            self._range_replaced = True
+            self._show()
 
     def textFromValue(self, value: float) -> str:
-        return duration_text(value)
+        return self._range if self.shows_range and self._range else duration_text(value)
 
     def valueFromText(self, text: str) -> float:
         value = parse_duration(self._strip(text))
@@ -74,6 +125,8 @@ class DurationBox(QDoubleSpinBox):
             return QValidator.State.Intermediate, text, position
         if value is not None and value >= 0:
             return QValidator.State.Intermediate, text, position  # out of range: fixup says
+        if self._range is not None and "–" in body:  # the range, in part deleted
+            return QValidator.State.Intermediate, text, position
         return QValidator.State.Invalid, text, position
 
     def fixup(self, text: str) -> str:
@@ -82,6 +135,7 @@ class DurationBox(QDoubleSpinBox):
         typed: a prefix of it (2e10 became 20 s, 1e308 became 1000 s)."""
         value = parse_duration(self._strip(text))
         if value is None:
+            self.show_range_again()  # no number typed over the range: it stays
             return text
         return self.textFromValue(min(max(value, self.minimum()), self.maximum()))
 

@@ -4,6 +4,7 @@ of its own, so the page every ``--help`` cites is there in an installed app too.
 
 from __future__ import annotations
 
+from PySide6.QtCore import QSize
 from PySide6.QtWidgets import QDialog, QTextBrowser, QVBoxLayout, QWidget
 
 from engine.resources import model_doc
@@ -11,6 +12,12 @@ from engine.resources import model_doc
 #: The menu entry, and the object name of its window (found again, never made twice).
 MODEL_ACTION = "The &model"
 MODEL_WINDOW = "model-help"
+#: The model window's size where the screen has room, and the share of the screen's free
+#: area it takes at most (the rest leaves room for a title bar: no line under the frame).
+MODEL_SIZE = QSize(720, 640)
+SCREEN_SHARE = 0.85
+#: Pixels between the page's text and the viewer's frame (Qt's 4 let lines touch it).
+PAGE_MARGIN = 12
 
 HELP_TEXT = """
 <p><b>An assembly line for data.</b> Every op is read from global memory by the
@@ -68,11 +75,18 @@ def model_window(parent: QWidget) -> QDialog:
     dialog.setWindowTitle("The model behind PipeLab")
     browser = QTextBrowser(dialog)
     browser.setOpenExternalLinks(True)
+    browser.document().setDocumentMargin(PAGE_MARGIN)
     browser.setMarkdown(model_doc().read_text(encoding="utf-8"))
     layout = QVBoxLayout(dialog)
     layout.addWidget(browser)
-    dialog.resize(720, 640)
+    dialog.resize(_fitting_size(parent))
     return dialog
+
+
+def _fitting_size(parent: QWidget) -> QSize:
+    """`MODEL_SIZE`, or less on a screen whose free area it would overflow."""
+    free = parent.screen().availableGeometry().size() * SCREEN_SHARE
+    return MODEL_SIZE.boundedTo(free)
 
 
 def show_model(parent: QWidget) -> QDialog:

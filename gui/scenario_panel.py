@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from engine.scenario import MAX_OPS, MAX_WORKERS, Scenario, load_preset, preset_names
 from engine.schedule import STAGES, UNITS
+from engine.text import span_text
 from gui.app_model import ScenarioChange
 from gui.duration_box import DurationBox
 from gui.elided_label import ElidedLabel
@@ -85,7 +86,7 @@ class ScenarioPanel(QWidget):
         self.ops.setGroupSeparatorShown(True)
         self.ops.setToolTip("Number of ops (each is read, computed, written)")
         form.addRow("Ops", self.ops)
-        self.durations: dict[str, QDoubleSpinBox] = {}
+        self.durations: dict[str, DurationBox] = {}
         for stage in STAGES:
             box = DurationBox(self)
             box.setToolTip(
@@ -166,11 +167,13 @@ class ScenarioPanel(QWidget):
     def _emit(self, field: str, value: Any) -> None:
         shown = self._shown.get(field)
         box = self.durations.get(field)
+        if box is not None and box.shows_range:
+            return  # left untouched: each op keeps its own duration
         if box is not None and shown is not None:
             # The box shows twelve significant digits (0.1 + 0.2 reads 0.3): leaving it
             # untouched must not turn the scenario's own value into the one shown.
             shown = _displayed(box, shown)
-        if shown != value:
+        if shown != value or (box is not None and box.replaces_range):
             self.edited.emit(field, value)
 
     def tab_chain(self) -> list[QWidget]:
@@ -208,7 +211,9 @@ class ScenarioPanel(QWidget):
         for stage, box in self.durations.items():
             values = getattr(scenario, stage)
             _set_value(box, float(values[0]))
-            varies = bool((values != values[0]).any())
+            low, high = float(values.min()), float(values.max())
+            varies = low != high
+            box.show_range(span_text(low, high) if varies else None)
             label = self.form.labelForField(box)
             if isinstance(label, QLabel):
                 label.setText(f"{stage.capitalize()}{' (varies)' if varies else ''}")
@@ -244,6 +249,8 @@ class ScenarioPanel(QWidget):
             box.blockSignals(True)
             box.setValue(self._shown[field])
             box.blockSignals(False)
+        if isinstance(box, DurationBox):
+            box.show_range_again()
 
     def show_message(self, text: str) -> None:
         """Show (or, with "", hide) the inline message under the form."""

@@ -10,11 +10,12 @@ reason; a legend line for the wait reasons' hatches (the exported figures' own l
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPoint, QPointF, QSize, Signal
-from PySide6.QtGui import QAction, QActionGroup, QFont
+from PySide6.QtCore import QEvent, QPoint, QPointF, QSize, Signal
+from PySide6.QtGui import QAction, QActionGroup, QFont, QHelpEvent
 from PySide6.QtWidgets import QGraphicsItem, QMenu, QToolTip, QWidget
 
 from engine.schedule import Schedule
@@ -412,6 +413,15 @@ class TimelineView(pg.PlotWidget):
             QToolTip.showText(self.mapToGlobal(self.mapFromScene(position)) + _OFFSET, text, self)
         else:
             QToolTip.hideText()
+
+    def viewportEvent(self, event: QEvent | None) -> bool:
+        """The view shows its own tooltip as the mouse moves. Once the pointer rests, Qt
+        asks for one (`QEvent.ToolTip`, in the active window): the scene would answer
+        that no item has one and hide it. The view answers, with the same text."""
+        if event is not None and event.type() == QEvent.Type.ToolTip:
+            self._on_mouse_moved(self.mapToScene(cast(QHelpEvent, event).pos()))
+            return True
+        return bool(super().viewportEvent(event))
 
     def leaveEvent(self, event: object) -> None:
         QToolTip.hideText()

@@ -10,6 +10,7 @@ import pytest
 
 from engine.metrics import makespan_formula, steady_state
 from engine.scenario import Scenario, load_preset
+from engine.schedule import Schedule
 from engine.scheduler import simulate
 from engine.timeline import narrate
 from engine.waits import IDLE_REASONS, idle_now, idle_spans, op_waits, ops_waiting_at
@@ -216,7 +217,6 @@ def test_ops_waiting_are_ranges() -> None:
 
 def test_a_unit_that_ran_nothing_is_done_from_the_start() -> None:
     """A measured run may leave a unit without tasks: its worker is idle, reason done."""
-    from engine.schedule import Schedule
     from engine.stats import schedule_stats
 
     measured = Schedule(
@@ -231,3 +231,42 @@ def test_a_unit_that_ran_nothing_is_done_from_the_start() -> None:
     ]
     assert compute == [(0.0, 3.0, "done")]
     assert "(2 tasks, 1 op)" in schedule_stats(measured).lines[0].how
+
+
+def _thread_run(handoff: float) -> Schedule:
+    """A measured run of 13 ops (ms) on three threads where each compute starts
+    ``handoff`` after its read ends and op 12's write ends 10 µs after op 13's read."""
+    read = 2.0 * np.arange(13) + 2.2
+    starts = np.column_stack([read, read + 1.0 + handoff, read + 2.0 + handoff])
+    ends = np.column_stack([read + 1.0, read + 2.0, read + 2.8 + handoff])
+    ends[11, 2] = 27.21
+    return Schedule.from_stage_matrices(
+        starts, ends, source="measured", policy="pipelined", time_unit="ms", buffers=2,
+        unit_names=("read thread", "compute thread", "write thread"),
+    )  # fmt: skip
+
+
+def test_a_worker_starting_after_a_handoff_is_not_idle_at_the_instant_of_readiness() -> None:
+    """Issue 25, item 4: at t = 27.2 ms, when op 13's read ends, the compute thread was
+    said to be "idle although op 13's compute has been ready since 27.2 ms": no time had
+    passed. It starts op 13 after the handoff; later, idle time that has passed is said."""
+    measured = _thread_run(handoff=0.03)
+    now = narrate(measured, 27.2)
+    assert "idle although" not in now
+    assert "the compute thread starts computing op 13 after 30 µs of overhead" in now
+    later = narrate(measured, 27.21)
+    assert "the compute thread is idle although op 13's compute has been ready since 27.2 ms" in (
+        later
+    )
+
+
+def test_idle_workers_beside_the_one_that_takes_a_handed_off_stage_are_free() -> None:
+    measured = Schedule.from_stage_matrices(
+        [[0, 1.03, 2.03], [1, 2.03, 3.03]], [[1, 2.03, 3.03], [2, 3.03, 4.03]],
+        [[0, 1, 0], [0, 0, 0]], source="measured", policy="pipelined", time_unit="ms",
+        workers=(1, 2, 1),
+    )  # fmt: skip
+    assert (
+        "both compute units are free; compute unit 2 starts computing op 1 after 30 µs of "
+        "overhead" in narrate(measured, 1.0)
+    )

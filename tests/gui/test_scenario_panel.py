@@ -263,3 +263,42 @@ def test_a_painted_cell_asks_once_and_reads_what_data_says(qtbot) -> None:
     qtbot.waitExposed(table)
     table.grab()
     assert asked and set(asked) == {-1}  # every cell in one call, never role by role
+
+
+def test_a_field_whose_ops_differ_shows_their_range(window: MainWindow, qtbot) -> None:
+    """Issue 25, item 5: "Compute (varies)" showed op 1's 1 s after op 2 was set to 3 s.
+    The field shows the range; left untouched it changes nothing; a number typed over it
+    (op 1's own included) sets every op; a cleared field puts the range back."""
+    model = window.scenario_panel.table.model()
+    model.setData(model.index(1, 1), "3")
+    compute = window.scenario_panel.durations["compute"]
+    assert compute.text() == "1–3 s"
+    label = window.scenario_panel.form.labelForField(compute)
+    assert label.text() == "Compute (varies)"
+    compute.interpretText()  # what leaving the field does
+    compute.editingFinished.emit()
+    assert window.scenario.compute.tolist() == [1.0, 3.0, 1.0]
+    window.show()
+    window.activateWindow()
+    compute.setFocus()
+    qtbot.waitUntil(compute.hasFocus)
+    compute.lineEdit().selectAll()
+    qtbot.keyClick(compute, Qt.Key.Key_Backspace)
+    qtbot.keyClick(compute, Qt.Key.Key_Return)
+    assert compute.text() == "1–3 s" and window.scenario.compute.tolist() == [1.0, 3.0, 1.0]
+    compute.setFocus()  # (Return handed the focus on)
+    qtbot.waitUntil(compute.hasFocus)
+    compute.lineEdit().selectAll()
+    qtbot.keyClicks(compute, "1")
+    qtbot.keyClick(compute, Qt.Key.Key_Return)
+    assert window.scenario.compute.tolist() == [1.0, 1.0, 1.0]
+    assert compute.text() == "1 s" and label.text() == "Compute"
+
+
+def test_a_range_of_milliseconds_is_written_in_milliseconds(window: MainWindow) -> None:
+    window.model.set_durations(0, 0, [[0.001, 1, 1], [0.0025, 1, 1], [0.002, 1, 1]], wait=True)
+    read = window.scenario_panel.durations["read"]
+    assert read.text() == "1–2.5 ms"
+    read.setValue(0.5)  # a value set (arrows, the wheel) replaces the range too
+    read.editingFinished.emit()
+    assert window.scenario.read.tolist() == [0.5] * 3 and read.text() == "0.5 s"
