@@ -17,6 +17,7 @@ from engine.scenario import Scenario
 from engine.schedule import UNITS
 from engine.scheduler import simulate
 from engine.text import time_text
+from engine.tolerance import time_tolerance
 
 #: Checking runs up to four extra simulations (the app does it on every edit); past this
 #: many ops it is skipped. Anomalies are a small-scenario lesson anyway.
@@ -50,7 +51,7 @@ def resource_anomalies(scenario: Scenario) -> list[Anomaly]:
         # One worker per unit: monotone, no anomaly possible (see the module docstring).
         return []
     actual = simulate(scenario, "pipelined").makespan
-    tolerance = 1e-9 * max(1.0, actual)
+    tolerance = time_tolerance(actual)
     found: list[Anomaly] = []
     for index, unit in enumerate(UNITS):
         k = scenario.workers[index]

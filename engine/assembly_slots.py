@@ -20,6 +20,7 @@ import numpy.typing as npt
 
 from engine import fast_scheduler
 from engine.schedule import Schedule, op_column
+from engine.tolerance import time_tolerance
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -87,7 +88,7 @@ def _narrow(slots: IntArray, count: int) -> npt.NDArray[np.signedinteger[Any]]:
 def touching_tolerance(last: FloatArray) -> float:
     """Holds that touch within rounding (a read starting 1e-12 s before the write that
     frees its slot ends) do not overlap."""
-    return 1e-9 * max(1.0, float(last.max())) if len(last) else 0.0
+    return time_tolerance(float(last.max())) if len(last) else 0.0
 
 
 def _takes_turns(first: FloatArray, last: FloatArray, modulus: int, touching: float) -> bool:

@@ -25,6 +25,7 @@ import numpy.typing as npt
 
 from engine import fast_scheduler
 from engine.schedule import Schedule, cached_on
+from engine.tolerance import time_tolerance
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -141,7 +142,7 @@ def _walk(schedule: Schedule) -> CriticalPath:
     charged = dict.fromkeys(CHARGES, 0.0)
     if not len(s):
         return CriticalPath(np.zeros(0, dtype=np.int32), charged)
-    tolerance = 1e-9 * max(1.0, s.makespan)
+    tolerance = time_tolerance(s.makespan)
     # The last task to end (ties: the highest index, the last op's last stage).
     last = int(len(s) - 1 - np.argmax(s.end[::-1]))
     unit = np.ascontiguousarray(s.unit, dtype=np.int64)

@@ -24,6 +24,7 @@ import numpy.typing as npt
 
 from engine import fast_scheduler
 from engine.schedule import STARTS_AT_ENDS, Schedule, cached_on, sorted_op_column
+from engine.tolerance import time_tolerance
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -230,7 +231,7 @@ def schedule_events(schedule: Schedule) -> EventUnion:
         if not (schedule.__dict__.get(STARTS_AT_ENDS, False) and schedule.is_pipeline):
             return EventUnion([schedule.event_times])
         end = schedule.end
-        tolerance = 1e-9 * max(1.0, schedule.makespan)
+        tolerance = time_tolerance(schedule.makespan)
         if len(end) < 2 or bool((end[1:] >= end[:-1]).all()):  # one task at a time
             return EventUnion([np.zeros(1), end], tolerance)
         parts = [np.zeros(1)] + [sorted_op_column(schedule, "end", s)[0] for s in range(stages)]

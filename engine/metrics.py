@@ -11,6 +11,7 @@ from engine.critical_path import path_charges, ranked_charges
 from engine.scenario import Scenario
 from engine.schedule import STAGES, UNITS, Schedule, cached_on
 from engine.text import time_text
+from engine.tolerance import time_tolerance
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -146,7 +147,7 @@ def bottleneck(schedule: Schedule) -> Bottleneck:
         tasks = schedule.stage[schedule.unit == u]
         return schedule.stage_names[int(np.bincount(tasks).argmax()) if len(tasks) else 0]
 
-    tolerance = 1e-9 * max(1.0, float(load[unit]))
+    tolerance = time_tolerance(float(load[unit]))
     tied = tuple(main_stage(int(u)) for u in np.flatnonzero(load >= load[unit] - tolerance))
     return Bottleneck(
         stage=main_stage(unit),
@@ -221,8 +222,8 @@ def _op_durations(schedule: Schedule) -> FloatArray | None:
 
 
 def _identical(durations: FloatArray) -> bool:
-    scale = max(1.0, float(durations.max(initial=0.0)))
-    return bool((np.ptp(durations, axis=0) <= 1e-9 * scale).all())
+    margin = time_tolerance(float(durations.max(initial=0.0)))
+    return bool((np.ptp(durations, axis=0) <= margin).all())
 
 
 @dataclass(frozen=True, eq=False)
@@ -261,8 +262,8 @@ def _measure_work(schedule: Schedule) -> _OpWork:
     holds = np.add(columns[0], columns[1]) if len(columns) > 1 else columns[0].copy()
     for column in columns[2:]:
         holds += column
-    scale = max(1.0, float(durations.max(initial=0.0)))
-    identical = all(float(c.max() - c.min()) <= 1e-9 * scale for c in columns)
+    margin = time_tolerance(float(durations.max(initial=0.0)))
+    identical = all(float(c.max() - c.min()) <= margin for c in columns)
     scratch = np.empty(n)
     per_stage = []
     for column in columns:
@@ -334,7 +335,7 @@ def steady_state(schedule: Schedule) -> SteadyState:
         names.append("slots")
     periods = np.asarray(totals) / n
     top = float(periods.max())
-    tolerance = 1e-9 * max(1.0, top)
+    tolerance = time_tolerance(top)
     tied = tuple(name for name, p in zip(names, periods, strict=True) if p >= top - tolerance)
     identical = work.identical
     listed = tuple((name, float(p)) for name, p in zip(names, periods, strict=True))
@@ -373,7 +374,7 @@ def _uneven_state(
     if not ranked:
         return SteadyState("none", 0.0, "no op takes any time: nothing binds", listed, (), False)
     top = ranked[0][1]
-    tolerance = 1e-9 * max(1.0, schedule.makespan)
+    tolerance = time_tolerance(schedule.makespan)
     tied = tuple(name for name, paced in ranked if paced >= top - tolerance)
     span = time_text(schedule.makespan, t)
 
@@ -460,7 +461,7 @@ def makespan_formula(schedule: Schedule) -> MakespanFormula | None:
         )
     r, c, w = (float(v) for v in work.first)
     total, longest = r + c + w, max(r, c, w)
-    if b == 0 or b * longest >= total - 1e-9 * max(1.0, total):
+    if b == 0 or b * longest >= total - time_tolerance(total):
         value = total + (n - 1) * longest
         text = f"{sec(value)} = {sec(total)} for the " + (
             "only op" if n == 1 else f"first op + {n - 1:,} × {sec(longest)}"

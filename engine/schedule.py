@@ -32,6 +32,7 @@ from engine.columns import (
 )
 from engine.columns import op_numbers as op_numbers
 from engine.errors import PipeLabError
+from engine.tolerance import time_tolerance
 
 #: The pipeline's stages, in order, and the unit that runs each (same index).
 STAGES: tuple[str, ...] = ("read", "compute", "write")
@@ -503,7 +504,7 @@ class Schedule:
         times.sort()
         # Unique, then merged within the tolerance: a time is kept when it lies more than
         # the tolerance above the one before it (equal times differ by 0).
-        tolerance = 1e-9 * max(1.0, float(times[-1]))
+        tolerance = time_tolerance(float(times[-1]))
         keep = np.empty(len(times), dtype=bool)
         keep[0] = True
         np.greater(times[1:] - times[:-1], tolerance, out=keep[1:])

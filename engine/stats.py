@@ -25,6 +25,7 @@ from engine.metrics import (
 from engine.scenario import Scenario
 from engine.schedule import Schedule
 from engine.text import TimeText, count_words, format_time, number_text, op_list, span_text
+from engine.tolerance import time_tolerance
 from engine.waits import DONE, IDLE_REASONS, IdleSummary, idle_spans_between, idle_summary
 
 #: A worker with at most this many idle spans has them listed; more are summed by reason.
@@ -90,7 +91,7 @@ def schedule_stats(
         if formula.value is None:
             value = formula.text
         else:
-            agrees = abs(formula.value - span) <= 1e-9 * max(1.0, span)
+            agrees = abs(formula.value - span) <= time_tolerance(span)
             value = f"{formula.text} {'✓ agrees' if agrees else '✗ differs'}"
         lines.append(
             StatLine(

@@ -11,6 +11,7 @@ import numpy.typing as npt
 
 from engine.schedule import Schedule, cached_on
 from engine.text import join_words, op_list, time_text
+from engine.tolerance import time_tolerance
 from engine.wait_index import wait_index
 from engine.waits import DONE, OVERHEAD, SLOT, IdleNow, OpsWaiting, idle_now, ops_waiting_at
 
@@ -348,5 +349,5 @@ def _waiting_phrase(schedule: Schedule, waiting: OpsWaiting) -> str:
 def event_index_at(schedule: Schedule, time: float) -> int:
     """Index of the last event time at or before ``time``."""
     times = schedule.event_times
-    tolerance = 1e-9 * max(1.0, float(times[-1]))
+    tolerance = time_tolerance(float(times[-1]))
     return max(0, int(np.searchsorted(times, time + tolerance, side="right")) - 1)

@@ -12,6 +12,7 @@ import numpy.typing as npt
 
 from engine.columns import op_numbers
 from engine.schedule import OpOrder, Schedule, cached_on, op_column, sorted_op_column
+from engine.tolerance import time_tolerance
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -270,7 +271,7 @@ class WaitIndex:
         # and a cycle frees a 10^6-op run only when the cyclic collector comes by.
         self._schedule = weakref.ref(schedule)
         self.span = schedule.makespan
-        self.tol = 1e-9 * max(1.0, self.span)
+        self.tol = time_tolerance(self.span)
         self.pipeline = schedule.n_ops > 0 and len(schedule) > 0 and schedule.is_pipeline
         self.measured = self.pipeline and schedule.source == "measured"
         self._narration_ready = False

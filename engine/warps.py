@@ -45,6 +45,7 @@ from engine.errors import PipeLabError
 from engine.schedule import Schedule
 from engine.text import time_text
 from engine.timeline import state_at
+from engine.tolerance import time_tolerance
 from engine.validation import whole_number
 
 IntArray = npt.NDArray[np.int64]
@@ -411,7 +412,7 @@ def narrate_warps(schedule: Schedule, time: float) -> str:
     """One line on what happens on the SM at cycle ``time``, e.g. "cycle 40: warp 2 stalls
     on memory; the SM switches to warp 3, ready for 10 cycles". Warps count from 1."""
     warps = _check(schedule)
-    tolerance = 1e-9 * max(1.0, schedule.makespan)
+    tolerance = time_tolerance(schedule.makespan)
     head = f"cycle {_cycle(time)}: "
     at = np.abs(schedule.start - time) <= tolerance
     ends_now = (np.abs(schedule.end - time) <= tolerance) & (schedule.end > schedule.start)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from engine.assembly_model import assembly_index
 from engine.schedule import Schedule
+from engine.tolerance import time_tolerance
 from engine.view_model import format_time
 from gui.assembly_parts import LaneSpec
 
@@ -42,7 +43,7 @@ def status_texts(schedule: Schedule, time: float, makespan: float) -> tuple[tupl
     span = format_time(makespan, unit)
     if not len(schedule):
         return ("no tasks",), False
-    if time >= makespan - 1e-9 * max(1.0, makespan):
+    if time >= makespan - time_tolerance(makespan):
         return (f"done in {span}", span), True
     now = format_time(time, unit)
     return (f"t = {now} of {span}", f"{now} / {span}", now), False

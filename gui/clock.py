@@ -20,6 +20,7 @@ import numpy.typing as npt
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from engine.event_union import EventUnion
+from engine.tolerance import time_tolerance
 
 SPEEDS: tuple[float, ...] = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 #: Wall-clock seconds a whole run takes to play at 1× when it is long (see `Clock.rate`).
@@ -225,7 +226,7 @@ class Clock(QObject):
         self.advance(max(0.0, elapsed))
 
     def _tolerance(self) -> float:
-        return 1e-9 * max(1.0, self._end)
+        return time_tolerance(self._end)
 
     def _set_time(self, value: float, force: bool = False) -> None:
         if value != self._time or force:

@@ -23,6 +23,7 @@ from engine.naming import slots_words, stage_words, summary
 from engine.scenario import Scenario
 from engine.schedule import STAGES, UNITS, Schedule, op_column
 from engine.scheduler import simulate
+from engine.tolerance import time_tolerance
 from engine.view_model import (
     ScheduleStats,
     StatLine,
@@ -273,7 +274,7 @@ def compare_line(pin: Run, current: Run, policy: str) -> str | None:
     unit = b.time_unit
     span_a, span_b = a.makespan, b.makespan
     delta = span_b - span_a
-    tolerance = 1e-9 * max(1.0, span_a, span_b)
+    tolerance = time_tolerance(max(span_a, span_b))
     if abs(delta) <= tolerance:
         change = "the same"
     else:

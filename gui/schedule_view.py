@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QScrollArea, QSizePolicy, QSplitter, QVBoxLayout, 
 from engine.event_union import EventUnion, events_of, schedule_events
 from engine.schedule import Schedule
 from engine.timeline import narrate
+from engine.tolerance import time_tolerance
 from gui.assembly import AssemblyLineView
 from gui.clock import Clock
 from gui.colours import LIGHT, Theme
@@ -102,7 +103,7 @@ class ScheduleView(QWidget):
         assembly line shows (default: all; each gets a lane, so many would crowd it)."""
         self._schedules = list(schedules)
         spans = [s.makespan for s in self._schedules]
-        self._tolerances = [1e-9 * max(1.0, span) for span in spans]
+        self._tolerances = [time_tolerance(span) for span in spans]
         if self._schedules:
             self._events = events if events is not None else events_of(self._schedules)
             self._end = end if end is not None else max(spans)
