@@ -17,8 +17,6 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from engine.span_index import SpanIndex as SpanIndex
-
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 

@@ -30,7 +30,6 @@ from engine.columns import (
     task_dtype,
     transposed,
 )
-from engine.columns import op_numbers as op_numbers
 from engine.errors import PipeLabError
 from engine.tolerance import time_tolerance
 

@@ -23,7 +23,7 @@ from engine.naming import renamed_if_changed
 from engine.scenario import Scenario, load_preset
 from engine.schedule import Schedule
 from gui import scenario_edits as edits
-from gui.run_steps import hold_freed_memory
+from gui.run_steps import hold_freed_memory, release_freed_memory
 from gui.run_worker import Runner, ThreadRunner, failure_message, run_job
 from gui.runs import (
     MAX_PINS,
@@ -34,14 +34,13 @@ from gui.runs import (
     compute_run,
     pinned,
     policies_of,
-    release_freed_memory,
     warm_caches,
 )
 
 log = logging.getLogger(__name__)
 
 #: After a run lands (or pins go) and no other follows for this long, freed memory goes
-#: back to the system (`gui.runs.release_freed_memory`); until then it is kept for the next
+#: back to the system (`gui.run_steps.release_freed_memory`); until then it is kept for the next
 #: run (`gui.run_steps.hold_freed_memory`).
 RELEASE_AFTER_MS = 1500
 #: Runs of up to this many ops are computed on the spot (a few ms: a thread hop and a busy

@@ -20,8 +20,8 @@ from engine.assembly_model import (
 )
 from engine.assembly_slots import SLOT_WORDS, SlotState
 from engine.schedule import Schedule
+from engine.text import format_time
 from engine.timeline import WorkersNow, workers_at
-from engine.view_model import format_time
 from gui.assembly_paint import (
     chip_ink,
     chip_label,

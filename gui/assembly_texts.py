@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from engine.assembly_model import assembly_index
 from engine.schedule import Schedule
+from engine.text import format_time
 from engine.tolerance import time_tolerance
-from engine.view_model import format_time
 from gui.assembly_parts import LaneSpec
 
 

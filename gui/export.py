@@ -24,8 +24,7 @@ from PySide6.QtWidgets import QApplication
 from engine.atomic import write_atomic
 from engine.errors import PipeLabError
 from engine.schedule import Schedule
-from engine.text import time_text
-from engine.view_model import format_time
+from engine.text import format_time, time_text
 from engine.writers import to_trace
 from gui.clock import Clock
 from gui.colours import THEMES, Theme

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from engine.errors import PipeLabError
 from engine.schedule import Schedule
-from engine.view_model import format_time
+from engine.text import format_time
 from gui.errors import warn
 from gui.export import (
     ANIMATIONS,

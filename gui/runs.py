@@ -23,21 +23,15 @@ from engine.naming import slots_words, stage_words, summary
 from engine.scenario import Scenario
 from engine.schedule import STAGES, UNITS, Schedule, op_column
 from engine.scheduler import simulate
+from engine.stats import ScheduleStats, StatLine, comparison, schedule_stats
+from engine.text import format_time
 from engine.tolerance import time_tolerance
-from engine.view_model import (
-    ScheduleStats,
-    StatLine,
-    comparison,
-    format_time,
-    schedule_stats,
-    typical_duration,
-)
+from engine.view_model import typical_duration
 from engine.wait_index import wait_index
 from gui import run_steps
 from gui.figure import rows as figure_rows
 from gui.figure.heading import run_title
 from gui.run_steps import Plan
-from gui.run_steps import release_freed_memory as release_freed_memory
 
 FloatArray = npt.NDArray[np.float64]
 VIEW_MODES = ("both", "sequential", "pipelined")

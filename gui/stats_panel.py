@@ -1,6 +1,6 @@
 """Stats: makespan per Schedule, speedup (or the comparison with pinned runs), bottleneck,
 "formula agrees", and a utilization bar per worker — every number with a tooltip saying how
-it was obtained. The numbers come from `engine.view_model.schedule_stats` (which reads
+it was obtained. The numbers come from `engine.stats.schedule_stats` (which reads
 `engine.metrics`), computed off the GUI thread by the app model and handed over whole
 (`set_stats`); `set_schedules` computes them here, for callers without a model."""
 
@@ -16,8 +16,8 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWi
 
 from engine.scenario import Scenario
 from engine.schedule import Schedule
+from engine.stats import ScheduleStats, StatLine, WorkerUse, comparison, schedule_stats
 from engine.text import unbreakable_values
-from engine.view_model import ScheduleStats, StatLine, WorkerUse, comparison, schedule_stats
 from gui.colours import LIGHT, Theme
 from gui.runs import Shown
 

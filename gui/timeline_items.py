@@ -25,7 +25,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QImage, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from engine.schedule import Schedule
-from engine.view_model import format_time
+from engine.text import format_time
 from gui.colours import OP_COLOURS, Theme, density_colours, idle_style, ink_on
 from gui.figure.bars import BAR_HEIGHT, THIN_PIXELS, BarPlan, LazyRows, plan_bars
 from gui.figure.legend import Entry, legend_entries, legend_figure

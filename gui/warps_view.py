@@ -61,7 +61,6 @@ from engine.warps import (
 from gui.clock import Clock
 from gui.colours import LIGHT, OP_COLOURS, Theme
 from gui.timeline import TimeAxis
-from gui.warps_export import EXPORT_SUFFIXES as EXPORT_SUFFIXES
 from gui.warps_export import export_warps
 
 if TYPE_CHECKING:

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from engine.density import SpanIndex, busy_fraction, quantize, runs
+from engine.density import busy_fraction, quantize, runs
+from engine.span_index import SpanIndex
 from gui.colours import DENSITY_LEVELS
 
 #: Bars at least this many device pixels wide are drawn one by one.

@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from engine.density import SpanIndex
 from engine.errors import PipeLabError
 from engine.schedule import Schedule
+from engine.span_index import SpanIndex
 from engine.waits import (
     IDLE_REASONS,
     OP_WAIT_REASONS,

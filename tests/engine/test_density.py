@@ -7,9 +7,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.density import SpanIndex, band_of_rows, busy_fraction, quantize, rows_per_band, runs
+from engine.density import band_of_rows, busy_fraction, quantize, rows_per_band, runs
 from engine.scenario import Scenario
 from engine.scheduler import simulate
+from engine.span_index import SpanIndex
 
 
 def reference(start, end, row, n_rows, t0, t1, columns, bands=None, capacity=None):

@@ -15,13 +15,13 @@ from hypothesis import strategies as st
 
 from engine import fast_scheduler, metrics
 from engine.columns import pipeline_layout
-from engine.density import SpanIndex
 from engine.errors import PipeLabError
 from engine.event_union import schedule_events
 from engine.scenario import Scenario
 from engine.schedule import Schedule
 from engine.scheduler import simulate, simulate_reference
-from engine.view_model import idle_intervals, typical_duration
+from engine.span_index import SpanIndex
+from engine.view_model import typical_duration
 from engine.wait_index import wait_index
 from engine.waits import idle_spans
 from tests.engine import legacy_indexes as legacy
@@ -99,10 +99,6 @@ def test_the_reach_of_a_few_tasks_as_the_whole_reach(schedule: Schedule, times) 
 def test_gaps_idle_spans_and_busy_time_as_before(schedule: Schedule) -> None:
     index = wait_index(schedule)
     for got, want in zip(index.gaps, legacy.gaps(schedule, index.pipeline), strict=True):
-        _same(got, want)
-    for got, want in zip(
-        idle_intervals(schedule), legacy.gaps(schedule, index.pipeline), strict=True
-    ):
         _same(got, want)
     for unit, want in zip(index.units, legacy.units(schedule, index.pipeline), strict=True):
         _same(unit.every_task(), want.tasks)

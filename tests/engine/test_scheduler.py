@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import assembly_slots, fast_scheduler, view_model
+from engine import assembly_slots, fast_scheduler
 from engine.metrics import closed_form_makespan, lower_bound, speedup
 from engine.scenario import Scenario
 from engine.schedule import Schedule
@@ -183,10 +183,10 @@ def test_all_zero_durations(name: str, workers: tuple[int, int, int], buffers: i
 
 
 class _NoHeap:
-    """Stands in for `heapq` in engine.view_model: slot_assignment must not need it."""
+    """Stands in for `heapq` in engine.assembly_slots: assign_slots must not need it."""
 
     def heappush(self, *args: object) -> None:
-        raise AssertionError("slot_assignment took its heap fallback")
+        raise AssertionError("assign_slots took its heap fallback")
 
     heappop = heappush
 
@@ -196,7 +196,7 @@ class _NoHeap:
 def test_three_slots_mean_three_slots(name: str, n: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 12's regression: the old vectorized one-worker path started reads up to 4e-9 s
     off, so a read could start just before the write that frees its slot ended: the app
-    showed 4 slots used with B = 3 and slot_assignment fell back to a heap loop."""
+    showed 4 slots used with B = 3 and the slot assignment fell back to a heap loop."""
     d = np.random.default_rng(0).uniform(0.5, 1.5, (n, 3))
     with build(name):
         schedule = simulate(Scenario(d[:, 0], d[:, 1], d[:, 2], buffers=3))
@@ -204,7 +204,8 @@ def test_three_slots_mean_three_slots(name: str, n: int, monkeypatch: pytest.Mon
     assert np.array_equal(schedule.grant[3:], schedule.op_ends[:-3, 2])  # granted as it frees
     assert (schedule.op_starts[3:, 0] >= schedule.op_ends[:-3, 2]).all()
     monkeypatch.setattr(assembly_slots, "heapq", _NoHeap())  # the lowest-free fallback
-    slots = view_model.slot_assignment(schedule)
+    plan = assembly_slots.assign_slots(*assembly_slots.slot_holds(schedule), schedule.buffers)
+    slots = plan.slot_of(np.arange(n, dtype=np.int64))
     assert np.array_equal(slots, np.arange(n) % 3)
 
 

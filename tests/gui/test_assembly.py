@@ -25,7 +25,6 @@ from PySide6.QtGui import QColor, QFontMetricsF
 from engine.scenario import Scenario, load_preset
 from engine.schedule import Schedule
 from engine.scheduler import simulate
-from engine.view_model import idle_time
 from gui.assembly import AssemblyLineView
 from gui.assembly_lane import LanePainter
 from gui.assembly_parts import CHIP_MIN, FIGURE_MIN, SLOT_MIN
@@ -140,10 +139,6 @@ def test_idle_time_stops_at_the_lanes_makespan(window: MainWindow, painted: Pain
     # Pipelined: load idle from 3 s to its end at 5 s, compute from 4 s, store done at 5 s.
     assert "idle 2 s" in texts and "idle 1 s" in texts and "idle 0 s" in texts
     assert "idle 6 s" not in texts and "idle 5 s" not in texts
-    schedule = simulate(load_preset("book"), "pipelined")
-    assert idle_time(schedule, 3.0, 9.0) == 2.0
-    assert idle_time(schedule, 3.0, 4.0) == 1.0
-    assert idle_time(schedule, float("nan"), 2.0) == 2.0  # never worked: idle since 0
 
 
 def test_the_book_state_at_two_and_a_half_seconds(window: MainWindow, painted: Painted) -> None:

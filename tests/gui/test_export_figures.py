@@ -359,7 +359,7 @@ def test_the_gantts_indexed_plan_is_the_exports_plan(window, per_cell, monkeypat
 def test_the_visible_tasks_shade_is_the_indexs_and_overlaps_go_to_the_index() -> None:
     """Summed from the visible tasks, the shade is the index's own; where two spans
     overlap on a row (the index merges them) the sum is not used."""
-    from engine.density import SpanIndex
+    from engine.span_index import SpanIndex
     from gui.figure.bars import _visible_fraction
 
     schedule = simulate(Scenario.uniform_ops(2_000, 1.0, 2.5, 0.5, buffers=2), "pipelined")

@@ -30,7 +30,7 @@ def test_a_wrapped_value_never_breaks_between_a_number_and_its_unit(qtbot) -> No
     from PySide6.QtGui import QTextLayout, QTextOption
     from PySide6.QtWidgets import QLabel
 
-    from engine.view_model import StatLine
+    from engine.stats import StatLine
     from gui.stats_panel import _value_text
 
     text = _value_text(StatLine("vs pinned", "2 slots: 6 s · 3 slots: 5 s (1 s faster)", ""), False)
