@@ -70,10 +70,6 @@ __all__ = ["GPU_TAB", "PIPELINE_TAB", "WARPS_TAB", "MainWindow"]
 
 log = logging.getLogger(__name__)
 
-EXPORT_FILTERS = (
-    "PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf);;"
-    "Animated GIF (*.gif);;Chrome trace JSON (*.json)"
-)
 WARPS_EXPORT_FILTERS = "PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"
 PIPELINE_TAB, WARPS_TAB, GPU_TAB = 0, 1, 2
 #: Scenarios with per-op durations are remembered across sessions up to this many ops
@@ -575,16 +571,10 @@ class MainWindow(QMainWindow):
         )
 
     def _export_dialog(self) -> None:
-        warps = self.tabs.currentIndex() == WARPS_TAB
-        if not warps:
+        if self.tabs.currentIndex() != WARPS_TAB:
             self.export_dialog().exec()
             return
-        path, _ = QFileDialog.getSaveFileName(
-            self,
-            "Export",
-            "warps.png" if warps else "timeline.png",
-            WARPS_EXPORT_FILTERS if warps else EXPORT_FILTERS,
-        )
+        path, _ = QFileDialog.getSaveFileName(self, "Export", "warps.png", WARPS_EXPORT_FILTERS)
         if path and self.export_to(path):
             from gui.export_notice import confirm_written
 
