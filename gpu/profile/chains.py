@@ -13,7 +13,7 @@ is an order on a stream, not a proof that the kernel read what the copy brought.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -21,6 +21,7 @@ import numpy.typing as npt
 from engine.scenario import Scenario
 from engine.schedule import UNITS, Schedule
 from engine.scheduler import simulate
+from engine.validation import MAX_DURATION, MIN_DURATION
 from gpu.profile.figures import DeviceFigures
 from gpu.profile.idle import analysed
 from gpu.profile.lanes import DeviceRun
@@ -141,19 +142,48 @@ def what_if(run: DeviceRun, figures: DeviceFigures) -> WhatIf:
         stream = _stream_of_row(run)
         streams = len({int(stream[schedule.rows_of(chain.tasks[0])]) for chain in chains})
         workers = tuple(most_at_once(schedule, unit) for unit in range(len(UNITS)))
+    lengths = np.array([(c.read, c.compute, c.write) for c in chains])
+    scale = _finer_unit(lengths)
+    lengths = lengths * scale
+    lengths[(lengths > 0) & (lengths < MIN_DURATION)] = MIN_DURATION
     scenario = Scenario(
-        read=np.array([c.read for c in chains]),
-        compute=np.array([c.compute for c in chains]),
-        write=np.array([c.write for c in chains]),
+        read=lengths[:, 0],
+        compute=lengths[:, 1],
+        write=lengths[:, 2],
         workers=(workers[0], workers[1], workers[2]),
         buffers=streams,
         name=f"{run.schedule.label}: a pipeline of its {len(chains)} chains",
     )
-    pipelined = simulate(scenario, "pipelined").with_meta(
+    simulated = simulate(scenario, "pipelined")
+    if scale != 1.0:
+        simulated = _in_unit(simulated, 1.0 / scale)
+    pipelined = simulated.with_meta(
         label=f"a pipeline of the same work ({streams} slots)", time_unit=run.schedule.time_unit
     )
     measured = max(c.end for c in chains) - min(c.start for c in chains)
     return WhatIf(bound, len(chains), streams, measured, pipelined)
+
+
+def _finer_unit(lengths: npt.NDArray[np.float64]) -> float:
+    """The factor that puts every non-zero length at or above the engine's shortest
+    duration (`engine.validation.MIN_DURATION`, a microsecond of a trace's seconds; copies
+    and memsets often run shorter) without the longest passing `MAX_DURATION`: 1 where
+    the lengths fit already, else up to 10^6 (microseconds of the trace's unit). What is
+    still shorter (under 10^-12 s) is simulated as the shortest duration."""
+    positive = lengths[lengths > 0]
+    if not len(positive) or float(positive.min()) >= MIN_DURATION:
+        return 1.0
+    return min(1e6, MAX_DURATION / float(positive.max()))
+
+
+def _in_unit(schedule: Schedule, factor: float) -> Schedule:
+    """``schedule`` with every time multiplied by ``factor`` (back to the trace's unit)."""
+    start, end = schedule.start * factor, schedule.end * factor
+    grant = None if schedule.grant is None else schedule.grant * factor
+    for column in (start, end, grant):
+        if column is not None:
+            column.flags.writeable = False
+    return replace(schedule, start=start, end=end, grant=grant)
 
 
 def most_at_once(schedule: Schedule, unit: int) -> int:

@@ -542,6 +542,30 @@ def test_one_stream_of_chains_is_a_sequential_run_and_the_pipeline_wins(tmp_path
     assert found.saving == pytest.approx(0.0, abs=1e-9)
 
 
+def test_chains_of_sub_microsecond_activities_are_simulated(tmp_path: Path) -> None:
+    """The engine takes durations of at least 1e-6 of its unit; an imported trace's copies
+    and memsets run for less than a microsecond (here 0.5 µs, and one of 0.002 µs): the
+    what-if is simulated in a finer unit and comes back in seconds, not as an error."""
+    events = []
+    clock = 0.0
+    for index in range(4):
+        for cat, name, length in (
+            ("gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", 0.5 if index else 0.002),
+            ("kernel", "k", 2.0),
+            ("gpu_memcpy", "Memcpy DtoH (Device -> Pinned)", 0.5),
+        ):
+            events.append(event(cat, name, clock, length, device=0, stream=7))
+            clock += length
+    (run,) = load_profile(kineto_file(tmp_path, events)).devices
+    figures, _ = analysed(run)
+    found = what_if(run, figures)
+    assert found.pipelined is not None and found.pipelined.time_unit == run.schedule.time_unit
+    lengths = found.pipelined.op_ends - found.pipelined.op_starts
+    assert np.allclose(lengths[1:], [0.5e-6, 2e-6, 0.5e-6], rtol=1e-9, atol=0)
+    assert lengths[0, 0] == pytest.approx(0.002e-6, rel=1e-6)
+    assert found.pipelined.makespan == pytest.approx(clock * 1e-6, rel=1e-9)  # one stream
+
+
 def test_without_chains_only_the_bound_applies(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["import", str(HTA / "sampled_rank-1.json.gz"), "--format", "json"]) == 0
     what = json.loads(capsys.readouterr().out)["devices"][0]["what_if"]
