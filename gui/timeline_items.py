@@ -31,8 +31,8 @@ from gui.figure.bars import BAR_HEIGHT, THIN_PIXELS, BarPlan, LazyRows, plan_bar
 from gui.figure.legend import Entry, legend_entries, legend_figure
 from gui.figure.model import Figure
 from gui.figure.painter import render_image
+from gui.figure.row_labels import nice_step
 from gui.figure.rows import idle_spans_in, row_count, row_label, rows_of, task_index
-from gui.figure.run_group import nice_step
 from gui.timeline_rows import LABEL_MIN_PITCH, MIN_GAP, label_font_size
 
 #: Up to this many bars get a thin darker outline (beyond, outlines cost more than bars).

@@ -9,14 +9,11 @@ figures and each animation frame lay it out the same way.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from engine.text import time_text
 from gui.figure.fonts import box_of, cap_height, descent, text_width
+from gui.figure.frame import Frame
 from gui.figure.model import Group, Line, Text
-
-if TYPE_CHECKING:
-    from gui.figure.run_group import Frame
 
 
 def lay_out_cursor(

@@ -10,17 +10,14 @@ it. A title wider than the whole plot is cut with "…"; nothing else is.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from engine.schedule import Schedule
 from engine.text import time_text
 from gui.figure.fonts import cap_height, fitted, text_width
+from gui.figure.frame import Frame
 from gui.figure.kinds import kind_of
 from gui.figure.legend import MIN_TEXT
 from gui.figure.model import Line, Text
-
-if TYPE_CHECKING:
-    from gui.figure.run_group import Frame
 
 #: Points from a run's top to its first row, in body text sizes (one heading line).
 HEADING_HEIGHT = 1.45

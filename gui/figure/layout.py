@@ -21,11 +21,12 @@ from engine.text import TimeScale, axis_scale, axis_title, tick_text
 from gui.colours import LIGHT, Theme
 from gui.figure.cursor import lay_out_cursor
 from gui.figure.fonts import cap_height, one_line, text_width, wrapped
+from gui.figure.frame import Frame
 from gui.figure.legend import MIN_TEXT, lay_out_legend, legend_entries
 from gui.figure.model import Embed, Figure, Group, Item, Line, Text, texts_of
 from gui.figure.row_labels import nice_step, row_labels, row_pitch
 from gui.figure.rows import check_rows
-from gui.figure.run_group import Frame, RunLayout, figure_time, lay_out_run
+from gui.figure.run_group import RunLayout, figure_time, lay_out_run
 
 #: Physical widths, in inches, and the body text size (points) of each.
 SIZES: dict[str, float] = {"column": 3.5, "page": 7.0, "slide": 13.33}

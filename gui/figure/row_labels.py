@@ -10,17 +10,14 @@ unit"; one row per op: "op 1") and to rows at a round step between ("op 250", "o
 from __future__ import annotations
 
 import bisect
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from engine.schedule import Schedule
+from gui.figure.frame import Frame
 from gui.figure.kinds import kind_of
 from gui.figure.legend import MIN_TEXT
 from gui.figure.rows import row_count, row_label
-
-if TYPE_CHECKING:
-    from gui.figure.run_group import Frame
 
 #: At most this many rows' height per run, one row per op; beyond, rows get thinner.
 OPS_ROWS_TALL = 12

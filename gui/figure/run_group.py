@@ -11,14 +11,14 @@ from PySide6.QtGui import QColor
 
 from engine.schedule import Schedule
 from engine.text import time_text
-from gui.colours import OP_COLOURS, Theme, density_colours, idle_style, ink_on
+from gui.colours import OP_COLOURS, density_colours, idle_style, ink_on
 from gui.figure.bars import BAR_HEIGHT, THIN_PIXELS, BarPlan, DensityRuns, plan_bars
 from gui.figure.fonts import cap_height, descent, text_width
+from gui.figure.frame import Frame
 from gui.figure.heading import lay_out_heading, makespan_line
 from gui.figure.kinds import RunKind, kind_of
-from gui.figure.legend import MIN_TEXT, hatch_spacing, hatch_width
+from gui.figure.legend import MIN_TEXT
 from gui.figure.model import FloatArray, Group, Hatch, Item, Rects, Text
-from gui.figure.row_labels import nice_step as nice_step  # the app's Gantt imports it here
 from gui.figure.row_labels import row_labels, row_pitch, sparse
 from gui.figure.rows import idle_spans_in, row_count, task_rows
 
@@ -29,36 +29,6 @@ OUTLINE_LIMIT = 20_000
 LABEL_LIMIT = 2_000
 #: Rows get their own SVG group up to this many rows per run.
 ROW_GROUP_LIMIT = 200
-
-
-@dataclass(frozen=True)
-class Frame:
-    """The figure's frame a run is laid into: the plot's x mapping, text size, theme."""
-
-    plot_left: float
-    plot_right: float
-    t0: float
-    t1: float
-    text: float
-    theme: Theme
-    rows: str
-    resolution: float  # device pixels per point
-
-    @property
-    def scale(self) -> float:
-        return (self.plot_right - self.plot_left) / (self.t1 - self.t0)
-
-    def x(self, t: float) -> float:
-        return self.plot_left + (t - self.t0) * self.scale
-
-    def xs(self, t: FloatArray) -> FloatArray:
-        return np.asarray(self.plot_left + (t - self.t0) * self.scale, dtype=np.float64)
-
-    def hatch_spacing(self) -> float:
-        return hatch_spacing(self.text)
-
-    def hatch_width(self) -> float:
-        return hatch_width(self.text)
 
 
 #: A time on a figure: the one formatter, `engine.text.time_text` ("2.5 s", "723 ms",
