@@ -1,9 +1,11 @@
 """What PipeLab's installed distribution carries: its data files and its version.
 
-Every package keeps its own files beside its modules (engine/presets, engine/model.md,
-gui/assets, gpu/kernels) and ships them as package data; `resource` is the one way any code
-finds them, through importlib.resources, so a source checkout and an installed wheel behave
-alike and no path is ever computed from the source tree's layout.
+The presets, icons and style sheet live in the top-level assets/ folder, installed as the
+package ``pipelab_assets``; `asset` is the one way to them. Files that belong to one
+package's code stay beside it (engine/model.md, gpu/kernels) and `resource` finds those.
+Both go through importlib.resources, so a source checkout (an editable install maps
+``pipelab_assets`` to assets/) and an installed wheel behave alike and no path is ever
+computed from the source tree's layout.
 """
 
 from __future__ import annotations
@@ -26,6 +28,22 @@ def resource(package: str, *parts: str) -> Path:
     if not isinstance(root, Path):
         raise PipeLabError(f"package {package!r} is not installed as files on disk ({root})")
     return root.joinpath(*parts)
+
+
+#: The package assets/ is installed as (pyproject's package-dir).
+ASSETS_PACKAGE = "pipelab_assets"
+
+
+def asset(*parts: str) -> Path:
+    """The shipped data file or folder ``parts`` of assets/: ``asset("presets")``,
+    ``asset("icons")``, ``asset("style.qss")``."""
+    try:
+        return resource(ASSETS_PACKAGE, *parts)
+    except ModuleNotFoundError:
+        raise PipeLabError(
+            f"PipeLab's data files ({ASSETS_PACKAGE}) are not installed: run `uv sync` in the "
+            "checkout, or reinstall pipelab"
+        ) from None
 
 
 def model_doc() -> Path:

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.errors import PipeLabError
-from engine.resources import resource
+from engine.resources import asset
 from engine.schedule import STAGES, UNITS
 from engine.text import elided_middle
 from engine.toml_lines import MAX_NESTING, deepest_nesting, key_lines, line_of
@@ -45,8 +45,8 @@ MAX_FILE_BYTES = 64 * 2**20
 #: The file name that means standard input (or output), as in every Unix tool.
 STDIN = "-"
 
-#: The shipped presets (engine/presets/*.toml, package data).
-PRESETS_DIR = resource("engine", "presets")
+#: The shipped presets (assets/presets/*.toml).
+PRESETS_DIR = asset("presets")
 
 #: A line that opens an [[ops]] table (counted before a file is parsed).
 _OPS_HEADER = re.compile(r"^[ \t]*\[\[[ \t]*ops[ \t]*\]\]", re.MULTILINE)
@@ -435,7 +435,7 @@ def _policy(value: Any) -> str:
 
 
 def preset_names() -> list[str]:
-    """Names of the presets shipped in engine/presets (file stems), book example first."""
+    """Names of the presets shipped in assets/presets (file stems), book example first."""
     names = sorted(p.stem for p in PRESETS_DIR.glob("*.toml"))
     if "book" in names:
         names.remove("book")

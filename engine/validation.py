@@ -69,8 +69,18 @@ def _size(value: Any, text: str) -> str:
 
 def path_text(path: str | os.PathLike[str]) -> str:
     """A path for a message, escaped; beyond `SHOWN_PATH` characters its start, "…" and its
-    end, so the file name stays readable: "/very/long/…/run.toml (4,200 characters)"."""
-    return elided_middle(os.fspath(path), SHOWN_PATH)
+    end, so the file name stays readable: "/very/long/…/run.toml (4,200 characters)". A
+    path holding a control character is quoted as well ('a\\nb.png'), so its escapes
+    cannot be read as backslashes in the name."""
+    text = os.fspath(path)
+    shown_path = elided_middle(text, SHOWN_PATH)
+    escaped = printable(text)
+    if escaped == text:
+        return shown_path
+    if len(escaped) <= SHOWN_PATH:
+        return f"'{shown_path}'"
+    body, _, size = shown_path.rpartition(" (")  # the length stays outside the quotes
+    return f"'{body}' ({size}"
 
 
 def value_text(value: float) -> str:

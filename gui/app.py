@@ -18,7 +18,9 @@ from PySide6.QtWidgets import QApplication
 from engine.errors import PipeLabError
 from engine.resources import version
 from engine.scenario import Scenario, load_preset
+from engine.validation import shown
 from gui.errors import install_excepthook
+from gui.platforms import platform_problem
 from gui.scenario_edits import check_app_size, load_for_app
 from gui.settings import APPLICATION, ORGANIZATION, settings
 
@@ -76,19 +78,26 @@ def window_on(scenario: Scenario, preset: str) -> MainWindow:
 #: Set to a number of milliseconds, the app quits by itself that long after it started:
 #: the install test starts the installed app offscreen this way (and smoke checks may too).
 QUIT_AFTER_VARIABLE = "PIPELAB_QUIT_AFTER_MS"
+#: The longest a Qt timer waits (a C int of ms, about 24.8 days).
+MAX_QUIT_AFTER_MS = 2**31 - 1
 
 
 def quit_after_ms() -> int | None:
-    """The ``PIPELAB_QUIT_AFTER_MS`` setting, or None when unset (PipeLabError if not ≥ 0)."""
+    """The ``PIPELAB_QUIT_AFTER_MS`` setting, or None when unset; PipeLabError (one line)
+    unless a whole number from 0 to `MAX_QUIT_AFTER_MS` (Qt's timers take an int: a bigger
+    number ended in an OverflowError once the window was up)."""
     text = os.environ.get(QUIT_AFTER_VARIABLE, "").strip()
     if not text:
         return None
     try:
-        ms = int(text)
-    except ValueError:
+        ms = int(text) if text.isascii() and text.isdigit() else -1
+    except ValueError:  # more digits than Python converts
         ms = -1
-    if ms < 0:
-        raise PipeLabError(f"{QUIT_AFTER_VARIABLE} must be a whole number of ms, not {text!r}")
+    if not 0 <= ms <= MAX_QUIT_AFTER_MS:
+        raise PipeLabError(
+            f"{QUIT_AFTER_VARIABLE} must be a whole number of ms from 0 to "
+            f"{MAX_QUIT_AFTER_MS:,}, not {shown(text)}"
+        )
     return ms
 
 
@@ -132,7 +141,7 @@ def run_app(scenario_path: str | None = None, preset: str | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     quit_after = quit_after_ms()
     opened = initial_scenario(scenario_path, preset)  # a bad file: a line, before any window
-    problem = display_problem()
+    problem = platform_problem() or display_problem()
     if problem:
         raise PipeLabError(problem)
     app = make_app()

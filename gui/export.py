@@ -25,6 +25,7 @@ from engine.atomic import write_atomic
 from engine.errors import PipeLabError
 from engine.schedule import Schedule
 from engine.text import format_time, time_text
+from engine.validation import path_text, shown
 from engine.writers import to_trace
 from gui.clock import Clock
 from gui.colours import THEMES, Theme
@@ -73,13 +74,13 @@ def check_target(path: str | Path) -> str:
     target = Path(path)
     suffix = target.suffix.lower()
     if suffix not in SUFFIXES:
+        given = shown(suffix) if suffix else "(no suffix)"
         raise PipeLabError(
-            f"{target}: unknown export format {suffix or '(no suffix)'!r} "
-            f"(use one of {', '.join(SUFFIXES)})"
+            f"{path_text(target)}: unknown export format {given} (use one of {', '.join(SUFFIXES)})"
         )
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
-        raise PipeLabError(f"{target}: folder {folder} does not exist")
+        raise PipeLabError(f"{path_text(target)}: folder {path_text(folder)} does not exist")
     return suffix
 
 

@@ -1,4 +1,4 @@
-"""SVG icons from gui/assets/icons, rendered once per size and tinted to any colour (cached)."""
+"""SVG icons from assets/icons, rendered once per size and tinted to any colour (cached)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from PySide6.QtCore import QByteArray, QRectF, Qt
 from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 
-from engine.resources import resource
+from engine.resources import asset
 
-ICONS_DIR = resource("gui", "assets", "icons")
+ICONS_DIR = asset("icons")
 
 
 @lru_cache(maxsize=32)

@@ -9,10 +9,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
-from engine.resources import resource
+from engine.resources import asset
 from gui.colours import DARK, LIGHT, THEMES, Theme
 
-STYLESHEET = resource("gui", "assets", "style.qss")
+STYLESHEET = asset("style.qss")
 CHOICES = ("system", "light", "dark")
 
 

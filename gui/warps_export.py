@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.errors import PipeLabError
+from engine.validation import path_text, shown
 from engine.warps import WarpRun
 from gui.colours import Theme
 
@@ -44,7 +45,8 @@ def export_warps(
     suffix = target.suffix.lower()
     if suffix not in EXPORT_SUFFIXES:
         raise PipeLabError(
-            f"{target.name}: export as .png, .svg or .pdf, not {suffix or 'nothing'}"
+            f"{path_text(target.name)}: export as .png, .svg or .pdf, not "
+            f"{shown(suffix) if suffix else 'nothing'}"
         )
     from gui.export import export  # Qt's painting and PDF writer: only when exporting
 

@@ -22,8 +22,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("engine", "gpu", "gui", "cli")
-#: Folders of package data: every file in them must be in the wheel.
-DATA_DIRS = ("engine/presets", "gui/assets", "gpu/kernels")
+#: The top-level assets/ folder and the package it is installed as.
+ASSETS, ASSETS_PACKAGE = "assets", "pipelab_assets"
+#: Folders of data: every file in them must be in the wheel (assets/ as pipelab_assets/).
+DATA_DIRS = ("assets", "gpu/kernels")
 #: Not copied for the build: environments, caches and earlier build outputs (a stale build/
 #: would leak old files into the wheel).
 BUILD_IGNORE = shutil.ignore_patterns(
@@ -125,7 +127,7 @@ def test_wheel_carries_the_packages_their_data_and_the_licence(installed: Instal
         names = set(wheel.namelist())
     dist_info = f"pipelab-{project_version()}.dist-info"
     top_level = {name.split("/")[0] for name in names}
-    assert top_level == {*PACKAGES, dist_info}, "no top-level `main` module, no tests/"
+    assert top_level == {*PACKAGES, ASSETS_PACKAGE, dist_info}, "no `main` module, no tests/"
     assert f"{dist_info}/licenses/LICENSE" in names
     modules = {
         path.relative_to(ROOT).as_posix()
@@ -138,7 +140,7 @@ def test_wheel_carries_the_packages_their_data_and_the_licence(installed: Instal
     assert model == (ROOT / "docs" / "model.md").read_text(encoding="utf-8"), "the text, no link"
     for folder in DATA_DIRS:
         shipped = {
-            path.relative_to(ROOT).as_posix()
+            wheel_name(path.relative_to(ROOT).as_posix())
             for path in (ROOT / folder).rglob("*")
             if path.is_file() and "__pycache__" not in path.parts
         }
@@ -164,7 +166,38 @@ def test_installed_packages_and_data_come_from_the_venv(
         assert Path(path).exists(), path
     kernels, presets = map(int, counts.split())
     assert kernels == len(list((ROOT / "gpu" / "kernels").glob("*.cu"))) > 0
-    assert presets == len(list((ROOT / "engine" / "presets").glob("*.toml"))) > 0
+    assert presets == len(list((ROOT / ASSETS / "presets").glob("*.toml"))) > 0
+
+
+def wheel_name(path: str) -> str:
+    """Where the file at ``path`` in the checkout lies in the wheel."""
+    top, _, rest = path.partition("/")
+    return f"{ASSETS_PACKAGE}/{rest}" if top == ASSETS else path
+
+
+def test_the_build_names_every_package_on_disk() -> None:
+    """pyproject lists the packages one by one (assets/ needs a package-dir): a subpackage
+    added on disk but not to the list would be missing from the wheel, so compare."""
+    with (ROOT / "pyproject.toml").open("rb") as file:
+        setuptools = tomllib.load(file)["tool"]["setuptools"]
+    on_disk = {
+        ".".join(init.parent.relative_to(ROOT).parts)
+        for package in PACKAGES
+        for init in (ROOT / package).rglob("__init__.py")
+        if "__pycache__" not in init.parts
+    }
+    assert set(setuptools["packages"]) == {*on_disk, ASSETS_PACKAGE}
+    assert setuptools["package-dir"] == {ASSETS_PACKAGE: ASSETS}
+    assert (ROOT / ASSETS / "__init__.py").is_file()
+    assert not (ROOT / "gui" / "assets").exists() and not (ROOT / "engine" / "presets").exists()
+
+
+def test_the_top_level_is_the_cards() -> None:
+    """main.py, gui/, engine/, gpu/, tests/, assets/, pyproject.toml (and cli/)."""
+    for name in ("main.py", "gui", "engine", "gpu", "tests", "assets", "pyproject.toml", "cli"):
+        assert (ROOT / name).exists(), name
+    for name in ("presets", "icons", "style.qss"):
+        assert (ROOT / ASSETS / name).exists(), name
 
 
 def wheel_text(wheel: Path, name: str) -> str:

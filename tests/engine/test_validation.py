@@ -35,7 +35,15 @@ def test_a_long_path_keeps_its_start_and_file_name() -> None:
     text = path_text(path)
     assert text.startswith("/ddd") and text.endswith(f"/scenario.toml ({len(path):,} characters)")
     assert len(text) <= SHOWN_PATH + 30
-    assert path_text("a\nb\x1b.toml") == "a\\nb\\x1b.toml"
+
+
+def test_a_path_with_control_characters_is_quoted_escaped() -> None:
+    """Quoted, so '\\n' in a message cannot be a backslash and an n in the name."""
+    assert path_text("a\nb\x1b.toml") == "'a\\nb\\x1b.toml'"
+    assert path_text("a\\nb.toml") == "a\\nb.toml"
+    long = "\n" + "d" * 1000 + "/run.toml"
+    text = path_text(long)
+    assert text.startswith("'\\nddd") and text.endswith("/run.toml' (1,010 characters)"), text
 
 
 @pytest.mark.parametrize(

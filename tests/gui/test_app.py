@@ -48,3 +48,19 @@ def test_no_display_is_said_before_qt_starts(environ: dict, platform: str, refus
     assert bool(problem) == refused
     if refused:
         assert "no display" in problem and "pipelab export" in problem and "\n" not in problem
+
+
+@pytest.mark.parametrize("text", ["99999999999999999999", "2147483648", "9" * 5000, "１２"])
+def test_a_number_past_what_qt_timers_hold_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    """99999999999999999999 once ended in an OverflowError from QTimer once the app was up."""
+    monkeypatch.setenv(QUIT_AFTER_VARIABLE, text)
+    with pytest.raises(PipeLabError, match="from 0 to 2,147,483,647") as raised:
+        quit_after_ms()
+    assert "\n" not in str(raised.value) and len(str(raised.value)) < 200
+
+
+def test_the_largest_timer_is_taken(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(QUIT_AFTER_VARIABLE, str(2**31 - 1))
+    assert quit_after_ms() == 2**31 - 1

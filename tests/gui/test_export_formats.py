@@ -250,3 +250,25 @@ def test_a_measured_run_with_overlapping_tasks_exports(qapp, tmp_path: Path, row
     text = path.read_text()
     assert "copy engine run (measured)" in text and "time (ms)" in text
     assert (">copy</text>" in text) is (rows == "workers")
+
+
+@pytest.mark.parametrize("name", ["a\nb.xyz", "no\ndir/x.png"])
+def test_a_file_name_with_a_newline_is_quoted_in_one_line(tmp_path: Path, name: str) -> None:
+    """The app's export named the file raw: a newline in it made a two-line message."""
+    from gui.export import check_target
+
+    with pytest.raises(PipeLabError) as raised:
+        check_target(tmp_path / name)
+    message = str(raised.value)
+    assert "\n" not in message and "\\n" in message and message.startswith("'"), message
+
+
+def test_a_warps_export_name_with_a_newline_is_quoted_in_one_line(tmp_path: Path) -> None:
+    from engine.warps import WarpConfig, simulate_warps
+    from gui.warps_export import export_warps
+
+    run = simulate_warps(WarpConfig(warps=2, latency=4, compute=2, cycles=20))
+    with pytest.raises(PipeLabError) as raised:
+        export_warps(run, tmp_path / "a\nb.xyz")
+    message = str(raised.value)
+    assert "\n" not in message and "'a\\nb.xyz'" in message, message
