@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from engine.text import duration_words, time_text
 from gpu.errors import GpuError
-from gpu.params import MAX_INTENSITY, PipelineParams
+from gpu.params import MAX_INTENSITY, PipelineParams, multiply_adds
 
 
 class RunTooLong(GpuError):
@@ -82,7 +82,7 @@ class StageCosts:
         runs = params.warmup + params.repeats
         raise RunTooLong(
             f"this run would take {duration_words(estimate)} ({self.how}: one chunk reads in "
-            f"{_brief(self.read_ms)}, computes {intensity:,} multiply-adds per element in "
+            f"{_brief(self.read_ms)}, computes {multiply_adds(intensity)} in "
             f"{_brief(self.compute_ms(intensity))}, writes in {_brief(self.write_ms)}; "
             f"{runs} runs of each policy × {params.chunks} chunks), over the limit of "
             f"{duration_words(limit, about=False)}: use a lower intensity, a smaller size or "

@@ -89,6 +89,11 @@ class PipelineParams:
         return int(np.diff(self.bounds).max())
 
 
+def multiply_adds(intensity: int) -> str:
+    """ "1 multiply-add per element", "16 multiply-adds per element"."""
+    return f"{intensity:,} multiply-add{'' if intensity == 1 else 's'} per element"
+
+
 def _whole(value: object, what: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
         raise GpuError(f"{what} must be a whole number, not {value!r}")

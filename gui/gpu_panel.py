@@ -9,8 +9,8 @@ runs beside the model on the page's own clock, the explanation, the table). A fa
 clears the results: figures of an older run would read as this one's.
 
 It computes nothing itself: gpu/ measures, engine/ models. The main window connects
-`animate_requested` ([measured sequential, measured pipelined], for the assembly line on
-the Pipeline tab) and `occupancy_ready` (for the Warps tab).
+`animate_requested` (an `gui.external_run.ExternalRun` of the measured sequential and
+pipelined runs, for the assembly line on the Pipeline tab) and `occupancy_ready` (for the Warps tab).
 """
 
 from __future__ import annotations
@@ -43,9 +43,10 @@ from gpu.detect import Detection, detect, resolve_backend
 from gpu.experiments import default_params, pipeline_experiment, run_to_end
 from gpu.measured import PipelineResult
 from gpu.params import MIB, Progress
-from gpu.report import pipeline_rows
+from gpu.report import measured_description, measured_title, pipeline_rows
 from gui.clock import Clock
 from gui.colours import LIGHT, Theme
+from gui.external_run import ExternalRun
 from gui.gpu_results import GpuResults
 from gui.run_steps import release_freed_memory
 
@@ -112,7 +113,8 @@ class GpuPanel(QWidget):
     ``clock`` is the page's own (one is made when not given)."""
 
     schedules_ready = Signal(list)  # the Schedules drawn: [sequential, pipelined, model]
-    animate_requested = Signal(list)  # [measured sequential, measured pipelined]
+    #: An `ExternalRun` of [measured sequential, measured pipelined], named for the window.
+    animate_requested = Signal(object)
     run_finished = Signal(object)  # the PipelineResult
     run_failed = Signal(str)
     occupancy_ready = Signal(object)  # a gpu.occupancy.OccupancySweep, for the Warps view
@@ -414,7 +416,14 @@ class GpuPanel(QWidget):
 
     def _animate(self) -> None:
         if self.result is not None:
-            self.animate_requested.emit([self.result.sequential, self.result.pipelined])
+            result = self.result
+            self.animate_requested.emit(
+                ExternalRun(
+                    (result.sequential, result.pipelined),
+                    measured_title(result),
+                    measured_description(result),
+                )
+            )
 
     # -- widgets ---------------------------------------------------------------------------
 

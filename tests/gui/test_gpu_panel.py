@@ -85,7 +85,8 @@ def test_a_run_fills_the_table_and_emits_schedules(panel: GpuPanel, qtbot) -> No
     qtbot.waitUntil(lambda: not panel.is_running())
     with qtbot.waitSignal(panel.animate_requested, timeout=120_000) as animated:
         panel.animate_button.click()
-    assert animated.args[0] == [sequential, measured]
+    assert animated.args[0].schedules == (sequential, measured)
+    assert animated.args[0].title.startswith("Measured on CPU threads")
 
 
 class BlockingExperiment:
