@@ -58,8 +58,11 @@ class StageCosts:
 
     def balanced_intensity(self) -> int:
         """The intensity at which compute takes as long as the mean of the two copies."""
-        target = (self.read_ms + self.write_ms) / 2
-        wanted = round((target - self.compute_fixed_ms) / self.compute_ms_per_intensity)
+        return self.intensity_for((self.read_ms + self.write_ms) / 2)
+
+    def intensity_for(self, compute_ms: float) -> int:
+        """The intensity at which one chunk's compute takes about ``compute_ms``."""
+        wanted = round((compute_ms - self.compute_fixed_ms) / self.compute_ms_per_intensity)
         return int(min(MAX_INTENSITY, max(1, wanted)))
 
     def run_seconds(self, params: PipelineParams, intensity: int) -> float:

@@ -40,7 +40,8 @@ class PipelineParams:
         Chunks in flight when pipelined: CUDA streams (each with its own device buffer), or
         staging buffers on the CPU. The model's buffer slots.
     intensity
-        Multiply-adds per element in the compute stage; None = calibrate so compute ≈ copy.
+        Multiply-adds per element in the compute stage; None = calibrate (compute ≈ copy
+        on a GPU; on CPU threads see `gpu.cpu_backend.COMPUTE_SHARE`).
     repeats
         Timed runs per policy; the run with the median makespan is reported.
     warmup

@@ -217,9 +217,7 @@ class AppModel(QObject):
 
     # -- external runs ---------------------------------------------------------------------
 
-    def show_external(
-        self, schedules: list[Schedule], title: str, description: str = ""
-    ) -> None:
+    def show_external(self, schedules: list[Schedule], title: str, description: str = "") -> None:
         """Show Schedules that did not come from the form (a measured run, an imported
         profile) instead of the scenario's, computed on the spot (they are small); a
         pending edit is dropped. ``title`` names the run (heading, window title);

@@ -10,7 +10,8 @@ clears the results: figures of an older run would read as this one's.
 
 It computes nothing itself: gpu/ measures, engine/ models. The main window connects
 `animate_requested` (an `gui.external_run.ExternalRun` of the measured sequential and
-pipelined runs, for the assembly line on the Pipeline tab) and `occupancy_ready` (for the Warps tab).
+pipelined runs, for the assembly line on the Pipeline tab) and `occupancy_ready` (for the
+Warps tab).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from PySide6.QtWidgets import (
 
 from engine.errors import PipeLabError
 from engine.schedule import Schedule
+from gpu.cores import Cores, cpu_warning, this_machine
 from gpu.detect import Detection, detect, resolve_backend
 from gpu.experiments import default_params, pipeline_experiment, run_to_end
 from gpu.measured import PipelineResult
@@ -126,9 +128,11 @@ class GpuPanel(QWidget):
         parent: QWidget | None = None,
         clock: Clock | None = None,
         theme: Theme = LIGHT,
+        cores: Cores | None = None,
     ) -> None:
         super().__init__(parent)
         self.detection = detection or detect()
+        self.cores = cores if cores is not None else this_machine()
         self.result: PipelineResult | None = None
         self._thread: ExperimentThread | None = None
         self.clock = clock if clock is not None else Clock(self)
@@ -137,6 +141,11 @@ class GpuPanel(QWidget):
 
         self.device_label = QLabel(self._device_text())
         self.device_label.setWordWrap(True)
+        # Before a run on CPU threads: whether this machine can show the overlap at all.
+        self.cores_note = QLabel()
+        self.cores_note.setObjectName("message")
+        self.cores_note.setWordWrap(True)
+        self.cores_note.setAccessibleName("Can this machine show pipelining?")
         self.backend_box = QComboBox()
         self.backend_box.addItems(["auto", "cupy", "cpu"])
         self.size_box = QDoubleSpinBox()
@@ -148,7 +157,10 @@ class GpuPanel(QWidget):
         self.streams_box = _spin(1, 64, 3)
         self.intensity_box = _spin(0, 1_000_000, 0)
         self.intensity_box.setSpecialValueText("auto")
-        self.intensity_box.setToolTip("multiply-adds per element; auto makes compute ≈ copy")
+        self.intensity_box.setToolTip(
+            "multiply-adds per element; auto: compute ≈ one copy on a GPU, ≈ 1.5 × both "
+            "copies on CPU threads (then two cores suffice)"
+        )
         self.repeats_box = _spin(1, 1000, 5)
 
         self.run_button = QPushButton("Run")
@@ -211,7 +223,8 @@ class GpuPanel(QWidget):
         self.body.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 6, 8, 0)
-        layout.addWidget(self.device_label)  # these three are always in view
+        layout.addWidget(self.device_label)  # these are always in view
+        layout.addWidget(self.cores_note)
         layout.addWidget(self.progress)
         layout.addWidget(self.status_label)
         layout.addWidget(self.body, 1)
@@ -221,6 +234,8 @@ class GpuPanel(QWidget):
         self.animate_button.clicked.connect(self._animate)
         self.occupancy_button.clicked.connect(self.start_occupancy_sweep)
         self.tiles_button.clicked.connect(self.start_tile_sweep)
+        self.backend_box.currentTextChanged.connect(self._show_cores_note)
+        self._show_cores_note()
 
     # -- what it shows ---------------------------------------------------------------------
 
@@ -441,6 +456,17 @@ class GpuPanel(QWidget):
             self.repeats_box,
         ):
             box.setEnabled(not running)
+
+    def _show_cores_note(self) -> None:
+        """Say, before a run on CPU threads, when this machine's cores cannot show the
+        pipeline winning (nothing for a run on the GPU, or with cores enough)."""
+        try:
+            backend, _ = resolve_backend(self.backend_box.currentText(), self.detection)
+        except PipeLabError:
+            backend = ""
+        text = cpu_warning(self.cores) if backend == "cpu" else ""
+        self.cores_note.setText(text)
+        self.cores_note.setVisible(bool(text))
 
     def _device_text(self) -> str:
         found = self.detection
