@@ -58,9 +58,10 @@ def cpu_warning(cores: Cores) -> str:
             f"on it and pipelining cannot win here; {GPU_DIFFERS}."
         )
     if cores.free < NEEDED:
+        free = f"Only {cores.free}" if cores.free else "None"
         return (
-            f"Only {cores.free} of this machine's {cores.usable} cores are free (other "
-            f"programs keep {cores.busy} busy), so the pipeline's threads must take turns "
-            f"and pipelining may not win here; {GPU_DIFFERS}."
+            f"{free} of this machine's {cores.usable} cores {'is' if cores.free < 2 else 'are'} "
+            f"free (other programs keep {cores.busy} busy), so the pipeline's threads must "
+            f"take turns and pipelining may not win here; {GPU_DIFFERS}."
         )
     return ""

@@ -15,8 +15,9 @@ from gpu.params import MIB, multiply_adds
     ("cores", "words"),
     [
         (Cores(1, 0), "1 core"),
-        (Cores(2, 1), "Only 1 of this machine's 2 cores are free"),
-        (Cores(4, 3), "Only 1 of this machine's 4 cores are free"),
+        (Cores(2, 1), "Only 1 of this machine's 2 cores is free"),
+        (Cores(2, 2), "None of this machine's 2 cores is free"),
+        (Cores(4, 3), "Only 1 of this machine's 4 cores is free"),
     ],
 )
 def test_a_machine_that_cannot_show_it_is_told_in_one_sentence(cores: Cores, words: str) -> None:
