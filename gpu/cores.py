@@ -3,10 +3,11 @@ before the run, when this machine cannot show the overlap.
 
 The CPU pipeline is three threads (reader, computer, writer). With the CPU defaults
 (`gpu.cpu_backend`: compute about 1.5 × the two copies together) two cores suffice for a
-visible win: one computes while the other copies in and out. Measured here
-(bench/cpu_overlap.py, 256 MiB in 16 chunks): on 1 core pipelining lost (0.8–1.0×); on 2
-idle cores it won 1.45–1.47× against the model's 1.45–1.57×. Other busy processes take
-cores away: the load average says how many.
+visible win: one computes while the other copies in and out. Measured on a 2-core VM
+(bench/cpu_overlap.py, 256 MiB in 16 chunks, 5 repeats): on 1 core pipelining lost
+(0.86–1.02×); on 2 quiet cores it won 1.19–1.47× against the model's 1.45–1.61×; on 2
+cores with another process busy, 0.92–0.97×. Other busy processes take cores away: the
+load average says how many.
 """
 
 from __future__ import annotations
