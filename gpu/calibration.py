@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from engine.text import duration_words, time_text
 from gpu.errors import GpuError
-from gpu.params import MAX_INTENSITY, PipelineParams
+from gpu.params import MAX_INTENSITY, PipelineParams, multiply_adds
 
 
 class RunTooLong(GpuError):
@@ -58,8 +58,11 @@ class StageCosts:
 
     def balanced_intensity(self) -> int:
         """The intensity at which compute takes as long as the mean of the two copies."""
-        target = (self.read_ms + self.write_ms) / 2
-        wanted = round((target - self.compute_fixed_ms) / self.compute_ms_per_intensity)
+        return self.intensity_for((self.read_ms + self.write_ms) / 2)
+
+    def intensity_for(self, compute_ms: float) -> int:
+        """The intensity at which one chunk's compute takes about ``compute_ms``."""
+        wanted = round((compute_ms - self.compute_fixed_ms) / self.compute_ms_per_intensity)
         return int(min(MAX_INTENSITY, max(1, wanted)))
 
     def run_seconds(self, params: PipelineParams, intensity: int) -> float:
@@ -82,7 +85,7 @@ class StageCosts:
         runs = params.warmup + params.repeats
         raise RunTooLong(
             f"this run would take {duration_words(estimate)} ({self.how}: one chunk reads in "
-            f"{_brief(self.read_ms)}, computes {intensity:,} multiply-adds per element in "
+            f"{_brief(self.read_ms)}, computes {multiply_adds(intensity)} in "
             f"{_brief(self.compute_ms(intensity))}, writes in {_brief(self.write_ms)}; "
             f"{runs} runs of each policy × {params.chunks} chunks), over the limit of "
             f"{duration_words(limit, about=False)}: use a lower intensity, a smaller size or "

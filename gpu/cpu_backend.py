@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.schedule import STAGES, Schedule
-from gpu import arith
+from gpu import arith, cores
 from gpu.calibration import StageCosts
 from gpu.errors import Cancelled, GpuError
 from gpu.measured import CPU_UNITS, PipelineResult, measured_schedule, median_run, predict
@@ -30,8 +30,16 @@ from gpu.params import MIB, PipelineParams, Progress
 
 Item = TypeVar("Item")
 
-#: Defaults that finish in a few seconds on a 2-core machine.
-DEFAULT_SIZE = 64 * MIB
+#: Defaults that finish in a few seconds on a 2-core machine and show the overlap there:
+#: 16 MiB chunks, so that each stage takes milliseconds (at 4 MiB a stage took 0.3 ms, no
+#: longer than handing a chunk from one thread to the next, and pipelining never won).
+#: Measured with bench/cpu_overlap.py (see `gpu.cores`).
+DEFAULT_SIZE = 256 * MIB
+#: Without a given intensity, compute takes about this many times the two copies together:
+#: then two cores suffice (one computes while the other copies in and out), with room for
+#: the hand-overs. With compute ≈ one copy (the GPU's choice) the three threads need three
+#: cores, and memory-bound compute fights the copies for the memory bus.
+COMPUTE_SHARE = 1.5
 #: How often a waiting thread looks at the stop flag (seconds).
 POLL = 0.02
 #: GIL switch interval while the pipeline threads run. CPython's default (5 ms) lets the
@@ -87,8 +95,11 @@ def run_cpu_pipeline(
         yield Progress(0.0, "calibrating: one chunk's copy and compute")
         costs = calibrate_costs(data)
         if intensity is None:
-            intensity = costs.balanced_intensity()
-            how = f"intensity {intensity} calibrated on this run (compute ≈ copy)"
+            intensity = costs.intensity_for(COMPUTE_SHARE * (costs.read_ms + costs.write_ms))
+            how = (
+                f"intensity {intensity} calibrated on this run (compute ≈ "
+                f"{COMPUTE_SHARE:g} × read + write: one core computes while another copies)"
+            )
         costs.check_time_limit(params, intensity)
     indices = arith.sample_indices(data.bounds)
     want = arith.expected(data.source[indices], intensity)
@@ -119,7 +130,7 @@ def run_cpu_pipeline(
     sequential = median_run(timed["sequential"])
     return PipelineResult(
         backend="cpu",
-        device=f"CPU threads ({_cpu_count()} cores)",
+        device=f"CPU threads ({cores.this_machine().usable} cores)",
         params=params,
         intensity=intensity,
         sequential=sequential,
@@ -160,11 +171,6 @@ def calibrate_costs(data: _Data) -> StageCosts:
     )
 
 
-def calibrate(data: _Data) -> int:
-    """Intensity that makes one chunk's compute take about as long as its copy."""
-    return calibrate_costs(data).balanced_intensity()
-
-
 def _allocate(params: PipelineParams) -> _Data:
     size = params.max_chunk
     slots = params.streams
@@ -180,12 +186,6 @@ def _allocate(params: PipelineParams) -> _Data:
 def _check_cancel(cancel: threading.Event) -> None:
     if cancel.is_set():
         raise Cancelled()
-
-
-def _cpu_count() -> int:
-    import os
-
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 Times = tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]

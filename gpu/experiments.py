@@ -14,8 +14,8 @@ Result = TypeVar("Result")
 
 
 def default_params(backend: str, **changes: object) -> PipelineParams:
-    """Experiment 1's defaults for ``backend`` ("cupy": 256 MiB; "cpu": 64 MiB), with
-    ``changes`` (None values are ignored) applied and validated."""
+    """Experiment 1's defaults for ``backend`` ("cupy" and "cpu": 256 MiB in 16 chunks),
+    with ``changes`` (None values are ignored) applied and validated."""
     if backend == "cupy":
         return streams.default_params(**changes)
     return cpu_backend.default_params(**changes)

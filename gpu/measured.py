@@ -235,8 +235,9 @@ class PipelineResult:
         ]
         if faster:
             reasons.append(
-                "stages ran faster side by side than alone (" + ", ".join(faster) + "): "
-                "the model, fed the times alone, expects too much"
+                "some stages ran faster beside the others than alone ("
+                + ", ".join(faster)
+                + "), so the model, which was given the times alone, expected too little"
             )
         concurrent = [
             f"{unit} {time_text(ms, 'ms')}"
@@ -245,22 +246,38 @@ class PipelineResult:
         ]
         if concurrent:
             reasons.append(
-                "two chunks' stages ran at once on one unit (" + ", ".join(concurrent) + "), "
-                "which a one-worker-per-unit model cannot do"
+                "one unit worked on two chunks at once (" + ", ".join(concurrent) + "), "
+                "which the model, with one worker per unit, never does"
             )
+        shared = (
+            "they share this machine's cores and memory"
+            if self.backend == "cpu"
+            else "they share the GPU's memory"
+        )
         if efficiency > 1.02:
-            head = f"the pipelined run beat the model by {efficiency - 1:.0%}"
-            text = head + (": " + "; ".join(reasons) if reasons else ": run-to-run spread")
+            text = f"Pipelined ran {efficiency - 1:.0%} faster than the model predicted: " + (
+                "; ".join(reasons) if reasons else "the runs simply vary from one to the next"
+            )
         elif efficiency < 0.98:
-            text = f"the pipelined run fell {1 - efficiency:.0%} short of the model"
-            slower = [r for r in ratios if r > 1.02]
+            text = f"Pipelined took {1 / efficiency:.2f}× as long as the model predicted"
+            slower = [
+                f"{name} {ratio:.1f}×"
+                for name, ratio in zip(STAGES, ratios, strict=True)
+                if ratio > 1.02
+            ]
             if slower:
-                text += ": stages slowed each other down side by side"
+                text += (
+                    ": running at the same time, the stages slowed each other down ("
+                    + ", ".join(slower)
+                    + f" as long as alone), because {shared}"
+                )
+            else:
+                text += ": time went into handing chunks from one stage to the next"
         else:
-            text = "the pipelined run matches the model within 2%"
+            text = "Pipelined ran as fast as the model predicted (within 2%)"
         text += (
-            f" (model with side-by-side stage times: {time_text(side, 'ms')}, "
-            f"{side / self.pipelined.makespan:.0%} of the measured)"
+            f". Given the stage times measured side by side, the model says "
+            f"{time_text(side, 'ms')} ({side / self.pipelined.makespan:.0%} of the measured)."
         )
         return {
             "stage_ms_alone": list(alone),

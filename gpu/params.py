@@ -40,7 +40,8 @@ class PipelineParams:
         Chunks in flight when pipelined: CUDA streams (each with its own device buffer), or
         staging buffers on the CPU. The model's buffer slots.
     intensity
-        Multiply-adds per element in the compute stage; None = calibrate so compute ≈ copy.
+        Multiply-adds per element in the compute stage; None = calibrate (compute ≈ copy
+        on a GPU; on CPU threads see `gpu.cpu_backend.COMPUTE_SHARE`).
     repeats
         Timed runs per policy; the run with the median makespan is reported.
     warmup
@@ -87,6 +88,11 @@ class PipelineParams:
     @property
     def max_chunk(self) -> int:
         return int(np.diff(self.bounds).max())
+
+
+def multiply_adds(intensity: int) -> str:
+    """ "1 multiply-add per element", "16 multiply-adds per element"."""
+    return f"{intensity:,} multiply-add{'' if intensity == 1 else 's'} per element"
 
 
 def _whole(value: object, what: str, low: int, high: int) -> int:

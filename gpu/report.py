@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.text import time_text
 from gpu.measured import PipelineResult, Spread
-from gpu.params import MIB
+from gpu.params import MIB, multiply_adds
 from gpu.tile_result import (
     COPY_GOAL,
     GAIN_GOAL,
@@ -35,6 +35,31 @@ def spread_text(spread: Spread) -> str:
     )
 
 
+def _backend_words(result: PipelineResult) -> str:
+    return "CPU threads" if result.backend == "cpu" else f"the GPU ({result.device})"
+
+
+def measured_title(result: PipelineResult) -> str:
+    """A measured run's name where a window names what it shows: "Measured on CPU
+    threads: 16 chunks, sequential and pipelined"."""
+    where = "CPU threads" if result.backend == "cpu" else "the GPU"
+    return f"Measured on {where}: {_chunks(result.params.chunks)}, sequential and pipelined"
+
+
+def measured_description(result: PipelineResult) -> str:
+    """One sentence for the banner over the read-only form: "Showing the measured run: 16
+    chunks on CPU threads, sequential 98.1 ms, pipelined 66.2 ms"."""
+    return (
+        f"Showing the measured run: {_chunks(result.params.chunks)} on "
+        f"{_backend_words(result)}, sequential {_ms(result.sequential.makespan)}, "
+        f"pipelined {_ms(result.pipelined.makespan)}"
+    )
+
+
+def _chunks(n: int) -> str:
+    return f"{n:,} chunk{'' if n == 1 else 's'}"
+
+
 def pipeline_rows(result: PipelineResult) -> list[tuple[str, str]]:
     """(label, value) pairs: measured vs model, spread, speedups, stage means, bandwidths."""
     params = result.params
@@ -47,7 +72,7 @@ def pipeline_rows(result: PipelineResult) -> list[tuple[str, str]]:
             f"{params.size_bytes / MIB:,.4g} MiB float32 in {params.chunks} chunks, "
             f"{params.streams} {slots}{'s' if params.streams > 1 else ''} in flight",
         ),
-        ("intensity", f"{result.intensity} multiply-adds per element"),
+        ("intensity", multiply_adds(result.intensity)),
         ("runs", f"median of {params.repeats} (after {params.warmup} warm-up)"),
         ("sequential (measured)", _ms(result.sequential.makespan)),
         ("sequential spread", spread_text(result.sequential_spread)),

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -23,6 +23,7 @@ from engine.naming import renamed_if_changed
 from engine.scenario import Scenario, load_preset
 from engine.schedule import Schedule
 from gui import scenario_edits as edits
+from gui.external_run import ExternalMode, ExternalRun
 from gui.run_steps import hold_freed_memory, release_freed_memory
 from gui.run_worker import Runner, ThreadRunner, failure_message, run_job
 from gui.runs import (
@@ -73,6 +74,9 @@ class AppModel(QObject):
     busy_changed = Signal(bool)
     error_changed = Signal(str)  # "" when cleared
     edit_rejected = Signal(str, str)  # field, message
+    #: An external run is shown (`gui.external_run.ExternalRun`), or None: back to the
+    #: scenario. Emitted before the `shown_changed` that draws it.
+    external_changed = Signal(object)
 
     def __init__(
         self,
@@ -103,6 +107,7 @@ class AppModel(QObject):
         self._editing = False  # a run is computing on the worker
         self._pinning = False  # a pin is being made on the worker
         self._frees = 0  # runs landed, pins dropped, runs failed (the latest frees when idle)
+        self._external = ExternalMode()
         hold_freed_memory()  # (for the whole process: this model hands it back at rest)
         self._runner = runner if runner is not None else ThreadRunner(self)
         self._runner.landed.connect(self._on_landed)
@@ -138,6 +143,11 @@ class AppModel(QObject):
     @property
     def shown(self) -> Shown | None:
         return self._shown
+
+    @property
+    def external(self) -> ExternalRun | None:
+        """The external run shown instead of the scenario's (see `show_external`), or None."""
+        return self._external.shown
 
     @property
     def busy(self) -> bool:
@@ -201,16 +211,49 @@ class AppModel(QObject):
             return
         self._view_mode = mode
         self.view_mode_changed.emit(mode)
-        self._launch(wait)
+        if not self._external.active:  # (else the way back shows this view)
+            self._launch(wait)
 
-    def show_external(self, schedules: list[Schedule], title: str) -> None:
-        """Show Schedules that come from elsewhere (a measured run) instead of the
-        scenario's, computed on the spot (they are small); a pending edit is dropped."""
+    # -- external runs ---------------------------------------------------------------------
+
+    def show_external(self, schedules: list[Schedule], title: str, description: str = "") -> None:
+        """Show Schedules that did not come from the form (a measured run, an imported
+        profile) instead of the scenario's, computed on the spot (they are small); a
+        pending edit is dropped. ``title`` names the run (heading, window title);
+        ``description`` says in a sentence what is shown (the banner). Until
+        `back_to_scenario` (or a new scenario or edit) the form describes nothing shown:
+        the views make it read-only. Pins stay, drawn beside it when on its time unit."""
         self._token += 1
         self._runner.cancel()
         self._editing = False
-        run = _finish(compute_run(None, (), title=title, given=tuple(schedules)))
+        external = ExternalRun(tuple(schedules), title, description or title)
+        run = _finish(compute_run(None, (), title=title, given=external.schedules))
+        run = replace(run, description=external.description)
+        self._external.enter(external, self._run)
+        self.external_changed.emit(external)
         self._land(run, compose(run, self._pins))
+
+    def back_to_scenario(self, wait: bool = False) -> None:
+        """Leave the external run: the scenario's runs as they were (recomputed only when
+        the view mode changed meanwhile), with the pins there are now."""
+        if not self._external.active:
+            return
+        run = self._external.leave()
+        self.external_changed.emit(None)
+        if (
+            run is not None
+            and run.scenario is self._scenario
+            and run.policies == policies_of(self._view_mode)
+        ):
+            self._land(run, compose(run, self._pins))
+        else:
+            self._launch(wait)
+
+    def _leave_for_edit(self) -> None:
+        """A new scenario or an edit while an external run is shown: its run replaces it."""
+        if self._external.active:
+            self._run = self._external.leave()  # (what an edit's run may reuse)
+            self.external_changed.emit(None)
 
     def _change(self, field: str, change: Callable[[Scenario], Scenario], wait: bool) -> bool:
         try:
@@ -225,6 +268,7 @@ class AppModel(QObject):
         return True
 
     def _accept(self, scenario: Scenario, preset: str, fields: frozenset[str]) -> None:
+        self._leave_for_edit()
         self._scenario, self._preset = scenario, preset
         self._set_error("")
         self.scenario_changed.emit(ScenarioChange(scenario, preset, fields))

@@ -9,8 +9,9 @@ runs beside the model on the page's own clock, the explanation, the table). A fa
 clears the results: figures of an older run would read as this one's.
 
 It computes nothing itself: gpu/ measures, engine/ models. The main window connects
-`animate_requested` ([measured sequential, measured pipelined], for the assembly line on
-the Pipeline tab) and `occupancy_ready` (for the Warps tab).
+`animate_requested` (an `gui.external_run.ExternalRun` of the measured sequential and
+pipelined runs, for the assembly line on the Pipeline tab) and `occupancy_ready` (for the
+Warps tab).
 """
 
 from __future__ import annotations
@@ -39,13 +40,15 @@ from PySide6.QtWidgets import (
 
 from engine.errors import PipeLabError
 from engine.schedule import Schedule
+from gpu.cores import Cores, cpu_warning, this_machine
 from gpu.detect import Detection, detect, resolve_backend
 from gpu.experiments import default_params, pipeline_experiment, run_to_end
 from gpu.measured import PipelineResult
 from gpu.params import MIB, Progress
-from gpu.report import pipeline_rows
+from gpu.report import measured_description, measured_title, pipeline_rows
 from gui.clock import Clock
 from gui.colours import LIGHT, Theme
+from gui.external_run import ExternalRun
 from gui.gpu_results import GpuResults
 from gui.run_steps import release_freed_memory
 
@@ -112,7 +115,8 @@ class GpuPanel(QWidget):
     ``clock`` is the page's own (one is made when not given)."""
 
     schedules_ready = Signal(list)  # the Schedules drawn: [sequential, pipelined, model]
-    animate_requested = Signal(list)  # [measured sequential, measured pipelined]
+    #: An `ExternalRun` of [measured sequential, measured pipelined], named for the window.
+    animate_requested = Signal(object)
     run_finished = Signal(object)  # the PipelineResult
     run_failed = Signal(str)
     occupancy_ready = Signal(object)  # a gpu.occupancy.OccupancySweep, for the Warps view
@@ -124,9 +128,11 @@ class GpuPanel(QWidget):
         parent: QWidget | None = None,
         clock: Clock | None = None,
         theme: Theme = LIGHT,
+        cores: Cores | None = None,
     ) -> None:
         super().__init__(parent)
         self.detection = detection or detect()
+        self.cores = cores if cores is not None else this_machine()
         self.result: PipelineResult | None = None
         self._thread: ExperimentThread | None = None
         self.clock = clock if clock is not None else Clock(self)
@@ -135,6 +141,11 @@ class GpuPanel(QWidget):
 
         self.device_label = QLabel(self._device_text())
         self.device_label.setWordWrap(True)
+        # Before a run on CPU threads: whether this machine can show the overlap at all.
+        self.cores_note = QLabel()
+        self.cores_note.setObjectName("message")
+        self.cores_note.setWordWrap(True)
+        self.cores_note.setAccessibleName("Can this machine show pipelining?")
         self.backend_box = QComboBox()
         self.backend_box.addItems(["auto", "cupy", "cpu"])
         self.size_box = QDoubleSpinBox()
@@ -146,7 +157,10 @@ class GpuPanel(QWidget):
         self.streams_box = _spin(1, 64, 3)
         self.intensity_box = _spin(0, 1_000_000, 0)
         self.intensity_box.setSpecialValueText("auto")
-        self.intensity_box.setToolTip("multiply-adds per element; auto makes compute ≈ copy")
+        self.intensity_box.setToolTip(
+            "multiply-adds per element; auto: compute ≈ one copy on a GPU, ≈ 1.5 × both "
+            "copies on CPU threads (then two cores suffice)"
+        )
         self.repeats_box = _spin(1, 1000, 5)
 
         self.run_button = QPushButton("Run")
@@ -209,7 +223,8 @@ class GpuPanel(QWidget):
         self.body.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 6, 8, 0)
-        layout.addWidget(self.device_label)  # these three are always in view
+        layout.addWidget(self.device_label)  # these are always in view
+        layout.addWidget(self.cores_note)
         layout.addWidget(self.progress)
         layout.addWidget(self.status_label)
         layout.addWidget(self.body, 1)
@@ -219,6 +234,8 @@ class GpuPanel(QWidget):
         self.animate_button.clicked.connect(self._animate)
         self.occupancy_button.clicked.connect(self.start_occupancy_sweep)
         self.tiles_button.clicked.connect(self.start_tile_sweep)
+        self.backend_box.currentTextChanged.connect(self._show_cores_note)
+        self._show_cores_note()
 
     # -- what it shows ---------------------------------------------------------------------
 
@@ -414,7 +431,14 @@ class GpuPanel(QWidget):
 
     def _animate(self) -> None:
         if self.result is not None:
-            self.animate_requested.emit([self.result.sequential, self.result.pipelined])
+            result = self.result
+            self.animate_requested.emit(
+                ExternalRun(
+                    (result.sequential, result.pipelined),
+                    measured_title(result),
+                    measured_description(result),
+                )
+            )
 
     # -- widgets ---------------------------------------------------------------------------
 
@@ -432,6 +456,17 @@ class GpuPanel(QWidget):
             self.repeats_box,
         ):
             box.setEnabled(not running)
+
+    def _show_cores_note(self) -> None:
+        """Say, before a run on CPU threads, when this machine's cores cannot show the
+        pipeline winning (nothing for a run on the GPU, or with cores enough)."""
+        try:
+            backend, _ = resolve_backend(self.backend_box.currentText(), self.detection)
+        except PipeLabError:
+            backend = ""
+        text = cpu_warning(self.cores) if backend == "cpu" else ""
+        self.cores_note.setText(text)
+        self.cores_note.setVisible(bool(text))
 
     def _device_text(self) -> str:
         found = self.detection

@@ -13,10 +13,11 @@ from __future__ import annotations
 import html
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QSplitter,
@@ -42,6 +43,8 @@ SPREAD_ROOM = 1.5
 #: room), up to this: three runs of three threads (9 rows, 3 titles) fit, and the page
 #: still fits a 1280 × 720 screen; the table under it takes what is left, and scrolls.
 GANTT_MOST_MINIMUM = 290
+#: The key's words for the dashed boxes (the Gantt's legend has the idle hatches).
+SPREAD_KEY = "spread: from the fastest to the slowest of the repeats (the bars are the median run)"
 PLACEHOLDER = (
     "Run an experiment: the measured sequential and pipelined runs appear here on one "
     "time axis beside the model's prediction, with the spread over the repeats."
@@ -80,6 +83,8 @@ class GpuResults(QWidget):
         top_layout.setContentsMargins(0, 0, 0, 0)
         top_layout.addWidget(self.summary)
         top_layout.addWidget(self.timeline, 1)
+        self.spread_key = SpreadKey(theme, self)
+        top_layout.addWidget(self.spread_key)
         self.splitter = QSplitter(Qt.Orientation.Vertical, self)
         self.splitter.setChildrenCollapsible(False)
         self.splitter.addWidget(top)
@@ -134,6 +139,7 @@ class GpuResults(QWidget):
     def set_theme(self, theme: Theme) -> None:
         self._theme = theme
         self.timeline.set_theme(theme)
+        self.spread_key.set_theme(theme)
         self._draw_spreads()
 
     def fill_table(self, rows: list[tuple[str, str]]) -> None:
@@ -193,6 +199,7 @@ class GpuResults(QWidget):
             band.setToolTip(f"{group.schedule.label}: {spread_text(spread)}")
             plot.addItem(band)
             self._bands.append(band)
+        self.spread_key.setVisible(bool(self._bands))  # explained where it is drawn
 
     def _reach(self) -> float:
         """How far the time axis reaches: to the slowest repeat, so that its band shows,
@@ -208,6 +215,41 @@ class GpuResults(QWidget):
         return list(self._bands)
 
 
+class SpreadKey(QWidget):
+    """The legend entry of the dashed spread boxes: a small box drawn as they are, and
+    what it means (under the Gantt, shown while boxes are drawn)."""
+
+    SWATCH = (28, 14)
+
+    def __init__(self, theme: Theme, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 0, 8, 2)
+        self.swatch = QLabel(self)
+        self.text = QLabel(SPREAD_KEY, self)
+        self.text.setObjectName("description")
+        self.text.setWordWrap(True)
+        layout.addWidget(self.swatch)
+        layout.addWidget(self.text, 1)
+        self.set_theme(theme)
+        self.hide()
+
+    def set_theme(self, theme: Theme) -> None:
+        width, height = self.SWATCH
+        ratio = self.devicePixelRatioF()
+        pixmap = QPixmap(round(width * ratio), round(height * ratio))
+        pixmap.setDevicePixelRatio(ratio)
+        pixmap.fill(Qt.GlobalColor.transparent)
+        fill = QColor(theme.muted)
+        fill.setAlpha(SPREAD_ALPHA)
+        painter = QPainter(pixmap)
+        painter.setBrush(fill)
+        painter.setPen(pg.mkPen(QColor(theme.muted), width=1, style=Qt.PenStyle.DashLine))
+        painter.drawRect(QRectF(1.5, 1.5, width - 3, height - 3))
+        painter.end()
+        self.swatch.setPixmap(pixmap)
+
+
 def summary_html(result: PipelineResult) -> str:
     """Spread per measured run, the model, and why the efficiency is what it is."""
     unit = result.pipelined.time_unit
@@ -221,8 +263,9 @@ def summary_html(result: PipelineResult) -> str:
     why = str(result.efficiency_explanation()["text"])
     lines.append(
         f"<b>model</b>: {result.predicted.makespan:.3g} {unit} · model ÷ measured "
-        f"<b>{efficiency:.0%}</b>: {html.escape(why)}"
+        f"<b>{efficiency:.0%}</b>"
     )
+    lines.append(f"<b>why</b>: {html.escape(why)}")
     return "<br>".join(lines)
 
 

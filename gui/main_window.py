@@ -46,6 +46,8 @@ from gui.app_model import AppModel, ScenarioChange
 from gui.clock import Clock
 from gui.elided_label import window_title
 from gui.errors import one_line, warn
+from gui.external_banner import ExternalBanner
+from gui.external_run import ExternalRun
 from gui.help import HELP_TEXT, MODEL_ACTION, show_model
 from gui.icons import raw_icon
 from gui.keys import KeyRouter, transport_actions
@@ -199,7 +201,15 @@ class MainWindow(QMainWindow):
         # As wide as the form needs (a narrower dock would clip it), never much more.
         bar = form.verticalScrollBar().sizeHint().width()
         form.setMinimumWidth(self.scenario_panel.minimumSizeHint().width() + bar)
-        self.scenario_dock = self._dock("Scenario", form, "scenario")
+        # The banner sits above the form, outside its scroll area: always in view.
+        self.external_banner = ExternalBanner()
+        scenario_page = QWidget()
+        scenario_layout = QVBoxLayout(scenario_page)
+        scenario_layout.setContentsMargins(4, 4, 4, 0)
+        scenario_layout.setSpacing(4)
+        scenario_layout.addWidget(self.external_banner)
+        scenario_layout.addWidget(form, 1)
+        self.scenario_dock = self._dock("Scenario", scenario_page, "scenario")
         self.stats_dock = self._dock("Stats", _scroll(self.stats), "stats")
         self.help_dock = self._dock("What am I looking at?", _scroll(help_label), "help")
         self.pipeline_docks: tuple[QDockWidget, ...] = (
@@ -254,6 +264,8 @@ class MainWindow(QMainWindow):
         model.shown_changed.connect(self.heading.show_run)
         model.busy_changed.connect(self.heading.set_busy)
         model.busy_changed.connect(self.view.set_busy)
+        model.external_changed.connect(self._on_external)
+        self.external_banner.back_requested.connect(lambda: self.model.back_to_scenario())
 
     # -- public API -------------------------------------------------------------------------
 
@@ -283,11 +295,14 @@ class MainWindow(QMainWindow):
         """Tab ``tab``'s own clock (each tab keeps its own time, in its own unit)."""
         return (self.clock, self.warps_clock, self.gpu_clock)[tab]
 
-    def show_schedules(self, schedules: list[Schedule], title: str) -> None:
-        """Show any Schedules (simulated or measured) on the Pipeline tab (opened), with
-        ``title`` above."""
-        self.model.show_external(schedules, title)
+    def show_schedules(self, schedules: list[Schedule], title: str, description: str = "") -> None:
+        """Show any Schedules that did not come from the form (a measured run, an imported
+        profile) on the Pipeline tab (opened), with ``title`` above and ``description``
+        in the banner over the read-only form (`AppModel.show_external`)."""
+        self.model.show_external(schedules, title, description)
         self.tabs.setCurrentIndex(PIPELINE_TAB)
+        self.scenario_dock.show()  # its banner says what is shown and the way back
+        self.scenario_dock.raise_()
 
     def add_panel(self, widget: QWidget, title: str) -> QDockWidget:
         """Dock ``widget`` at the bottom of the Pipeline tab (tabbed with other added
@@ -440,7 +455,17 @@ class MainWindow(QMainWindow):
     # -- the model's news ---------------------------------------------------------------------
 
     def _on_scenario(self, change: ScenarioChange) -> None:
-        self.setWindowTitle(window_title(change.scenario.name))
+        if self.model.external is None:
+            self.setWindowTitle(window_title(change.scenario.name))
+
+    def _on_external(self, external: ExternalRun | None) -> None:
+        """An external run shown: the form is read-only (disabled, not hidden: it still
+        says what the way back leads to), the banner says what is shown, the title names
+        it. None: the form's scenario again."""
+        self.external_banner.show_external(external)
+        self.scenario_panel.setEnabled(external is None)
+        name = external.title if external is not None else self.model.scenario.name
+        self.setWindowTitle(window_title(name))
 
     # -- menus ------------------------------------------------------------------------------
 
@@ -660,10 +685,9 @@ class MainWindow(QMainWindow):
         for first, second in itertools.pairwise(chain):
             QWidget.setTabOrder(first, second)
 
-    def _animate_measured(self, schedules: list[Schedule]) -> None:
+    def _animate_measured(self, external: ExternalRun) -> None:
         """Measured runs in the assembly line, on the Pipeline tab, from the start."""
-        source = schedules[-1].label or "hardware run"
-        self.show_schedules(list(schedules), f"Measured: {source}")
+        self.show_schedules(list(external.schedules), external.title, external.description)
         self.clock.to_start()
         self.clock.play()
 

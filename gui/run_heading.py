@@ -45,7 +45,9 @@ class RunHeading(QWidget):
         title too when it is cut) and, with pins, its comparison with them."""
         self.title.setText(shown.title)
         scenario = shown.current.scenario
-        self.title.set_tip(scenario.description if scenario is not None else "")
+        self.title.set_tip(
+            scenario.description if scenario is not None else shown.current.description
+        )
         lines = (html.escape(unbreakable_values(line)) for line in shown.comparisons)
         self.comparison.setText("<br>".join(lines))
         self.comparison.setVisible(bool(shown.comparisons))

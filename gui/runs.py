@@ -124,6 +124,9 @@ class Run:
     #: Per Schedule: seconds each step took ("simulate", then each of `DERIVATIONS`), for
     #: benchmarks (steps of different Schedules may have run side by side).
     timings: tuple[Mapping[str, float], ...] = ()
+    #: What the run is, in a sentence (an external run's; a scenario's run says its
+    #: scenario's description).
+    description: str = ""
 
     @property
     def stats(self) -> tuple[ScheduleStats, ...]:
@@ -326,6 +329,7 @@ def compose(current: Run, pins: tuple[Run, ...]) -> Shown:
     first: list[_Placed] = []  # pins of policies the current run does not show
     headlines: list[StatLine] = []
     comparisons: list[str] = []
+    same = False  # a pin of a shown policy was left out for equalling the current run
     for pin in pins:
         if not pin.schedules or pin.schedules[0].time_unit != unit:
             continue
@@ -336,6 +340,7 @@ def compose(current: Run, pins: tuple[Run, ...]) -> Shown:
                 continue
             line = compare_line(pin, current, policy)
             if line is None:
+                same = True
                 continue  # the same as the current run's
             names = _title_differences(pin.scenario, current.scenario, policy)
             title = pinned_title(schedule, [a for a, _ in names])
@@ -350,7 +355,9 @@ def compose(current: Run, pins: tuple[Run, ...]) -> Shown:
                     "current run ends.",
                 )
             )
-    if pins and not comparisons:
+    if same and not comparisons:
+        # (only about a pin that could be drawn here: one on another time unit, or of a
+        # policy not shown, is compared with nothing)
         comparisons.append("the pinned run has the same settings as this one")
     placed = list(first)
     for schedule, schedule_stats_ in zip(current.schedules, current.stats, strict=True):

@@ -76,13 +76,17 @@ class TimeAxis(pg.AxisItem):
 
 
 class _TimeFormat:
-    """The cursor label's format: "t = 2.5 s" in the one time formatter."""
+    """The cursor label's format: "2.5 s", in the time axis's own scale ("0 ms" on a ms
+    axis, never "0 s"; "0.5 ms" rather than "500 µs")."""
 
     def __init__(self) -> None:
         self.unit = "s"
+        self.scale = axis_scale(0.0)
 
     def format(self, value: float) -> str:
-        return time_text(value, self.unit)
+        if self.scale.unit in ("", "cycles"):
+            return time_text(value, self.unit)
+        return f"{self.scale.number(value)} {self.scale.unit}"
 
 
 class TimelineView(pg.PlotWidget):
@@ -171,9 +175,15 @@ class TimelineView(pg.PlotWidget):
         unit = self._schedules[0].time_unit if self._schedules else "s"
         span = max((s.makespan for s in self._schedules), default=0.0)
         self.time_axis.set_span(span, unit)
-        if unit != self._cursor_format.unit:
+        if (unit, self.time_axis.scale_of_times) != (
+            self._cursor_format.unit,
+            self._cursor_format.scale,
+        ):
             self._cursor_format.unit = unit
-            self.cursor.label.valueChanged()
+            self._cursor_format.scale = self.time_axis.scale_of_times
+            # Set, not `valueChanged()`: that does nothing while the label is hidden (a
+            # view not drawn yet).
+            self.cursor.label.setText(self._cursor_format.format(self.cursor.value()))
         self.legend.set_reasons(self._reasons(), self._rows)
         if self._time_label() != self.getPlotItem().getAxis("bottom").labelText:
             self._set_time_label()
