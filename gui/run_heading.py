@@ -29,7 +29,7 @@ class RunHeading(QWidget):
         line.setContentsMargins(0, 0, 12, 0)
         self.title = ElidedLabel(parent=self)
         self.title.setObjectName("title")
-        line.addWidget(self.title, 1)
+        line.addWidget(self.title, 0)
         # The lesson's numbers on the title's line, where the eye lands first (no extra
         # height: the window's least height stays put); cut with "…" in a narrow window,
         # whole on hover.
@@ -37,7 +37,7 @@ class RunHeading(QWidget):
         self.lesson.setObjectName("headline")
         self.lesson.setContentsMargins(12, 0, 0, 0)
         self.lesson.hide()
-        line.addWidget(self.lesson, 0)
+        line.addWidget(self.lesson, 1)  # (the title gives up its room first)
         self.busy = QLabel("updating…", self)
         self.busy.setObjectName("description")
         self.busy.setToolTip("The new run is being computed; the last one stays shown")
@@ -87,7 +87,9 @@ def lesson_line(shown: Shown) -> tuple[str, str]:
     first, last = schedules[0], schedules[-1]
     if len(schedules) > 1 and first.makespan > 0 and last.makespan > 0:
         factor = speedup(first, last)
-        if factor >= 1:
+        if abs(factor - 1) < 0.005:
+            line += ", no faster"
+        elif factor > 1:
             line += f", {number_text(factor)}× faster"
         else:
             line += f", {number_text(1 / factor)}× slower"

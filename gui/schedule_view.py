@@ -5,7 +5,9 @@ In little room the assembly line keeps its minimum size (it reports it: figures,
 slots never shrink below theirs; it compacts its layout first), the narration gets shorter
 (at most about a fifth of the view's height, then it scrolls) and the Gantt keeps the
 height its rows need (`TimelineView.minimum_height`: rows a readable pitch apart, every
-title in its room); the splitter shares the rest between the assembly line and the Gantt.
+title in its room); the splitter shares the rest between the assembly line and the Gantt,
+and shares it again when runs are pinned or unpinned (five runs' rows in the height of two
+left bars some 4 px tall, too thin for their op labels).
 
 A tick costs O(log n) here: the narration is looked up by event index (binary search) and
 only re-narrated when that index changes; nothing that scans every task runs per tick.
@@ -55,6 +57,7 @@ class ScheduleView(QWidget):
         self._end = 0.0
         self._active = True
         self._narrated: list[int] = []
+        self._groups = 0  # how many Schedules the split was last shared for
         self._pinned: list[bool] = []  # per Schedule: a pinned run's (its narration is cut first)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -113,7 +116,11 @@ class ScheduleView(QWidget):
         self._narrated = []
         self.narration_box.label.setText("")
         self.assembly.set_schedules(list(animated) if animated is not None else self._schedules)
+        groups = len(self._schedules)
         self.timeline.set_schedules(self._schedules)
+        if groups != self._groups and self.isVisible() and not self._split_pending:
+            self.share_split()  # runs pinned or unpinned: the Gantt's rows get their room
+        self._groups = groups
         if self._schedules and self._active:
             self.clock.set_timeline(self._events, self._end, self._schedules[0].time_unit)
         self._on_time(self.clock.time)
