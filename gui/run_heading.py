@@ -29,7 +29,7 @@ class RunHeading(QWidget):
         line.setContentsMargins(0, 0, 12, 0)
         self.title = ElidedLabel(parent=self)
         self.title.setObjectName("title")
-        line.addWidget(self.title, 0)
+        line.addWidget(self.title, 1)
         # The lesson's numbers on the title's line, where the eye lands first (no extra
         # height: the window's least height stays put); cut with "…" in a narrow window,
         # whole on hover.
@@ -37,7 +37,7 @@ class RunHeading(QWidget):
         self.lesson.setObjectName("headline")
         self.lesson.setContentsMargins(12, 0, 0, 0)
         self.lesson.hide()
-        line.addWidget(self.lesson, 1)  # (the title gives up its room first)
+        line.addWidget(self.lesson, 1)  # (a share of the spare room: its hint stops at 480 px)
         self.busy = QLabel("updating…", self)
         self.busy.setObjectName("description")
         self.busy.setToolTip("The new run is being computed; the last one stays shown")
@@ -94,9 +94,8 @@ def lesson_line(shown: Shown) -> tuple[str, str]:
         else:
             line += f", {number_text(1 / factor)}× slower"
     why = ""
-    stats = run.derived.get("stats")
-    if stats:
-        lines = stats[-1].lines  # type: ignore[index]
+    if run.derived.get("stats"):
+        lines = run.stats[-1].lines
         neck = next((x.value for x in lines if x.label == "bottleneck"), "")
         if neck:
             what, _, why = neck.partition(": ")

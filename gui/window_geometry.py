@@ -89,12 +89,15 @@ def sized_by_open_tab(tabs: QTabWidget) -> None:
     """Make ``tabs`` ask for the room its open page needs, not its biggest page's: the
     pages not shown get an ignored size policy (a stacked layout then skips their minimum
     and hint), the open one its own again, at every switch."""
-    policies = {id(tabs.widget(i)): tabs.widget(i).sizePolicy() for i in range(tabs.count())}
     ignored = QSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+
+    policies: dict[int, QSizePolicy] = {}  # each page's own policy, by its id
 
     def follow(current: int) -> None:
         for index in range(tabs.count()):
             page = tabs.widget(index)
+            if page is None:
+                continue
             own = policies.setdefault(id(page), page.sizePolicy())
             page.setSizePolicy(own if index == current else ignored)
         tabs.updateGeometry()
