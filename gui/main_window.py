@@ -61,7 +61,7 @@ from gui.stats_panel import StatsPanel
 from gui.timeline import add_rows_menu
 from gui.transport import TransportBar
 from gui.window_docks import DOCK_TITLE, STACKED_DOCKS_SPARE, arrange_docks, tabify_if_stacked
-from gui.window_geometry import place, refit
+from gui.window_geometry import place, refit, sized_by_open_tab
 
 if TYPE_CHECKING:
     from gui.export_dialog import ExportDialog
@@ -183,6 +183,7 @@ class MainWindow(QMainWindow):
         )
         self.tabs.setTabToolTip(PIPELINE_TAB, "The scenario's runs, animated (Ctrl+1)")
         self.tabs.currentChanged.connect(self._on_tab)
+        sized_by_open_tab(self.tabs)  # the window shrinks to what the open tab needs
         layout.addWidget(self.tabs, 1)
         self.transport = TransportBar(self.clock, central)
         layout.addWidget(self.transport)

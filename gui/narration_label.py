@@ -125,3 +125,31 @@ class NarrationLabel(QLabel):
             document.documentLayout().draw(painter, context)
         finally:
             painter.end()
+
+    # -- lines ---------------------------------------------------------------------------
+
+    def line_edges(self) -> list[tuple[float, float]]:
+        """(top, bottom) of every laid-out line, in this label's pixels, as `paintEvent`
+        draws them: what a box showing part of the label must not cut through."""
+        if not self.text():
+            return []
+        self.polish_as_named()
+        area = self.contentsRect().adjusted(
+            self.margin(), self.margin(), -self.margin(), -self.margin()
+        )
+        indent = self._indent_extra() // 2 if self.indent() < 0 else self.indent()
+        document = self._layout(area.width() - max(0, indent))
+        offset = max((area.height() - document.size().height()) / 2, 0.0)
+        top = QRectF(area.left(), area.top() + offset, area.width(), area.height())
+        origin = top.toAlignedRect().top()
+        layout = document.documentLayout()
+        edges = []
+        block = document.begin()
+        while block.isValid():
+            block_top = layout.blockBoundingRect(block).top()
+            lines = block.layout()
+            for i in range(lines.lineCount()):
+                rect = lines.lineAt(i).rect()
+                edges.append((origin + block_top + rect.top(), origin + block_top + rect.bottom()))
+            block = block.next()
+        return edges

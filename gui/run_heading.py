@@ -1,7 +1,9 @@
-"""The Pipeline tab's heading: what the shown run is ("The book example with 2 slots"), how it
-compares with the pinned ones ("2 slots: 6 s · 3 slots: 5 s (1 s faster)"), and a light
-"updating…" while a newer run is being computed. It renders the app model's news
-(`gui.app_model.AppModel`: `shown_changed`, `busy_changed`); it decides nothing."""
+"""The Pipeline tab's heading: what the shown run is ("The book example with 2 slots"), the
+lesson of the run where the eye lands first ("sequential 9 s → pipelined 5 s, 1.8× faster ·
+bottleneck: …", `lesson_line`), how it compares with the pinned ones ("2 slots: 6 s · 3
+slots: 5 s (1 s faster)"), and a light "updating…" while a newer run is being computed. It
+renders the app model's news (`gui.app_model.AppModel`: `shown_changed`, `busy_changed`); it
+decides nothing."""
 
 from __future__ import annotations
 
@@ -9,7 +11,8 @@ import html
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from engine.text import unbreakable_values
+from engine.metrics import speedup
+from engine.text import format_time, number_text, unbreakable_values
 from gui.elided_label import ElidedLabel
 from gui.runs import Shown
 
@@ -27,6 +30,14 @@ class RunHeading(QWidget):
         self.title = ElidedLabel(parent=self)
         self.title.setObjectName("title")
         line.addWidget(self.title, 1)
+        # The lesson's numbers on the title's line, where the eye lands first (no extra
+        # height: the window's least height stays put); cut with "…" in a narrow window,
+        # whole on hover.
+        self.lesson = ElidedLabel(parent=self)
+        self.lesson.setObjectName("headline")
+        self.lesson.setContentsMargins(12, 0, 0, 0)
+        self.lesson.hide()
+        line.addWidget(self.lesson, 1)  # (a share of the spare room: its hint stops at 480 px)
         self.busy = QLabel("updating…", self)
         self.busy.setObjectName("description")
         self.busy.setToolTip("The new run is being computed; the last one stays shown")
@@ -48,12 +59,50 @@ class RunHeading(QWidget):
         self.title.set_tip(
             scenario.description if scenario is not None else shown.current.description
         )
+        lesson, why = lesson_line(shown)
+        self.lesson.setText(lesson)
+        self.lesson.set_tip(
+            "The current run's makespans, how much faster pipelining is, and what binds "
+            f"the last run{f' ({why})' if why else ''}. The Stats dock says how each was "
+            "obtained."
+        )
+        self.lesson.setVisible(bool(lesson))
         lines = (html.escape(unbreakable_values(line)) for line in shown.comparisons)
         self.comparison.setText("<br>".join(lines))
         self.comparison.setVisible(bool(shown.comparisons))
 
     def set_busy(self, busy: bool) -> None:
         self.busy.setVisible(busy)
+
+
+def lesson_line(shown: Shown) -> tuple[str, str]:
+    """The current run's lesson in one line: its makespans ("sequential 9 s → pipelined
+    5 s, 1.8× faster") and what binds its last Schedule ("· bottleneck: buffer slots"),
+    from the engine's stats; and the bottleneck's why ("each op holds the only slot for
+    3 s: one op every 3 s"), for the tooltip."""
+    run = shown.current
+    schedules = run.schedules
+    if not schedules:
+        return "", ""
+    spans = [f"{s.label or s.policy} {format_time(s.makespan, s.time_unit)}" for s in schedules]
+    line = " → ".join(spans)
+    first, last = schedules[0], schedules[-1]
+    if len(schedules) > 1 and first.makespan > 0 and last.makespan > 0:
+        factor = speedup(first, last)
+        if abs(factor - 1) < 0.005:
+            line += ", no faster"
+        elif factor > 1:
+            line += f", {number_text(factor)}× faster"
+        else:
+            line += f", {number_text(1 / factor)}× slower"
+    why = ""
+    if run.derived.get("stats"):
+        lines = run.stats[-1].lines
+        neck = next((x.value for x in lines if x.label == "bottleneck"), "")
+        if neck:
+            what, _, why = neck.partition(": ")
+            line += f" · bottleneck: {what}"
+    return unbreakable_values(line), why
 
 
 def figure_title(shown: Shown | None) -> str:

@@ -5,7 +5,9 @@ In little room the assembly line keeps its minimum size (it reports it: figures,
 slots never shrink below theirs; it compacts its layout first), the narration gets shorter
 (at most about a fifth of the view's height, then it scrolls) and the Gantt keeps the
 height its rows need (`TimelineView.minimum_height`: rows a readable pitch apart, every
-title in its room); the splitter shares the rest between the assembly line and the Gantt.
+title in its room); the splitter shares the rest between the assembly line and the Gantt,
+and shares it again when runs are pinned or unpinned (five runs' rows in the height of two
+left bars some 4 px tall, too thin for their op labels).
 
 A tick costs O(log n) here: the narration is looked up by event index (binary search) and
 only re-narrated when that index changes; nothing that scans every task runs per tick.
@@ -16,9 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-from PySide6.QtCore import QByteArray, QEvent, QSize, Qt
+from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QScrollArea, QSizePolicy, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
 from engine.event_union import EventUnion, events_of, schedule_events
 from engine.schedule import Schedule
@@ -27,7 +29,7 @@ from engine.tolerance import time_tolerance
 from gui.assembly import AssemblyLineView
 from gui.clock import Clock
 from gui.colours import LIGHT, Theme
-from gui.narration_label import NarrationLabel
+from gui.narration_box import NarrationBox
 from gui.runs import Shown
 from gui.timeline import TimelineView
 
@@ -39,8 +41,6 @@ ASSEMBLY_SHARE = 0.6
 SPLIT_KEPT = 0.2
 #: The narration takes at most this share of the view's height (then it scrolls).
 NARRATION_SHARE = 0.15
-#: The width the narration is measured at before the view is shown (it has none yet).
-NOMINAL_WIDTH = 900
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -57,6 +57,8 @@ class ScheduleView(QWidget):
         self._end = 0.0
         self._active = True
         self._narrated: list[int] = []
+        self._groups = 0  # how many Schedules the split was last shared for
+        self._pinned: list[bool] = []  # per Schedule: a pinned run's (its narration is cut first)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.splitter = QSplitter(Qt.Orientation.Vertical, self)
@@ -68,7 +70,7 @@ class ScheduleView(QWidget):
         top_layout.setSpacing(2)
         self.assembly = AssemblyLineView(clock, theme, top)
         top_layout.addWidget(self.assembly, 1)
-        self.narration_box = _FixedLabelBox(top)
+        self.narration_box = NarrationBox(top)
         self.narration = self.narration_box.label
         self.narration.setObjectName("narration")
         top_layout.addWidget(self.narration_box)
@@ -95,12 +97,16 @@ class ScheduleView(QWidget):
         events: EventUnion | None = None,
         end: float | None = None,
         animated: list[Schedule] | None = None,
+        pinned: list[bool] | None = None,
     ) -> None:
         """Show these Schedules; the clock steps through all their events together.
 
         ``events`` (their event times together) and ``end`` (the longest makespan) may come
         precomputed, off the GUI thread (see `gui.runs.Shown`). ``animated``: the ones the
-        assembly line shows (default: all; each gets a lane, so many would crowd it)."""
+        assembly line shows (default: all; each gets a lane, so many would crowd it).
+        ``pinned``: per Schedule, whether it is a pinned run's (its narration is cut to a
+        line first where room is short)."""
+        self._pinned = list(pinned) if pinned is not None else [False] * len(schedules)
         self._schedules = list(schedules)
         spans = [s.makespan for s in self._schedules]
         self._tolerances = [time_tolerance(span) for span in spans]
@@ -110,7 +116,11 @@ class ScheduleView(QWidget):
         self._narrated = []
         self.narration_box.label.setText("")
         self.assembly.set_schedules(list(animated) if animated is not None else self._schedules)
+        groups = len(self._schedules)
         self.timeline.set_schedules(self._schedules)
+        if groups != self._groups and self.isVisible() and not self._split_pending:
+            self.share_split()  # runs pinned or unpinned: the Gantt's rows get their room
+        self._groups = groups
         if self._schedules and self._active:
             self.clock.set_timeline(self._events, self._end, self._schedules[0].time_unit)
         self._on_time(self.clock.time)
@@ -119,7 +129,11 @@ class ScheduleView(QWidget):
     def show_run(self, shown: Shown) -> None:
         """The app model's shown runs (`AppModel.shown_changed`): pinned and current runs,
         their event times (an `EventUnion`) and end computed on the worker thread."""
-        self.set_schedules(list(shown.schedules), shown.events, shown.end, list(shown.animated))
+        current = shown.current.schedules
+        pinned = [not any(s is c for c in current) for s in shown.schedules]
+        self.set_schedules(
+            list(shown.schedules), shown.events, shown.end, list(shown.animated), pinned
+        )
 
     def set_busy(self, busy: bool) -> None:
         """While a newer run is computed: the busy (not wait) cursor over the shown one,
@@ -205,100 +219,8 @@ class ScheduleView(QWidget):
         if indices == self._narrated:
             return  # the narration only changes at event times
         self._narrated = indices
-        rows = []
-        for s, line in zip(self._schedules, self.narration_lines(), strict=True):
-            name = s.label or s.policy
-            rows.append(f"<b>{name}</b> — {line}")
-        self.narration_box.set_text("<br>".join(rows))
-
-
-class _FixedLabelBox(QScrollArea):
-    """Holds a word-wrapped `NarrationLabel` at a fixed size that follows this box's width.
-
-    A QLabel whose text changes asks its parent's layout to recompute on every change
-    (about a millisecond here, at every event the clock passes); a label of fixed size
-    does not. The box asks for the height its text needs (its size hint and maximum) only
-    when the new text needs more or fewer lines, which is rare, and never beyond its cap
-    (`set_cap`): a longer text scrolls. Where room is short (a 1280 × 720 screen) the
-    layout may give it less, down to `floor`: the text scrolls then too. The label
-    measures a text's height with the layout it then paints (`NarrationLabel.height_for`):
-    one layout per text.
-
-    Until the box is shown it has no real width; it measures the text at a nominal width
-    then (measured at its default width of a hundred pixels, two lines of narration
-    asked for a window taller than a laptop's screen).
-    """
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
-        self.setWidgetResizable(False)
-        self.label = NarrationLabel()
-        self.setWidget(self.label)
-        self._cap: int | None = None  # the most height the box takes (None: the floor)
-        self._wanted = 0  # the height the text asks for (within the cap)
-        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
-        self._fit()
-
-    def sizeHint(self) -> QSize:
-        return QSize(super().sizeHint().width(), self._wanted)
-
-    def minimumSizeHint(self) -> QSize:
-        return QSize(super().minimumSizeHint().width(), min(self._wanted, self.floor()))
-
-    def set_text(self, text: str) -> None:
-        """Show ``text``; the box grows for a longer text but does not shrink back, so the
-        views above it keep their size while the clock plays (see `reset`)."""
-        if text != self.label.text():
-            self.label.setText(text)
-            self._fit(shrink=False)
-
-    def reset(self) -> None:
-        """Fit the current text exactly (new Schedules)."""
-        self._fit()
-
-    def set_cap(self, height: int) -> None:
-        """Take at most ``height`` pixels (never less than `floor`); more text scrolls."""
-        if height != self._cap:
-            self._cap = height
-            self._fit()
-
-    def floor(self) -> int:
-        """The least height the cap may be: two and a half lines of the label's font."""
-        label = self.label
-        label.polish_as_named()
-        margins = label.contentsMargins()
-        lines = label.fontMetrics().lineSpacing() * 5 // 2
-        return lines + margins.top() + margins.bottom()
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        if event.oldSize() != event.size():
-            self._fit()  # a new width wraps anew; a new height may bring the scroll bar
-
-    def changeEvent(self, event: QEvent) -> None:
-        super().changeEvent(event)
-        if event.type() in (QEvent.Type.StyleChange, QEvent.Type.FontChange):
-            self._fit()  # the stylesheet sets the label's font and padding
-
-    def _fit(self, shrink: bool = True) -> None:
-        label = self.label
-        width = max(1, self.width() if self.isVisible() else max(self.width(), NOMINAL_WIDTH))
-        cap = max(self.floor(), self._cap or 0)
-        needed = max(1, label.height_for(width))
-        height = min(needed, cap)
-        if not shrink:
-            height = min(max(height, self._wanted), cap)
-        shown = min(height, self.height()) if self.isVisible() else height
-        if needed > shown:  # it scrolls: the scroll bar takes some of the width
-            width = max(1, width - self.verticalScrollBar().sizeHint().width())
-            needed = max(1, label.height_for(width))
-        if label.size() != QSize(width, needed):
-            label.setFixedSize(width, needed)
-        if height != self._wanted:
-            self._wanted = height
-            self.setMaximumHeight(height)
-            self.updateGeometry()
+        rows = [
+            (s.label or s.policy, line)
+            for s, line in zip(self._schedules, self.narration_lines(), strict=True)
+        ]
+        self.narration_box.set_rows(rows, self._pinned)

@@ -33,7 +33,7 @@ from gui.figure.model import Figure
 from gui.figure.painter import render_image
 from gui.figure.row_labels import nice_step
 from gui.figure.rows import idle_spans_in, row_count, row_label, rows_of, task_index
-from gui.timeline_rows import LABEL_MIN_PITCH, MIN_GAP, label_font_size
+from gui.timeline_rows import LABEL_MIN_PITCH, MIN_GAP, bar_label_size, label_font_size
 
 #: Up to this many bars get a thin darker outline (beyond, outlines cost more than bars).
 OUTLINE_LIMIT = 20_000
@@ -337,11 +337,14 @@ class BarsItem(pg.GraphicsObject):
         starts = np.maximum(s.start[wide], view.left())
         ends = np.minimum(s.end[wide], view.right())
         px_width = (ends - starts) * sx
+        size = bar_label_size(abs(sy) * BAR_HEIGHT)
+        if size is None:
+            return
         font = QFont(painter.font())
-        font.setPixelSize(max(9, min(13, int(abs(sy) * BAR_HEIGHT * 0.6))))
+        font.setPixelSize(size)
         metrics = QFontMetricsF(font)
         candidates = np.flatnonzero(px_width >= metrics.horizontalAdvance("8") + 4)
-        if not len(candidates) or len(candidates) > LABEL_LIMIT or abs(sy) * BAR_HEIGHT < 10:
+        if not len(candidates) or len(candidates) > LABEL_LIMIT:
             return
         painter.save()
         painter.resetTransform()

@@ -62,3 +62,18 @@ def label_font_size(pitch: float) -> int:
     """The row names' pixel size for rows ``pitch`` pixels apart: full size where they
     have the room, a little smaller in a short view (rather than skipping names)."""
     return int(max(LABEL_FONT_SMALL, min(LABEL_FONT, pitch - 1.0)))
+
+
+#: Op labels on bars: this pixel size where bars have the room, down to the floor; bars
+#: thinner than the floor's text get none (their hover still names the op).
+BAR_LABEL_FONT, BAR_LABEL_FLOOR = 13, 8
+
+
+def bar_label_size(bar_pixels: float) -> int | None:
+    """The pixel size of the op labels on bars ``bar_pixels`` tall: 60% of the bar up to
+    `BAR_LABEL_FONT`, at least `BAR_LABEL_FLOOR` while the bar is a pixel taller than
+    that; None in a thinner bar (with three runs pinned at 1280 × 800 bars are some 9 px
+    tall: labels once vanished under 10 px)."""
+    if bar_pixels < BAR_LABEL_FLOOR + 1:
+        return None
+    return min(BAR_LABEL_FONT, max(BAR_LABEL_FLOOR, int(bar_pixels * 0.6)))

@@ -7,14 +7,17 @@ restored only as far as it fits the screen the window lands on now: a window sav
 screen and reopened on a laptop is moved and shrunk to fit (Qt's own restore either keeps
 it or refuses it outright). `first_geometry` and `fitted` are pure functions of
 rectangles, so tests need no screen; `place` applies them to a window, and `refit` again
-once the window's minimum size is known (its Gantt's rows raise it).
+once the window's minimum size is known (its Gantt's rows raise it). `sized_by_open_tab`
+makes a tab widget as small as its open page allows: a QTabWidget is otherwise at least as
+big as its biggest page, and the Warps page beside the Pipeline tab's docks held the whole
+window above 1,120 pixels wide once it had been opened.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QByteArray, QMargins, QPoint, QRect, QSize
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QSizePolicy, QTabWidget, QWidget
 
 #: A first start opens at this share of the available screen, centred, ...
 FIRST_SHARE = 0.9
@@ -80,3 +83,24 @@ def refit(window: QWidget) -> None:
     geometry = fitted(window.geometry(), available_geometry(window), least)
     if geometry != window.geometry():
         window.setGeometry(geometry)
+
+
+def sized_by_open_tab(tabs: QTabWidget) -> None:
+    """Make ``tabs`` ask for the room its open page needs, not its biggest page's: the
+    pages not shown get an ignored size policy (a stacked layout then skips their minimum
+    and hint), the open one its own again, at every switch."""
+    ignored = QSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+
+    policies: dict[int, QSizePolicy] = {}  # each page's own policy, by its id
+
+    def follow(current: int) -> None:
+        for index in range(tabs.count()):
+            page = tabs.widget(index)
+            if page is None:
+                continue
+            own = policies.setdefault(id(page), page.sizePolicy())
+            page.setSizePolicy(own if index == current else ignored)
+        tabs.updateGeometry()
+
+    tabs.currentChanged.connect(follow)
+    follow(tabs.currentIndex())
