@@ -226,11 +226,11 @@ def _profile_runs(args: argparse.Namespace) -> tuple[list[Schedule], str]:
             f"--profile draws the profile as it was recorded; leave out {', '.join(given)}"
         )
     from gpu.profile import load_profile
-    from gpu.profile.chains import with_what_if
+    from gpu.profile.chains import profile_runs
 
     profile = load_profile(args.profile)
     runs = profile.devices if args.device is None else (profile.device(args.device),)
-    return [s for run in runs for s in with_what_if(run)], Path(args.profile).name
+    return profile_runs(runs), Path(args.profile).name
 
 
 def _render(args: argparse.Namespace, out: Path, schedules: list[Schedule], name: str) -> None:

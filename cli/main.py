@@ -6,6 +6,7 @@
     pipelab bench --backend cpu
     pipelab warps --warps 8 --latency 40 --compute 10
     pipelab import trace.json.gz
+    pipelab --profile trace.json.gz     # the app, on a recorded profile
     pipelab --version
 
 `main` is the installed ``pipelab`` console script; in a checkout, ``uv run main.py`` calls
@@ -86,7 +87,8 @@ def _run(argv: list[str]) -> tuple[int, bool]:
         if args.command is None:
             from gui.app import run_app  # imported only here: the CLI stays Qt-free
 
-            return run_app(scenario_path=args.scenario, preset=args.preset), True
+            opened = run_app(scenario_path=args.scenario, preset=args.preset, profile=args.profile)
+            return opened, True
         with warnings.catch_warnings():
             # Inputs are checked so that no arithmetic overflows; should one slip through,
             # the user gets a line, not numpy's three-line RuntimeWarning.

@@ -93,8 +93,8 @@ class Parser(argparse.ArgumentParser):
 
 
 class AppParser(Parser):
-    """The top-level parser: ``--preset`` and ``--scenario`` before any command are the
-    app's, and, as under every command, one or the other. Given with a command they would
+    """The top-level parser: ``--preset``, ``--scenario`` and ``--profile`` before any
+    command are the app's, and, as under every command, one of them. Given with a command they would
     be silently replaced by the command's own (``pipelab --preset many-ops simulate`` ran
     the book example): refused instead."""
 
@@ -103,10 +103,11 @@ class AppParser(Parser):
     ) -> tuple[argparse.Namespace, list[str]]:
         parsed, extras = super().parse_known_args(args, namespace)
         preset, scenario = parsed.__dict__.pop("app_preset"), parsed.__dict__.pop("app_scenario")
+        profile = parsed.__dict__.pop("app_profile")
         if parsed.command is None:
-            parsed.preset, parsed.scenario = preset, scenario
-        elif preset is not None or scenario is not None:
-            flag = "--preset" if preset is not None else "--scenario"
+            parsed.preset, parsed.scenario, parsed.profile = preset, scenario, profile
+        elif preset is not None or scenario is not None or profile is not None:
+            flag = "--preset" if preset is not None else "--scenario" if scenario else "--profile"
             self.error(
                 f"{flag} before a command is the app's; give it after the command "
                 f"(pipelab {parsed.command} {flag} …)"
@@ -144,6 +145,15 @@ def build_parser(commands: dict[str, ModuleType]) -> Parser:
         default=None,
         metavar="FILE",
         help="open the app on this scenario file",
+    )
+    source.add_argument(
+        "--profile",
+        dest="app_profile",
+        type=nonempty,
+        default=None,
+        metavar="FILE",
+        help="open the app on a recorded GPU profile (Kineto/Chrome JSON, Nsight Systems "
+        "SQLite or CSV; .gz too): its lanes, figures and what-if",
     )
     subparsers = parser.add_subparsers(dest="command", title="commands", parser_class=Parser)
     for module in commands.values():

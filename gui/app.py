@@ -133,19 +133,29 @@ def display_problem(environ: Mapping[str, str] | None = None, platform: str | No
     )
 
 
-def run_app(scenario_path: str | None = None, preset: str | None = None) -> int:
-    """Open PipeLab on the book example (or the given preset / scenario file) and run it.
+def run_app(
+    scenario_path: str | None = None, preset: str | None = None, profile: str | None = None
+) -> int:
+    """Open PipeLab on the book example (or the given preset / scenario file / recorded
+    profile) and run it.
 
     An exception raised in any slot is shown as one line under the scenario form (and,
     unless it is a PipeLabError, logged with its traceback): the app stays up."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     quit_after = quit_after_ms()
     opened = initial_scenario(scenario_path, preset)  # a bad file: a line, before any window
+    external = None
+    if profile is not None:
+        from gui.profile_open import profile_run
+
+        external = profile_run(profile)  # read before any window, as a scenario file is
     problem = platform_problem() or display_problem()
     if problem:
         raise PipeLabError(problem)
     app = make_app()
     window = window_on(*opened)
+    if external is not None:
+        window.show_schedules(list(external.schedules), external.title, external.description)
     install_excepthook(window.show_error)
     window.show()
     if quit_after is not None:

@@ -77,6 +77,8 @@ class AppModel(QObject):
     #: An external run is shown (`gui.external_run.ExternalRun`), or None: back to the
     #: scenario. Emitted before the `shown_changed` that draws it.
     external_changed = Signal(object)
+    #: An external run that could not be opened (`open_external`): the one-line reason.
+    external_failed = Signal(str)
 
     def __init__(
         self,
@@ -110,6 +112,7 @@ class AppModel(QObject):
         self._external = ExternalMode()
         hold_freed_memory()  # (for the whole process: this model hands it back at rest)
         self._runner = runner if runner is not None else ThreadRunner(self)
+        self._external_token = -1  # the job that opens an external run, if one does
         self._runner.landed.connect(self._on_landed)
         self._runner.failed.connect(self._on_failed)
         self._pin_runner = pin_runner if pin_runner is not None else ThreadRunner(self, "pin")
@@ -223,15 +226,43 @@ class AppModel(QObject):
         ``description`` says in a sentence what is shown (the banner). Until
         `back_to_scenario` (or a new scenario or edit) the form describes nothing shown:
         the views make it read-only. Pins stay, drawn beside it when on its time unit."""
-        self._token += 1
-        self._runner.cancel()
-        self._editing = False
         external = ExternalRun(tuple(schedules), title, description or title)
-        run = _finish(compute_run(None, (), title=title, given=external.schedules))
-        run = replace(run, description=external.description)
-        self._external.enter(external, self._run)
-        self.external_changed.emit(external)
-        self._land(run, compose(run, self._pins))
+        self.open_external(lambda: external, wait=True)
+
+    def open_external(self, load: Callable[[], ExternalRun], wait: bool = False) -> None:
+        """Show the external run ``load`` gives (reading a recorded profile: seconds at
+        10^6 events), on the worker thread unless ``wait``; the form stays as it is until
+        it lands. A failure (a bad file: `PipeLabError`) keeps everything as it was and
+        says why in `external_failed` (and the error line)."""
+        self._token += 1
+        token = self._token
+        pins = self._pins
+
+        def job() -> Any:
+            external = load()
+            yield "loaded"
+            run = yield from compute_run(None, (), title=external.title, given=external.schedules)
+            run = replace(run, description=external.description)
+            shown = compose(run, pins)
+            yield "composed"
+            return run, shown, external
+
+        self._external_token = token
+        if wait:
+            self._runner.cancel()
+            self._editing = False
+            try:
+                result = _finish(job())
+            except Exception as error:  # a PipeLabError, or a bug: reported, state kept
+                if not isinstance(error, PipeLabError | MemoryError | OSError):
+                    log.exception("opening an external run failed")
+                self._on_failed(token, failure_message(error))
+                return
+            self._on_landed(token, result)
+        else:
+            self._editing = True
+            self._set_busy(True)
+            self._runner.submit(token, job)
 
     def back_to_scenario(self, wait: bool = False) -> None:
         """Leave the external run: the scenario's runs as they were (recomputed only when
@@ -308,7 +339,12 @@ class AppModel(QObject):
     def _on_landed(self, token: int, result: object) -> None:
         if token != self._token:
             return  # an older edit's run: a newer one is on its way or shown
-        run, shown = cast(tuple[Run, Shown], result)
+        if len(cast(tuple[object, ...], result)) == 3:  # an external run (`open_external`)
+            run, shown, external = cast(tuple[Run, Shown, ExternalRun], result)
+            self._external.enter(external, self._run)
+            self.external_changed.emit(external)
+        else:
+            run, shown = cast(tuple[Run, Shown], result)
         if shown.pins != self._pins:
             shown = compose(run, self._pins)  # pinned or unpinned while it ran
         self._land(run, shown)
@@ -344,6 +380,8 @@ class AppModel(QObject):
         self._editing = False
         self._set_busy(self._pinning)
         self._set_error(message)
+        if token == self._external_token:
+            self.external_failed.emit(message)
         self._release_when_idle()  # what the failed run had made (a MemoryError: much)
         last = self._run
         if last is not None and last.scenario is not None and last.scenario is not self._scenario:

@@ -20,8 +20,16 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, Qt
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence
+from PySide6.QtCore import QByteArray, QMimeData, Qt
+from PySide6.QtGui import (
+    QAction,
+    QActionGroup,
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QGuiApplication,
+    QKeySequence,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -266,6 +274,8 @@ class MainWindow(QMainWindow):
         model.busy_changed.connect(self.heading.set_busy)
         model.busy_changed.connect(self.view.set_busy)
         model.external_changed.connect(self._on_external)
+        model.external_failed.connect(lambda message: warn(self, "Cannot open profile", message))
+        self.setAcceptDrops(True)  # a scenario or a profile dropped on the window opens
         self.external_banner.back_requested.connect(lambda: self.model.back_to_scenario())
 
     # -- public API -------------------------------------------------------------------------
@@ -341,6 +351,35 @@ class MainWindow(QMainWindow):
 
     def unpin(self) -> None:
         self.model.unpin()
+
+    def open_file(self, path: str | Path, wait: bool = True) -> bool:
+        """Open a scenario or a recorded profile, told by the file's content (File → Open,
+        a dropped file); a bad file shows its one line and keeps what is shown."""
+        from gpu.profile import looks_like_profile
+
+        if looks_like_profile(path):
+            return self.open_profile_file(path, wait)
+        return self.open_scenario_file(path, wait)
+
+    def open_profile_file(self, path: str | Path, wait: bool = True) -> bool:
+        """Show a recorded GPU profile (`gui.profile_open`): read on the model's worker
+        thread unless ``wait``; a bad file: a dialog with its one line. Returns False when
+        ``wait`` and it could not be opened."""
+        from gui.profile_open import profile_run
+
+        self.model.open_external(lambda: profile_run(path), wait=wait)
+        self.tabs.setCurrentIndex(PIPELINE_TAB)
+        return not wait or self.model.external is not None
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if _dropped_file(event.mimeData()) is not None:
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        path = _dropped_file(event.mimeData())
+        if path is not None:
+            event.acceptProposedAction()
+            self.open_file(path, wait=False)
 
     def open_scenario_file(self, path: str | Path, wait: bool = True) -> bool:
         """Load a scenario file; any bad file shows its one-line message in a dialog and
@@ -506,7 +545,9 @@ class MainWindow(QMainWindow):
 
     def _build_file_menu(self, menu: QMenu) -> None:
         menu.addAction(
-            self._action("&Open scenario…", self._open_dialog, QKeySequence.StandardKey.Open)
+            self._action(
+                "&Open scenario or profile…", self._open_dialog, QKeySequence.StandardKey.Open
+            )
         )
         menu.addAction(
             self._action("&Save scenario as…", self._save_dialog, QKeySequence.StandardKey.Save)
@@ -568,10 +609,14 @@ class MainWindow(QMainWindow):
 
     def _open_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self, "Open scenario", "", "Scenario (*.toml);;All files (*)"
+            self,
+            "Open a scenario or a profile",
+            "",
+            "Scenarios and profiles (*.toml *.json *.gz *.sqlite *.csv);;Scenario (*.toml);;"
+            "Profile (*.json *.json.gz *.sqlite *.sqlite.gz *.csv);;All files (*)",
         )
         if path:
-            self.open_scenario_file(path, wait=False)
+            self.open_file(path, wait=False)
 
     def _save_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(
@@ -757,3 +802,11 @@ class MainWindow(QMainWindow):
             self.gpu_panel.shutdown()
         self.save_settings()
         super().closeEvent(event)
+
+
+def _dropped_file(data: QMimeData) -> str | None:
+    """The one local file a drag carries, else None (several files, a web page, text)."""
+    urls = data.urls() if data.hasUrls() else []
+    if len(urls) != 1 or not urls[0].isLocalFile():
+        return None
+    return urls[0].toLocalFile()

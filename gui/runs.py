@@ -49,6 +49,13 @@ def policies_of(mode: str) -> tuple[str, ...]:
 
 
 def _stats(schedule: Schedule, scenario: Scenario | None) -> ScheduleStats:
+    if schedule.source == "measured" and schedule.task_name is not None:
+        from gpu.profile.lanes import is_profile_schedule  # (only once a profile is open)
+
+        if is_profile_schedule(schedule):
+            from gpu.profile.stats import profile_stats
+
+            return profile_stats(schedule)  # the trace's figures, from unions
     return schedule_stats(schedule, scenario if schedule.source == "simulated" else None)
 
 

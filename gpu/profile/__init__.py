@@ -76,6 +76,31 @@ def load_profile(path: str | os.PathLike[str]) -> Profile:
     return _profile("nsys-csv", read_nsys_csv(text, source), source)
 
 
+#: How much of a file `looks_like_profile` reads.
+SNIFF_BYTES = 4096
+
+
+def looks_like_profile(path: str | os.PathLike[str]) -> bool:
+    """Whether the file at ``path`` is one `load_profile` should read rather than a
+    scenario (TOML), told by its first bytes: gzip or SQLite, a JSON object or array, or
+    a CSV header with Start and Name columns. False when it cannot be read (the
+    scenario loader then says why)."""
+    try:
+        with open(path, "rb") as file:
+            head = file.read(SNIFF_BYTES)
+    except OSError:
+        return False
+    if head.startswith((_GZIP, _SQLITE)):
+        return True
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+    if text.startswith("{"):
+        return True
+    if text.startswith("["):  # a JSON array of events, not a TOML table ("[workers]")
+        return text[1:].lstrip()[:1] in ("{", "]")
+    first = next((line for line in text.splitlines() if "," in line), "")
+    return "Start" in first and "Name" in first
+
+
 def _gunzipped(raw: bytes, source: str) -> bytes:
     try:
         return gzip.decompress(raw)

@@ -13,6 +13,7 @@ is an order on a stream, not a proof that the kernel read what the copy brought.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -206,3 +207,9 @@ def with_what_if(run: DeviceRun) -> list[Schedule]:
     figures, _ = analysed(run)
     pipelined = what_if(run, figures).pipelined
     return [run.schedule] if pipelined is None else [run.schedule, pipelined]
+
+
+def profile_runs(runs: Iterable[DeviceRun]) -> list[Schedule]:
+    """Every device's lanes, each followed by its what-if where it has one: what a figure
+    and the app show of a profile."""
+    return [schedule for run in runs for schedule in with_what_if(run)]

@@ -1,0 +1,120 @@
+"""Recorded profiles in the app: `pipelab --profile`, File → Open by content, a dropped file;
+the lanes with the what-if beside, the trace's own figures in the stats, bad files as a
+message with the app up."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+
+from gpu.profile import looks_like_profile
+from gui.main_window import MainWindow
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "profiles"
+HTA = DATA / "hta"
+
+
+def chained_kineto(folder: Path) -> Path:
+    """Four copy-in → kernel → copy-out chains on each of two streams (µs)."""
+    events = []
+    for stream in (7, 8):
+        clock = 3.0 * stream
+        for _ in range(4):
+            for cat, name, length in (
+                ("gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", 10.0),
+                ("kernel", "gemm", 20.0),
+                ("gpu_memcpy", "Memcpy DtoH (Device -> Pinned)", 5.0),
+            ):
+                events.append(
+                    f'{{"ph": "X", "cat": "{cat}", "name": "{name}", "pid": 0, "tid": {stream}, '
+                    f'"ts": {clock}, "dur": {length}, "args": {{"device": 0, "stream": {stream}}}}}'
+                )
+                clock += length
+    path = folder / "chains.json"
+    path.write_text('{"traceEvents": [' + ", ".join(events) + "]}")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "profile"),
+    [
+        ("a.toml", 'name = "x"\nops = 3\n', False),
+        ("b.toml", "[workers]\nload = 2\n", False),
+        ("c.txt", '{"traceEvents": []}', True),
+        ("d.txt", '[{"ph": "X"}]', True),
+        ("e.txt", "Start (ns),Duration (ns),Name\n1,2,k\n", True),
+    ],
+)
+def test_profiles_are_told_by_content(tmp_path: Path, name: str, text: str, profile: bool) -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    assert looks_like_profile(path) is profile
+    packed = tmp_path / f"{name}.gz"
+    packed.write_bytes(gzip.compress(text.encode()))
+    assert looks_like_profile(packed)  # gzip: a profile (scenarios are not read gzipped)
+
+
+def test_a_profile_opens_with_its_what_if_and_its_own_stats(
+    window: MainWindow, tmp_path: Path
+) -> None:
+    assert window.open_file(chained_kineto(tmp_path))
+    external = window.model.external
+    assert external is not None and "8 chains as ops" in external.description
+    shown = window.model.shown
+    assert shown is not None
+    schedules = list(shown.schedules)
+    assert [s.source for s in schedules] == ["measured", "simulated"]
+    assert schedules[0].row_titles is not None  # rows: the streams
+    assert not window.scenario_panel.isEnabled()  # the form describes nothing shown
+    assert "chains.json" in window.windowTitle()
+    labels = {line.label for _, line in window.stats.lines}
+    assert {"breakdown", "copies hidden", "headroom", "lanes idle"} <= labels
+    values = {line.label: line.value for group, line in window.stats.lines if "device" in group}
+    # 8 copies of 10 µs (80 µs summed), two streams 3 µs apart: a union of 4 × 13 µs
+    assert values["busy"].startswith("load 52 µs")
+    window.model.back_to_scenario(wait=True)
+    assert window.model.external is None and window.scenario_panel.isEnabled()
+
+
+def test_a_trace_without_chains_says_only_the_bound_applies(window: MainWindow) -> None:
+    assert window.open_file(HTA / "sampled_rank-1.json.gz")
+    external = window.model.external
+    assert external is not None and "only the bound applies" in external.description
+    shown = window.model.shown
+    assert shown is not None and len(shown.schedules) == 1
+
+
+def test_a_bad_profile_is_a_message_and_the_app_keeps_its_run(
+    window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    said: list[tuple[str, str]] = []
+    monkeypatch.setattr(
+        "gui.main_window.warn", lambda parent, title, text: said.append((title, text))
+    )
+    before = window.model.shown
+    bad = tmp_path / "broken.json.gz"
+    bad.write_bytes(gzip.compress(b'{"traceEvents": [')[:-6])
+    assert not window.open_file(bad)
+    assert said and said[-1][0] == "Cannot open profile" and "broken.json.gz" in said[-1][1]
+    assert "\n" not in said[-1][1]
+    assert window.model.shown is before and window.model.external is None
+    empty = tmp_path / "none.json"
+    empty.write_text('{"traceEvents": [{"ph": "X", "cat": "cpu_op", "ts": 1, "dur": 1}]}')
+    assert not window.open_file(empty)
+    assert "no GPU activity" in said[-1][1]
+
+
+def test_a_dropped_profile_opens(window: MainWindow, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    data = QMimeData()
+    data.setUrls([QUrl.fromLocalFile(str(chained_kineto(tmp_path)))])
+    event = QDropEvent(
+        QPointF(10, 10), Qt.DropAction.CopyAction, data, Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+    )  # fmt: skip
+    window.dropEvent(event)
+    qtbot.waitUntil(lambda: window.model.external is not None, timeout=20_000)
+    assert "chains.json" in window.model.external.title
