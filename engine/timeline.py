@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.schedule import Schedule, cached_on
-from engine.text import join_words, op_list, time_text
+from engine.text import elided, join_words, op_list, time_text
 from engine.tolerance import time_tolerance
 from engine.wait_index import wait_index
 from engine.waits import DONE, OVERHEAD, SLOT, IdleNow, OpsWaiting, idle_now, ops_waiting_at
@@ -151,6 +151,9 @@ def state_at(schedule: Schedule, time: float) -> State:
 
 _STARTS = {"read": "starts reading", "compute": "starts computing", "write": "starts writing"}
 _ONGOING = {"read": "is reading", "compute": "is computing", "write": "is writing"}
+#: An imported task's own name (a C++ kernel's runs to hundreds of characters) is cut to
+#: this many in the narration; the Gantt's hover shows it whole.
+NARRATED_NAME = 48
 #: Narrations kept per Schedule (the clock asks again whenever it passes an event).
 _NARRATIONS_KEPT = 4096
 
@@ -163,7 +166,12 @@ def _phrases(schedule: Schedule, tasks: IntArray, verbs: dict[str, str]) -> list
         stage = schedule.stage_names[schedule.stage[task]]
         verb = verbs.get(stage, f"works on {stage} of")
         who = _worker_name(schedule, int(schedule.rows_of(task)))
-        phrases.append(f"{who} {verb} op {int(schedule.op[task]) + 1:,}")
+        own = schedule.task_title(task)
+        if own is not None:  # an imported kernel or copy: its own name
+            doing = "starts" if verbs is _STARTS else "is running"
+            phrases.append(f"{who} {doing} {elided(own, NARRATED_NAME)}")
+        else:
+            phrases.append(f"{who} {verb} op {int(schedule.op[task]) + 1:,}")
     return phrases
 
 
@@ -290,7 +298,9 @@ def _idle_phrases(schedule: Schedule, reasons: list[IdleNow], earlier: float) ->
                 awaited = f"op {op:,}'s {names[stage - 1]} (ends at {at})"
                 phrases.append(f"{who} {'wait' if plural else 'waits'} for {awaited}")
             else:
-                awaited = f"op {op:,} (it starts at {at})"
+                own = schedule.task_title(task)
+                name = f"op {op:,}" if own is None else elided(own, NARRATED_NAME)
+                awaited = f"{name} (it starts at {at})"
                 phrases.append(f"{who} {'wait' if plural else 'waits'} for {awaited}")
     if finished:
         plural = len(finished) > 1 or finished[0][1]

@@ -16,10 +16,10 @@ from gui.external_run import ExternalRun
 
 #: How each format is named on screen.
 FORMAT_WORDS = {
-    "kineto": "PyTorch/Chrome trace",
-    "nsys-sqlite": "Nsight Systems export",
-    "nsys-csv": "Nsight Systems CSV",
-    "pipelab-trace": "PipeLab trace",
+    "kineto": "a PyTorch/Chrome trace",
+    "nsys-sqlite": "an Nsight Systems export",
+    "nsys-csv": "an Nsight Systems CSV",
+    "pipelab-trace": "a PipeLab trace",
 }
 
 
@@ -43,7 +43,7 @@ def profile_run(path: str | os.PathLike[str]) -> ExternalRun:
         line = what_if_line(found, figures, run.schedule.time_unit)
         sentences.append(f"device {run.device}: {line}")
     description = (
-        f"Showing a {FORMAT_WORDS.get(profile.format, profile.format)}, {title}. "
+        f"Showing {FORMAT_WORDS.get(profile.format, profile.format)}, {title}. "
         + "; ".join(sentences)
         + "."
     )

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 from engine.metrics import speedup
 from engine.text import format_time, number_text, unbreakable_values
 from gui.elided_label import ElidedLabel
-from gui.runs import Shown
+from gui.runs import Run, Shown
 
 
 class RunHeading(QWidget):
@@ -84,6 +84,9 @@ def lesson_line(shown: Shown) -> tuple[str, str]:
     schedules = run.schedules
     if not schedules:
         return "", ""
+    imported = _imported_lesson(run)
+    if imported is not None:
+        return imported
     spans = [f"{s.label or s.policy} {format_time(s.makespan, s.time_unit)}" for s in schedules]
     line = " → ".join(spans)
     first, last = schedules[0], schedules[-1]
@@ -103,6 +106,23 @@ def lesson_line(shown: Shown) -> tuple[str, str]:
             what, _, why = neck.partition(": ")
             line += f" · bottleneck: {what}"
     return unbreakable_values(line), why
+
+
+def _imported_lesson(run: Run) -> tuple[str, str] | None:
+    """A recorded profile's lesson (its first device's stats, `gpu.profile.stats`): how much
+    of the copying was hidden and what perfect overlap could save; None for other runs.
+    Devices are not compared with each other: their lanes are side by side, not a
+    before and after."""
+    if not run.derived.get("stats"):
+        return None
+    values = {line.label: line for line in run.stats[0].lines}
+    if "copies hidden" not in values:
+        return None
+    line = (
+        f"measured {values['makespan'].value} · copies {values['copies hidden'].value} hidden · "
+        f"headroom {values['headroom'].value} · bottleneck: {values['bottleneck'].value}"
+    )
+    return unbreakable_values(line), values["bottleneck"].how
 
 
 def figure_title(shown: Shown | None) -> str:

@@ -118,3 +118,20 @@ def test_a_dropped_profile_opens(window: MainWindow, qtbot, tmp_path: Path) -> N
     window.dropEvent(event)
     qtbot.waitUntil(lambda: window.model.external is not None, timeout=20_000)
     assert "chains.json" in window.model.external.title
+
+
+def test_the_lesson_and_the_narration_speak_of_the_trace(
+    window: MainWindow, tmp_path: Path
+) -> None:
+    from engine.timeline import narrate
+    from gui.run_heading import lesson_line
+
+    assert window.open_file(chained_kineto(tmp_path))
+    shown = window.model.shown
+    assert shown is not None
+    lesson, why = lesson_line(shown)
+    assert lesson.startswith("measured") and "hidden" in lesson and "headroom" in lesson
+    assert "busy" in why  # the bottleneck's sentence, for the tooltip
+    measured = shown.schedules[0]
+    said = narrate(measured, 30e-6)  # stream 7's kernel runs, stream 8's copy in
+    assert "is running gemm" in said and "op " not in said
