@@ -7,10 +7,10 @@ The rows are word-wrapped where they fit the box's height. Where they do not (pi
 beside the current one, a short window), the pinned runs' rows are cut to one line each,
 and those that still do not fit under the current run's whole rows scroll; only where the
 current run's rows do not fit whole either are they cut too. Each cut row ends in "…" and
-the box's tooltip holds every row whole. What still does not fit scrolls, a whole line at a time: the box's
-viewport ends at the bottom of a line (the strip under it stays empty) and a scrolled view
-starts at the top of one, so no line is ever shown cut in half (at the window's least
-size the first line was sliced through).
+the box's tooltip holds every row whole. What still does not fit scrolls, a whole line at
+a time: the box's viewport ends at the bottom of a line (the strip under it stays empty)
+and a scrolled view starts at the top of one, so no line is ever shown cut in half (at the
+window's least size the first line was sliced through).
 
 The box keeps the label at a fixed size that follows its width (a QLabel whose text
 changes makes its parent's layout recompute, about a millisecond at every event): it asks
