@@ -67,6 +67,11 @@ class AssemblyLineView(QWidget):
     def minimumSizeHint(self) -> QSize:
         return self.minimum_size()
 
+    @property
+    def schedules(self) -> list[Schedule]:
+        """The Schedules animated, one lane each."""
+        return list(self._schedules)
+
     def set_schedules(self, schedules: list[Schedule]) -> None:
         self._schedules = list(schedules)
         self._specs = [lane_spec(s) for s in self._schedules]
@@ -84,7 +89,14 @@ class AssemblyLineView(QWidget):
     def minimum_size(self) -> QSize:
         """The smallest size at which every lane keeps its figures, chips and slots at
         their minimum sizes and no text overlaps another (the tightest layout)."""
-        sizes = [lane_minimum(spec, self.font()) for spec in self._specs] or [(320, 150)]
+        return self._minimum_of(self._specs)
+
+    def minimum_for(self, schedules: list[Schedule]) -> QSize:
+        """`minimum_size` as it would be with these Schedules' lanes (nothing is set)."""
+        return self._minimum_of([lane_spec(s) for s in schedules])
+
+    def _minimum_of(self, specs: list[LaneSpec]) -> QSize:
+        sizes = [lane_minimum(spec, self.font()) for spec in specs] or [(320, 150)]
         width = max(w for w, _ in sizes) + 2 * MARGIN_X
         height = sum(h for _, h in sizes) + LANE_GAP * (len(sizes) - 1) + 2 * MARGIN_Y
         return QSize(width, height)

@@ -1,13 +1,16 @@
 """The narration's box under the assembly line: one row per Schedule shown ("<b>pipelined</b>
 — t = 2 s: …"), in as much height as the view gives it, never cut through a line.
 
+The current run's rows come first, then the pinned runs' (the current run's narration is
+the one being watched; under the pinned runs' rows it was the one scrolled away or cut).
 The rows are word-wrapped where they fit the box's height. Where they do not (pinned runs
-beside the current one, a short window), the pinned runs' rows are cut to one line each
-first, then the current run's too; each cut row ends in "…" and the box's tooltip holds
-every row whole. What still does not fit scrolls, a whole line at a time: the box's
-viewport ends at the bottom of a line (the strip under it stays empty) and a scrolled view
-starts at the top of one, so no line is ever shown cut in half (at the window's least
-size the first line was sliced through).
+beside the current one, a short window), the pinned runs' rows are cut to one line each,
+and those that still do not fit under the current run's whole rows scroll; only where the
+current run's rows do not fit whole either are they cut too. Each cut row ends in "…" and
+the box's tooltip holds every row whole. What still does not fit scrolls, a whole line at
+a time: the box's viewport ends at the bottom of a line (the strip under it stays empty)
+and a scrolled view starts at the top of one, so no line is ever shown cut in half (at the
+window's least size the first line was sliced through).
 
 The box keeps the label at a fixed size that follows its width (a QLabel whose text
 changes makes its parent's layout recompute, about a millisecond at every event): it asks
@@ -84,9 +87,12 @@ class NarrationBox(QScrollArea):
 
     def set_rows(self, rows: Sequence[tuple[str, str]], pinned: Sequence[bool] = ()) -> None:
         """Show one row per (name, narration); ``pinned`` says which rows are pinned
-        runs' (cut first). The box grows for a longer text but does not shrink back, so
-        the views above it keep their size while the clock plays (see `reset`)."""
-        rows, flags = tuple(rows), tuple(pinned) + (False,) * (len(rows) - len(pinned))
+        runs' (shown after the current run's, cut first). The box grows for a longer text
+        but does not shrink back, so the views above it keep their size while the clock
+        plays (see `reset`)."""
+        flags = tuple(pinned) + (False,) * (len(rows) - len(pinned))
+        order = sorted(range(len(rows)), key=lambda index: flags[index])  # stable
+        rows, flags = tuple(rows[i] for i in order), tuple(flags[i] for i in order)
         if rows != self._rows or flags != self._pinned:
             self._rows, self._pinned = rows, flags
             self._fit(shrink=False)
@@ -158,7 +164,9 @@ class NarrationBox(QScrollArea):
 
     def _choose_text(self, width: int, room: int) -> None:
         """Wrap every row if they fit ``room`` pixels; else cut the pinned rows to a line
-        each, then every row (the tooltip then holds them whole)."""
+        each (under the current run's rows kept whole: what does not fit scrolls), and
+        only where the current run's rows alone do not fit, every row (the tooltip then
+        holds them whole)."""
         label = self.label
         text_width = self._text_width(width - self.verticalScrollBar().sizeHint().width())
         n = len(self._rows)
@@ -166,7 +174,9 @@ class NarrationBox(QScrollArea):
             text = self._compose(cut, text_width)
             if text != label.text():
                 label.setText(text)
-            if all(cut) or label.height_for(width) <= room:
+            # A cut row is one line, under the rows kept whole: those must fit (the cut
+            # ones may scroll).
+            if all(cut) or label.height_for(width, without_last=sum(cut)) <= room:
                 break
         self.cut_rows = sum(cut)
         fits = label.height_for(width) <= room

@@ -53,14 +53,29 @@ class NarrationLabel(QLabel):
             self._polished_as = self.objectName()
         self.ensurePolished()
 
-    def height_for(self, width: int) -> int:
+    def height_for(self, width: int, without_last: int = 0) -> int:
         """The height the text needs at ``width`` pixels: what QLabel's heightForWidth
-        gives an unsized label."""
+        gives an unsized label; ``without_last``: the height of its lines but the last
+        that many (what a box shows of it before those scroll)."""
         self.polish_as_named()
         margins = self.contentsMargins()
         extra = 2 * self.margin() + self._indent_extra()
         text_width = max(width - extra - margins.left() - margins.right(), 0)
-        height = math.ceil(self._layout(text_width).size().height())
+        document = self._layout(text_width)
+        height = math.ceil(document.size().height())
+        if without_last > 0:
+            bottoms = []
+            block = document.begin()
+            while block.isValid():
+                block_top = document.documentLayout().blockBoundingRect(block).top()
+                lines = block.layout()
+                bottoms += [
+                    block_top + lines.lineAt(i).rect().bottom() for i in range(lines.lineCount())
+                ]
+                block = block.next()
+            kept = bottoms[: max(0, len(bottoms) - without_last)]
+            edge = kept[-1] if kept else 0.0
+            height = math.ceil(edge + document.documentMargin())
         return height + 2 * self.margin() + margins.top() + margins.bottom()
 
     def _indent_extra(self) -> int:

@@ -67,8 +67,10 @@ class RunHeading(QWidget):
             "obtained."
         )
         self.lesson.setVisible(bool(lesson))
+        # One paragraph, wrapped where the width ends rather than a line per pin: three
+        # pins took three lines of the height the Gantt's rows need at 1280 × 800.
         lines = (html.escape(unbreakable_values(line)) for line in shown.comparisons)
-        self.comparison.setText("<br>".join(lines))
+        self.comparison.setText("; ".join(lines))
         self.comparison.setVisible(bool(shown.comparisons))
 
     def set_busy(self, busy: bool) -> None:

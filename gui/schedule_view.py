@@ -9,6 +9,12 @@ title in its room); the splitter shares the rest between the assembly line and t
 and shares it again when runs are pinned or unpinned (five runs' rows in the height of two
 left bars some 4 px tall, too thin for their op labels).
 
+Where the assembly line's lanes at their least size would leave the Gantt too little
+height for its op labels (`TimelineView.labelled_height`: three runs pinned beside both
+policies at 1280 × 800 left bars 4-6 px tall, unlabelled), the assembly line animates the
+last Schedule alone (the current run's pipelined one, that the pins are compared with):
+a lane is some 140 px, and the Gantt keeps every run's rows and labels.
+
 A tick costs O(log n) here: the narration is looked up by event index (binary search) and
 only re-narrated when that index changes; nothing that scans every task runs per tick.
 While another view drives the shared clock (the Warps tab) the view is inactive: it keeps
@@ -59,6 +65,7 @@ class ScheduleView(QWidget):
         self._narrated: list[int] = []
         self._groups = 0  # how many Schedules the split was last shared for
         self._pinned: list[bool] = []  # per Schedule: a pinned run's (its narration is cut first)
+        self._animated: list[Schedule] = []  # the lanes asked for (`lanes_for` may drop some)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.splitter = QSplitter(Qt.Orientation.Vertical, self)
@@ -115,9 +122,10 @@ class ScheduleView(QWidget):
             self._end = end if end is not None else max(spans)
         self._narrated = []
         self.narration_box.label.setText("")
-        self.assembly.set_schedules(list(animated) if animated is not None else self._schedules)
+        self._animated = list(animated) if animated is not None else list(self._schedules)
         groups = len(self._schedules)
         self.timeline.set_schedules(self._schedules)
+        self.assembly.set_schedules(self.lanes_for(self.height()))
         if groups != self._groups and self.isVisible() and not self._split_pending:
             self.share_split()  # runs pinned or unpinned: the Gantt's rows get their room
         self._groups = groups
@@ -172,6 +180,32 @@ class ScheduleView(QWidget):
             self._saved_total = sum(self.splitter.sizes())
         return restored
 
+    def lanes_for(self, height: int) -> list[Schedule]:
+        """The Schedules the assembly line animates in a view ``height`` pixels tall:
+        every one asked for where their lanes at least size, the narration's least
+        height and the Gantt's `labelled_height` fit; else the last one alone."""
+        animated = self._animated
+        if len(animated) <= 1 or height <= 0:
+            return animated
+        top = (
+            self.assembly.minimum_for(animated).height()
+            + self._top_layout.spacing()
+            + self.narration_box.floor()
+        )
+        if top + self.timeline.labelled_height() <= height:
+            return animated
+        return animated[-1:]
+
+    def _fit_lanes(self) -> bool:
+        """Give the assembly line the lanes that fit the view's height now; True if they
+        changed."""
+        lanes = self.lanes_for(self.height())
+        shown = self.assembly.schedules
+        if len(lanes) == len(shown) and all(a is b for a, b in zip(lanes, shown, strict=True)):
+            return False
+        self.assembly.set_schedules(lanes)
+        return True
+
     def share_split(self) -> None:
         """Give the assembly line and narration `ASSEMBLY_SHARE` of the height, the Gantt
         the rest. Where that is short (a laptop) the Gantt first gets the height its rows
@@ -185,17 +219,23 @@ class ScheduleView(QWidget):
             + self._top_layout.spacing()
         )
         top = max(round(ASSEMBLY_SHARE * total), min(comfortable, total - gantt))
-        top = max(min(top, total - gantt), self._top.minimumSizeHint().height())
+        top = min(top, total - gantt)
+        # The narration's lines come before rows wider apart than their labels need.
+        top = max(top, min(comfortable, total - self.timeline.labelled_height()))
+        top = max(top, self._top.minimumSizeHint().height())
         self.splitter.setSizes([top, total - top])
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self.narration_box.set_cap(round(NARRATION_SHARE * event.size().height()))
+        lanes_changed = self._fit_lanes()
         if self._split_pending and self.isVisible():
             self._split_pending = False
             total = sum(self.splitter.sizes())
             if abs(total - self._saved_total) > SPLIT_KEPT * total:
                 self.share_split()
+        elif lanes_changed and self.isVisible():
+            self.share_split()  # a lane came or went: the Gantt gets (or gives) its height
 
     def narration_lines(self) -> list[str]:
         """For each Schedule, the narration of its latest event at or before now."""

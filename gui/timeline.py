@@ -33,7 +33,16 @@ from gui.timeline_items import (
     layout_groups,
     ticks_drawn,
 )
-from gui.timeline_rows import CURSOR_ROOM, MIN_GAP, TITLE_ROOM, RowFit, fit_rows, rows_height
+from gui.timeline_rows import (
+    CURSOR_ROOM,
+    LABEL_PITCH,
+    MIN_GAP,
+    MIN_PITCH,
+    TITLE_ROOM,
+    RowFit,
+    fit_rows,
+    rows_height,
+)
 
 __all__ = ["TITLE_ROOM", "TimeAxis", "TimelineView", "add_rows_menu"]
 
@@ -222,12 +231,17 @@ class TimelineView(pg.PlotWidget):
         legend = self.legend.height_for(width)
         return float(self.time_axis.maximumHeight()) + legend + PLOT_MARGINS
 
-    def wanted_height(self) -> int:
-        """The height at which the rows are `MIN_PITCH` pixels apart with all titles and
+    def wanted_height(self, pitch: float = MIN_PITCH) -> int:
+        """The height at which the rows are ``pitch`` pixels apart with all titles and
         the cursor's band in their room (at least the floor)."""
         n_rows = sum(g.n_rows for g in self._groups)
-        needed = rows_height(n_rows, len(self._groups)) + self._chrome() if n_rows else 0.0
+        needed = rows_height(n_rows, len(self._groups), pitch) + self._chrome() if n_rows else 0.0
         return max(self._floor, math.ceil(needed))
+
+    def labelled_height(self) -> int:
+        """The least height at which every bar carries its op label (rows `LABEL_PITCH`
+        pixels apart): what containers give the Gantt before any comfort elsewhere."""
+        return self.wanted_height(LABEL_PITCH)
 
     def minimum_height(self) -> int:
         """`wanted_height`, but at most ``most_minimum`` (and at least the floor): what

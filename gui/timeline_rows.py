@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gui.figure.bars import BAR_HEIGHT
+
 #: Pixels above a group's first row for its title (12 px bold text and its gaps).
 TITLE_ROOM = 22.0
 #: Pixels under the last row for the cursor's time label.
@@ -77,3 +79,7 @@ def bar_label_size(bar_pixels: float) -> int | None:
     if bar_pixels < BAR_LABEL_FLOOR + 1:
         return None
     return min(BAR_LABEL_FONT, max(BAR_LABEL_FLOOR, int(bar_pixels * 0.6)))
+
+
+#: The least row pitch, in pixels, whose bars carry op labels (at the floor's size).
+LABEL_PITCH = (BAR_LABEL_FLOOR + 1) / BAR_HEIGHT
