@@ -25,17 +25,25 @@ from engine.schedule import Schedule
 from engine.scheduler import simulate
 from engine.validation import shown, value_text
 from engine.writers import write_trace
-
-SUFFIXES = (".png", ".svg", ".pdf", ".gif", ".webp", ".json")
-RASTER = (".png", ".gif", ".webp")
-VECTOR = (".svg", ".pdf")
-SIZES = ("column", "page", "slide")
-ROWS = ("workers", "ops")
-THEMES = ("light", "dark")
-MIN_WIDTH, MAX_WIDTH = 200, 10_000
-MIN_SCALE, MAX_SCALE = 1.0, 4.0
-#: Animation frame rates (gui.export draws, and checks, the same range).
-MIN_FPS, MAX_FPS = 1, 50
+from gui.export_formats import (  # the one table of formats and limits: no Qt
+    BY_SUFFIX,
+    DEFAULT_FPS,
+    DEFAULT_SIZE,
+    DEFAULT_WIDTH,
+    FORMATS,
+    MAX_FPS,
+    MAX_SCALE,
+    MAX_WIDTH,
+    MIN_FPS,
+    MIN_SCALE,
+    MIN_WIDTH,
+    ROWS,
+    SIZES,
+    SUFFIXES,
+    THEMES,
+    names,
+    words_list,
+)
 
 
 def _scale(text: str) -> float:
@@ -51,10 +59,16 @@ def _scale(text: str) -> float:
     return value
 
 
+def _suffixes_help() -> str:
+    """ ".png, .svg, … or .json (Chrome trace)": every format's suffix, the trace's named."""
+    return words_list([f.suffix if f.figure else f"{f.suffix} ({f.name})" for f in FORMATS], "or")
+
+
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "export",
-        help="render the timeline to PNG/SVG/PDF/GIF/WebP, or write a Chrome trace",
+        help=f"render the timeline to {'/'.join(f.name for f in FORMATS if f.figure)}, or "
+        "write a Chrome trace",
         description="Render a scenario's timeline as a figure, headless: row labels, run "
         "titles, a time axis, makespans, a legend and the headline numbers. PNG (--width "
         "px, --scale, --transparent), SVG and PDF at a physical --size, an animated GIF or "
@@ -83,21 +97,22 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         required=True,
         type=nonempty,
         metavar="FILE",
-        help="FILE.png, .svg, .pdf, .gif, .webp or .json (Chrome trace); written atomically",
+        help=f"FILE{_suffixes_help()}; written atomically",
     )
     parser.add_argument(
         "--width",
         type=whole(MIN_WIDTH, MAX_WIDTH, "pixels"),
         default=None,
         metavar="PX",
-        help="image width in pixels, PNG and animations (default: 1600, or the --size at "
-        "96 px per inch)",
+        help=f"image width in pixels, PNG and animations (default: {DEFAULT_WIDTH}, or the "
+        "--size at 96 px per inch)",
     )
     parser.add_argument(
         "--size",
         choices=SIZES,
         default=None,
-        help="lay the figure out 3.5 / 7 / 13.33 in wide (default for SVG and PDF: page)",
+        help=f"lay the figure out {' / '.join(f'{inches:g}' for inches in SIZES.values())} in "
+        f"wide (default for {names('vector')}: {DEFAULT_SIZE})",
     )
     parser.add_argument(
         "--scale",
@@ -108,7 +123,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument(
         "--transparent",
         action="store_true",
-        help="no background (PNG, SVG, PDF)",
+        help=f"no background ({', '.join(f.name for f in FORMATS if f.transparent)})",
     )
     parser.add_argument(
         "--rows",
@@ -150,7 +165,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument(
         "--fps",
         type=whole(MIN_FPS, MAX_FPS, "frames"),
-        default=10,
+        default=DEFAULT_FPS,
         help=f"animation frames per second ({MIN_FPS} to {MAX_FPS})",
     )
 
@@ -159,17 +174,18 @@ def check_flags(args: argparse.Namespace, suffix: str) -> None:
     """Flags that do not fit the format: one line each, before anything is simulated."""
     if args.time is not None and not math.isfinite(args.time):
         raise PipeLabError(f"--time must be a finite number, not {args.time}")
-    if suffix in VECTOR and args.width is not None:
+    form = BY_SUFFIX[suffix]
+    if form.vector and args.width is not None:
         raise PipeLabError(f"--width is for PNG and animations; give {suffix} a --size")
-    if suffix in VECTOR and args.scale != 1.0:
+    if form.vector and args.scale != 1.0:
         raise PipeLabError(f"--scale is for PNG and animations; {suffix} is drawn in points")
-    if suffix == ".svg" and args.assembly:
+    if args.assembly and form.figure and not form.assembly:
         raise PipeLabError(
-            "SVG cannot hold the assembly line as shapes and text (it draws pictures of its "
-            "workers): export it to PDF or PNG, or leave out --assembly"
+            f"{form.name} cannot hold the assembly line as shapes and text (it draws pictures "
+            "of its workers): export it to PDF or PNG, or leave out --assembly"
         )
-    if args.transparent and suffix in (".gif", ".webp"):
-        raise PipeLabError("--transparent is for PNG, SVG and PDF, not animations")
+    if args.transparent and form.figure and not form.transparent:
+        raise PipeLabError(f"--transparent is for {names('transparent')}, not animations")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -189,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
                 f"--time {value_text(args.time)} is outside the run: give a time from 0 to "
                 f"{value_text(end)} {schedules[0].time_unit}"
             )
-        if suffix == ".json":
+        if not BY_SUFFIX[suffix].figure:
             tasks = sum(len(s) for s in schedules)
             progress.phase(f"writing {tasks:,} tasks", tasks)
             # Streamed as `simulate --format trace` writes it: never the whole text in memory.

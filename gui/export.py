@@ -13,7 +13,7 @@ atomically: a refused or failed export leaves no file.
 from __future__ import annotations
 
 import math
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -29,10 +29,28 @@ from engine.validation import path_text, shown
 from engine.writers import to_trace
 from gui.clock import Clock
 from gui.colours import THEMES, Theme
+from gui.export_formats import (
+    ANIMATIONS,
+    BY_SUFFIX,
+    DEFAULT_FPS,
+    DEFAULT_SIZE,
+    DEFAULT_WIDTH,
+    MAX_FPS,
+    MAX_FRAMES,
+    MAX_IMAGE_BYTES,
+    MAX_SCALE,
+    MAX_WIDTH,
+    MIN_FPS,
+    MIN_SCALE,
+    MIN_WIDTH,
+    SIZES,
+    SUFFIXES,
+    ExportFormat,
+    names,
+)
 from gui.figure.layout import (
     PIXEL_TEXT,
     POINTS_PER_INCH,
-    SIZES,
     FigureOptions,
     build_figure,
     cursor_group,
@@ -44,27 +62,13 @@ from gui.figure.rows import check_rows
 from gui.figure.svg import figure_svg
 from gui.run_steps import release_freed_memory
 
-SUFFIXES = (".png", ".svg", ".pdf", ".gif", ".webp", ".json")
-ANIMATIONS = (".gif", ".webp")
-RASTER = (".png", *ANIMATIONS)
-#: Most frames an animation may have, and its default frames per second.
-MAX_FRAMES = 300
-GIF_FPS = 10
-#: Default image width, and the limits of width (px) and of scale.
-DEFAULT_WIDTH = 1600
-MIN_WIDTH, MAX_WIDTH = 200, 10_000
-MIN_SCALE, MAX_SCALE = 1.0, 4.0
+#: The animations' frame rate unless told (kept under the name callers know).
+GIF_FPS = DEFAULT_FPS
 #: Screen pixels per inch: a PNG given in pixels is laid out as a screen shows it.
 SCREEN_DPI = 96.0
 #: Vector formats decide bars versus density at this many dots per point (144 dpi).
 VECTOR_RESOLUTION = 2.0
 PNG_QUALITY = 80
-#: The longest side each image format holds (WebP's encoder stops at 16,383 px, GIF
-#: stores 16-bit sides), and the most bytes of pixels an export may take in memory (a
-#: QImage holds under 2 GiB; an animation keeps every frame until it is encoded).
-MAX_SIDE = {".png": 2**31 - 1, ".gif": 65_535, ".webp": 16_383}
-MAX_IMAGE_BYTES = 2**31 - 1
-RASTER_NAMES = {".png": "PNG", ".gif": "GIF", ".webp": "WebP"}
 #: The assembly line is drawn at this height per lane, in its own pixels.
 LANE_PIXELS = 250
 
@@ -73,15 +77,24 @@ def check_target(path: str | Path) -> str:
     """The export format of ``path`` (its suffix); PipeLabError if unknown or unwritable."""
     target = Path(path)
     suffix = target.suffix.lower()
-    if suffix not in SUFFIXES:
-        given = shown(suffix) if suffix else "(no suffix)"
-        raise PipeLabError(
-            f"{path_text(target)}: unknown export format {given} (use one of {', '.join(SUFFIXES)})"
-        )
+    if suffix not in BY_SUFFIX:
+        raise PipeLabError(f"{path_text(target)}: {_unknown(suffix)}")
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise PipeLabError(f"{path_text(target)}: folder {path_text(folder)} does not exist")
     return suffix
+
+
+def _unknown(suffix: str) -> str:
+    given = shown(suffix) if suffix else "(no suffix)"
+    return f"unknown export format {given} (use one of {', '.join(SUFFIXES)})"
+
+
+def export_format(suffix: str) -> ExportFormat:
+    """The table's entry for ``suffix``; PipeLabError if it names no format."""
+    if suffix not in BY_SUFFIX:
+        raise PipeLabError(_unknown(suffix))
+    return BY_SUFFIX[suffix]
 
 
 @dataclass(frozen=True)
@@ -96,8 +109,12 @@ class ExportPlan:
     fps: int
 
     @property
+    def format(self) -> ExportFormat:
+        return BY_SUFFIX[self.suffix]
+
+    @property
     def raster(self) -> bool:
-        return self.suffix in RASTER
+        return self.format.raster
 
 
 def plan_export(
@@ -121,6 +138,7 @@ def plan_export(
     """Check every option and decide the figure's layout options and pixel density."""
     if not schedules:
         raise PipeLabError("nothing to export: no schedules are shown")
+    form = export_format(suffix)
     check_rows(rows)
     figure_theme = _theme(theme)
     if size is not None and size not in SIZES:
@@ -131,35 +149,37 @@ def plan_export(
         raise PipeLabError(
             f"export width must be between {MIN_WIDTH} and {MAX_WIDTH:,} px, not {width}"
         )
-    if not 1 <= fps <= 50:
-        raise PipeLabError(f"frame rate must be between 1 and 50, not {fps}")
+    if not MIN_FPS <= fps <= MAX_FPS:
+        raise PipeLabError(f"frame rate must be between {MIN_FPS} and {MAX_FPS}, not {fps}")
     end = max(s.makespan for s in schedules)
     if time is not None and not (math.isfinite(time) and 0 <= time <= end):
         unit = schedules[0].time_unit
         raise PipeLabError(
             f"time {time:g} is outside the run: give a time from 0 to {format_time(end, unit)}"
         )
-    if transparent and suffix in ANIMATIONS:
-        raise PipeLabError("a transparent background is for PNG, SVG and PDF, not animations")
-    animation = suffix in ANIMATIONS
-    if suffix == ".svg" and with_assembly:
+    if transparent and form.figure and not form.transparent:
         raise PipeLabError(
-            "SVG cannot hold the assembly line as shapes and text (it draws pictures of its "
-            "workers): export it to PDF or PNG, or leave out --assembly"
+            f"a transparent background is for {names('transparent')}, not animations"
         )
-    if suffix in RASTER and size is None:
+    animation = form.animation
+    if with_assembly and form.figure and not form.assembly:
+        raise PipeLabError(
+            f"{form.name} cannot hold the assembly line as shapes and text (it draws pictures "
+            "of its workers): export it to PDF or PNG, or leave out --assembly"
+        )
+    if form.raster and size is None:
         pixels_wide = width or DEFAULT_WIDTH
         options = FigureOptions(width=pixels_wide * POINTS_PER_INCH / SCREEN_DPI, text=PIXEL_TEXT)
         pixels = SCREEN_DPI / POINTS_PER_INCH * scale
     else:
-        options = FigureOptions.for_size(size or "page")
-        if suffix in RASTER:
+        options = FigureOptions.for_size(size or DEFAULT_SIZE)
+        if form.raster:
             # The size at 96 px per inch, in whole pixels, unless a width is given.
             pixels_wide = width or round(options.width * SCREEN_DPI / POINTS_PER_INCH)
             pixels = pixels_wide / options.width * scale
         else:
             pixels = 1.0
-    resolution = pixels if suffix in RASTER else VECTOR_RESOLUTION
+    resolution = pixels if form.raster else VECTOR_RESOLUTION
     assembly = with_assembly or animation
     options = replace(
         options,
@@ -225,7 +245,7 @@ def export(
     each run's heading, in order (else `gui.figure.heading.run_title`).
     """
     suffix = check_target(path)
-    if suffix == ".json":
+    if not BY_SUFFIX[suffix].figure:
         if not schedules:
             raise PipeLabError("nothing to export: no schedules are shown")
         write_atomic(path, to_trace(schedules).encode("utf-8"))
@@ -267,7 +287,7 @@ def check_pixels(figure: Figure, plan: ExportPlan, frames: int = 0) -> None:
     if not plan.raster:
         return
     width, height = round(figure.width * plan.pixels), round(figure.height * plan.pixels)
-    kind, side = RASTER_NAMES[plan.suffix], MAX_SIDE[plan.suffix]
+    kind, side = plan.format.name, plan.format.max_side
     if max(width, height) > side:
         raise PipeLabError(
             f"this {kind} would be {width:,} × {height:,} px, and {kind} holds at most "
@@ -323,12 +343,11 @@ def preview(schedules: list[Schedule], suffix: str, **options: object) -> Previe
     figure = build_figure(schedules, plan.options)
     if plan.raster:
         width, height = round(figure.width * plan.pixels), round(figure.height * plan.pixels)
-        kind = {".png": "PNG", ".gif": "animated GIF", ".webp": "animated WebP"}[suffix]
-        words = f"{kind}, {width:,} × {height:,} px"
+        words = f"{plan.format.shown_as}, {width:,} × {height:,} px"
     else:
         inches = (figure.width / POINTS_PER_INCH, figure.height / POINTS_PER_INCH)
         words = (
-            f"{suffix[1:].upper()}, {inches[0]:.3g} × {inches[1]:.2g} in "
+            f"{plan.format.shown_as}, {inches[0]:.3g} × {inches[1]:.2g} in "
             f"({figure.width:.0f} × {figure.height:.0f} pt)"
         )
     return Preview(list(schedules), figure, plan, words)
@@ -337,16 +356,9 @@ def preview(schedules: list[Schedule], suffix: str, **options: object) -> Previe
 def render(
     schedules: list[Schedule], figure: Figure, plan: ExportPlan, times: list[float] | None = None
 ) -> bytes:
-    """The bytes of ``figure`` in the plan's format."""
-    if plan.suffix == ".svg":
-        return figure_svg(figure)
+    """The bytes of ``figure`` in the plan's format (its writer in `FIGURE_WRITERS`)."""
     with _AssemblyPainter(schedules, plan) as assembly:
-        if plan.suffix == ".png":
-            image = render_image(figure, plan.pixels, assembly.paint)
-            return _png_bytes(image, plan)
-        if plan.suffix == ".pdf":
-            return _pdf_bytes(figure, assembly)
-        return _animation(schedules, figure, plan, times or [], assembly)
+        return FIGURE_WRITERS[plan.suffix](schedules, figure, plan, times or [], assembly)
 
 
 class _AssemblyPainter:
@@ -422,6 +434,36 @@ def _qt_bytes(write: object) -> bytes:
     return bytes(data.data())
 
 
+def _svg(
+    schedules: list[Schedule],
+    figure: Figure,
+    plan: ExportPlan,
+    times: list[float],
+    assembly: _AssemblyPainter,
+) -> bytes:
+    return figure_svg(figure)
+
+
+def _png(
+    schedules: list[Schedule],
+    figure: Figure,
+    plan: ExportPlan,
+    times: list[float],
+    assembly: _AssemblyPainter,
+) -> bytes:
+    return _png_bytes(render_image(figure, plan.pixels, assembly.paint), plan)
+
+
+def _pdf(
+    schedules: list[Schedule],
+    figure: Figure,
+    plan: ExportPlan,
+    times: list[float],
+    assembly: _AssemblyPainter,
+) -> bytes:
+    return _pdf_bytes(figure, assembly)
+
+
 def frame_times(schedules: list[Schedule], fps: int = GIF_FPS, suffix: str = ".gif") -> list[float]:
     """The times an animation shows: the run played as the app plays it at 1× (see
     Clock.rate), ``fps`` frames a second, first and last frame at 0 and the end."""
@@ -483,3 +525,14 @@ def _animation(
 
 def _is_cursor(item: object) -> bool:
     return isinstance(item, Group) and item.id == "cursor"
+
+
+#: How each figure format of `gui.export_formats.FORMATS` is written (the trace is
+#: `engine.writers.to_trace`); tests check every figure format has one.
+FIGURE_WRITERS: dict[str, Callable[..., bytes]] = {
+    ".png": _png,
+    ".svg": _svg,
+    ".pdf": _pdf,
+    ".gif": _animation,
+    ".webp": _animation,
+}

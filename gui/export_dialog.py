@@ -32,30 +32,23 @@ from engine.errors import PipeLabError
 from engine.schedule import Schedule
 from engine.text import format_time
 from gui.errors import warn
-from gui.export import (
-    ANIMATIONS,
+from gui.export import Preview, export, preview
+from gui.export_formats import (
+    BY_SUFFIX,
+    DEFAULT_SIZE,
     DEFAULT_WIDTH,
+    FORMATS,
     MAX_WIDTH,
     MIN_WIDTH,
-    RASTER,
-    Preview,
-    export,
-    preview,
+    SIZES,
+    THEMES,
+    ExportFormat,
 )
 from gui.export_notice import confirm_written
 
-FORMATS = (
-    (".png", "PNG image"),
-    (".svg", "SVG (vector, text stays text)"),
-    (".pdf", "PDF (vector, fonts embedded)"),
-    (".gif", "Animated GIF"),
-    (".webp", "Animated WebP"),
-    (".json", "Chrome trace JSON"),
-)
-SIZES = (
-    ("column", "Column (3.5 in)"),
-    ("page", "Page (7 in)"),
-    ("slide", "Slide (13.33 in)"),
+#: The size list: each physical width of `gui.export_formats.SIZES`, then pixels (images).
+SIZE_CHOICES = (
+    *((key, f"{key.capitalize()} ({inches:g} in)") for key, inches in SIZES.items()),
     ("pixels", "Width in pixels"),
 )
 #: The dialog's size where the screen has room (it fits 1024 × 700 screens), and the
@@ -109,10 +102,10 @@ class ExportDialog(QDialog):
         self.title_field.setCursorPosition(0)  # a long title shows its start
         self.title_field.setToolTip("The figure's title (the scenario's name unless changed)")
         self.format = QComboBox()
-        for suffix, words in FORMATS:
-            self.format.addItem(words, suffix)
+        for form in FORMATS:
+            self.format.addItem(form.choice, form.suffix)
         self.size_box = QComboBox()
-        for key, words in SIZES:
+        for key, words in SIZE_CHOICES:
             self.size_box.addItem(words, key)
         self.size_box.setCurrentIndex(self.size_box.findData("pixels"))  # PNG first, as the CLI
         self.width_px = QSpinBox()
@@ -131,8 +124,8 @@ class ExportDialog(QDialog):
         self.assembly = QCheckBox("Assembly line above the Gantt")
         self.assembly.setChecked(with_assembly)
         self.theme = QComboBox()
-        self.theme.addItem("Light", "light")
-        self.theme.addItem("Dark", "dark")
+        for name in THEMES:
+            self.theme.addItem(name.capitalize(), name)
         self.transparent = QCheckBox("Transparent background")
         self.preview_image = QLabel()
         self.preview_image.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -214,9 +207,14 @@ class ExportDialog(QDialog):
     def suffix(self) -> str:
         return str(self.format.currentData())
 
+    @property
+    def export_format(self) -> ExportFormat:
+        """The chosen format's entry in `gui.export_formats.FORMATS`."""
+        return BY_SUFFIX[self.suffix]
+
     def options(self) -> dict[str, object]:
         """The keyword arguments of `gui.export.export` the dialog's controls say."""
-        suffix = self.suffix
+        form = self.export_format
         size = str(self.size_box.currentData())
         options: dict[str, object] = {
             "rows": self.rows.currentData(),
@@ -225,9 +223,9 @@ class ExportDialog(QDialog):
             "title": self.title_field.text().strip(),
             "run_titles": self._run_titles,
             "time": self._time if self.cursor_box.isChecked() else None,
-            "with_assembly": self.assembly.isChecked() and suffix != ".svg",
+            "with_assembly": self.assembly.isChecked() and form.assembly,
         }
-        if suffix in RASTER:
+        if form.raster:
             if size == "pixels":
                 options["width"] = self.width_px.value()
             else:
@@ -235,20 +233,20 @@ class ExportDialog(QDialog):
             options["scale"] = 2.0 if self.retina.isChecked() else 1.0
         elif size != "pixels":
             options["size"] = size
-        if suffix not in ANIMATIONS:
+        if form.transparent:
             options["transparent"] = self.transparent.isChecked()
         return options
 
     def _sync(self) -> None:
         """Enable only the controls that mean something for the chosen format."""
-        suffix = self.suffix
-        raster, figure = suffix in RASTER, suffix != ".json"
+        form = self.export_format
+        raster, figure = form.raster, form.figure
         model = self.size_box.model()
         pixels_item = model.item(self.size_box.findData("pixels"))  # type: ignore[attr-defined]
         pixels_item.setEnabled(raster)
         if not raster and self.size_box.currentData() == "pixels":
             # Vector formats have no pixels: a page, their default in the CLI too.
-            self.size_box.setCurrentIndex(self.size_box.findData("page"))
+            self.size_box.setCurrentIndex(self.size_box.findData(DEFAULT_SIZE))
         self.width_px.setEnabled(raster and self.size_box.currentData() == "pixels")
         self.retina.setEnabled(raster)
         for control in (
@@ -260,13 +258,14 @@ class ExportDialog(QDialog):
             self.caption,
         ):
             control.setEnabled(figure)
-        self.assembly.setEnabled(figure and suffix not in ANIMATIONS and suffix != ".svg")
+        # (an animation always draws the assembly line)
+        self.assembly.setEnabled(form.assembly and not form.animation)
         self.assembly.setToolTip(
-            "SVG keeps shapes and text only: export the assembly line as PDF or PNG"
-            if suffix == ".svg"
+            f"{form.name} keeps shapes and text only: export the assembly line as PDF or PNG"
+            if figure and not form.assembly
             else ""
         )
-        self.transparent.setEnabled(figure and suffix not in ANIMATIONS)
+        self.transparent.setEnabled(form.transparent)
 
     def _changed(self) -> None:
         self._sync()
@@ -285,7 +284,7 @@ class ExportDialog(QDialog):
     def update_preview(self) -> None:
         """Lay out what will be written, draw it, and say its format and size."""
         self._preview = None
-        if self.suffix == ".json":
+        if not self.export_format.figure:
             tasks = sum(len(s) for s in self._schedules)
             self._show_words("Chrome trace: open it in Perfetto or chrome://tracing")
             self.summary.setText(f"JSON, {tasks:,} tasks, one track per worker")
@@ -352,10 +351,9 @@ class ExportDialog(QDialog):
         return True
 
     def _choose_file(self) -> None:
-        suffix = self.suffix
-        words = dict(FORMATS)[suffix]
+        form = self.export_format
         path, _ = QFileDialog.getSaveFileName(
-            self, "Export", f"timeline{suffix}", f"{words} (*{suffix})"
+            self, "Export", f"timeline{form.suffix}", form.file_filter
         )
         if path and self.write(path):
             self.accept()

@@ -54,6 +54,7 @@ from gui.app_model import AppModel, ScenarioChange
 from gui.clock import Clock
 from gui.elided_label import window_title
 from gui.errors import one_line, warn
+from gui.export_formats import WARPS_FORMATS, file_filters, format_of
 from gui.external_banner import ExternalBanner
 from gui.external_run import ExternalRun
 from gui.help import HELP_TEXT, MODEL_ACTION, show_model
@@ -80,7 +81,7 @@ __all__ = ["GPU_TAB", "PIPELINE_TAB", "WARPS_TAB", "MainWindow"]
 
 log = logging.getLogger(__name__)
 
-WARPS_EXPORT_FILTERS = "PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"
+WARPS_EXPORT_FILTERS = file_filters(WARPS_FORMATS)
 PIPELINE_TAB, WARPS_TAB, GPU_TAB = 0, 1, 2
 #: Scenarios with per-op durations are remembered across sessions up to this many ops
 #: (a million ops would be tens of MB of TOML in the settings file).
@@ -428,12 +429,13 @@ class MainWindow(QMainWindow):
         if with_assembly is None:
             with_assembly = self._with_assembly.isChecked()
         schedules, title, run_titles, _ = self._exported()
+        form = format_of(path)  # (None: `export` refuses the suffix)
         try:
             export(
                 schedules,
                 path,
-                width=width if Path(path).suffix.lower() in (".png", ".gif", ".webp") else None,
-                with_assembly=with_assembly and Path(path).suffix.lower() != ".svg",
+                width=width if form is not None and form.raster else None,
+                with_assembly=with_assembly and (form is None or form.assembly),
                 title=title,
                 run_titles=run_titles,
                 **options,  # type: ignore[arg-type]

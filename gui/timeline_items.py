@@ -110,9 +110,6 @@ class BarsItem(pg.GraphicsObject):
         self._groups: list[RowGroup] = []
         self._bounds = QRectF()
         self.hatch = True  # hatch idle spans (the exports draw their own figure)
-        self.paint_count = 0  # how often paint ran: the benchmark checks ticks leave it alone
-        self.last_plan: list[tuple[int, int]] = []  # per group: (bars drawn, density runs)
-        self.hatched: frozenset[str] = frozenset()  # the wait reasons the last paint hatched
         # The last paint's plans, by what they were planned from: a repaint of a group
         # whose Schedule and view are unchanged (the sequential run of an edit of the
         # slots, a theme change) plans nothing again.
@@ -145,9 +142,6 @@ class BarsItem(pg.GraphicsObject):
     def paint(
         self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
     ) -> None:
-        self.paint_count += 1
-        self.last_plan = []
-        self.hatched = frozenset()
         view = self.viewRect()
         transform = painter.transform()
         sx, sy = abs(transform.m11()), abs(transform.m22())
@@ -175,7 +169,6 @@ class BarsItem(pg.GraphicsObject):
         r1 = min(group.n_rows, int(np.ceil(view.bottom() - offset + 0.5)) + 1)
         t0, t1 = max(0.0, view.left()), min(s.makespan, view.right())
         if s.makespan <= 0 or r1 <= r0 or t1 <= t0:
-            self.last_plan.append((0, 0))
             return None
         tasks: slice | np.ndarray | None
         rows: npt.NDArray[np.int64] | LazyRows
@@ -233,7 +226,6 @@ class BarsItem(pg.GraphicsObject):
             wide = plan.wide + tasks.start
         else:
             wide = tasks[plan.wide]
-        self.last_plan.append((len(wide), len(plan.density) if plan.density is not None else 0))
         if not len(wide):
             return None
         task_row = rows_of(s, group.rows, wide)
@@ -296,7 +288,6 @@ class BarsItem(pg.GraphicsObject):
             found = found[(spans.end[found] >= t0) & (spans.start[found] <= t1)]
         if not len(found):
             return
-        self.hatched = self.hatched | {spans.reasons[c] for c in np.unique(spans.code[found])}
         screen = painter.transform().inverted()[0]
         theme = self._theme
         under = theme.idle if group.rows == "workers" else theme.background

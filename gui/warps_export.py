@@ -17,10 +17,12 @@ from engine.errors import PipeLabError
 from engine.validation import path_text, shown
 from engine.warps import WarpRun
 from gui.colours import Theme
+from gui.export_formats import BY_SUFFIX, WARPS_SUFFIXES, words_list
 
-#: What the Warps tab exports to. Animations are the pipeline's assembly line over its
-#: Gantt; a warp run has no assembly line, and its own animation is the tab itself.
-EXPORT_SUFFIXES = (".png", ".svg", ".pdf")
+#: What the Warps tab exports to (`ExportFormat.warps`). Animations are the pipeline's
+#: assembly line over its Gantt; a warp run has no assembly line, and its own animation
+#: is the tab itself.
+EXPORT_SUFFIXES = WARPS_SUFFIXES
 FIGURE_TITLE = "Warp latency hiding on one SM"
 
 
@@ -45,17 +47,19 @@ def export_warps(
     suffix = target.suffix.lower()
     if suffix not in EXPORT_SUFFIXES:
         raise PipeLabError(
-            f"{path_text(target.name)}: export as .png, .svg or .pdf, not "
+            f"{path_text(target.name)}: export as {words_list(EXPORT_SUFFIXES, 'or')}, not "
             f"{shown(suffix) if suffix else 'nothing'}"
         )
     from gui.export import export  # Qt's painting and PDF writer: only when exporting
 
+    raster = BY_SUFFIX[suffix].raster
+
     export(
         [run.schedule],
         target,
-        width=width if suffix == ".png" else None,
+        width=width if raster else None,
         size=size,
-        scale=scale if suffix == ".png" else 1.0,
+        scale=scale if raster else 1.0,
         theme=theme,
         time=time,
         title=title,

@@ -19,6 +19,7 @@ from engine.metrics import speedup
 from engine.schedule import Schedule
 from engine.text import TimeScale, axis_scale, axis_title, tick_text
 from gui.colours import LIGHT, Theme
+from gui.export_formats import SIZES
 from gui.figure.cursor import lay_out_cursor
 from gui.figure.fonts import cap_height, one_line, text_width, wrapped
 from gui.figure.frame import Frame
@@ -28,8 +29,7 @@ from gui.figure.row_labels import nice_step, row_labels, row_pitch
 from gui.figure.rows import check_rows
 from gui.figure.run_group import RunLayout, figure_time, lay_out_run
 
-#: Physical widths, in inches, and the body text size (points) of each.
-SIZES: dict[str, float] = {"column": 3.5, "page": 7.0, "slide": 13.33}
+#: The body text size (points) of each physical width (`gui.export_formats.SIZES`, inches).
 SIZE_TEXT: dict[str, float] = {"column": 7.0, "page": 8.0, "slide": 12.0}
 #: A PNG given in pixels is laid out at 96 pixels per inch with this text size (12 px).
 PIXEL_TEXT = 9.0

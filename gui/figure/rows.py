@@ -41,8 +41,9 @@ from engine.warp_idle import WARP_IDLE_REASONS, is_warp_schedule, warp_idle
 from gpu.profile.idle import IMPORTED_REASONS, ImportedIdle, lane_idle
 from gpu.profile.lanes import is_profile_schedule
 from gui.colours import IDLE_STYLES
+from gui.export_formats import ROWS
 
-ROW_MODES = ("workers", "ops")
+ROW_MODES = ROWS  # (declared with the exports' other options)
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

@@ -212,3 +212,19 @@ def test_long_exports_show_progress_on_a_terminal(tmp_path: Path, name: str, pha
         assert f"pipelab: {phase}" in drawn, drawn
     assert drawn.rstrip(" ").endswith("\r"), drawn  # erased: the prompt comes back clean
     assert (tmp_path / name).stat().st_size > 0
+
+
+def test_the_format_table_loads_without_qt() -> None:
+    """The CLI reads `gui.export_formats` to build its parser: that must not start Qt."""
+    code = (
+        "import sys\n"
+        "from cli.main import commands\n"
+        "from cli.parser import build_parser\n"
+        "build_parser(commands())\n"
+        "bad = [m for m in ('PySide6', 'pyqtgraph') if m in sys.modules]\n"
+        "assert not bad, bad\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr

@@ -131,3 +131,20 @@ class ManualRunner(QObject):
 @pytest.fixture
 def manual_runner() -> ManualRunner:
     return ManualRunner()
+
+
+@pytest.fixture
+def bar_paints(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Each paint of a Gantt's bars from now on, one entry per paint (the BarsItem
+    painted): the items keep no count of their own."""
+    from gui.timeline_items import BarsItem
+
+    painted: list[object] = []
+    paint = BarsItem.paint
+
+    def counting(self: BarsItem, *args: object) -> None:
+        painted.append(self)
+        paint(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(BarsItem, "paint", counting)
+    return painted
