@@ -65,6 +65,10 @@ def lane_spec(schedule: Schedule) -> LaneSpec:
     title = f"{schedule.label or schedule.policy}" + (
         " (measured)" if schedule.source == "measured" else ""
     )
+    if not pipeline and schedule.task_name is not None:
+        # An imported trace's activities are not ops that travel the line: its stations
+        # show which streams run; where it has chains, their pipeline is animated beside.
+        title += " · its streams at work: a trace's activities are not ops that travel"
     units = []
     for unit in range(schedule.n_units):
         variants = [schedule.unit_title(unit), schedule.unit_names[unit]]

@@ -86,6 +86,9 @@ def test_a_trace_without_chains_says_only_the_bound_applies(window: MainWindow) 
     assert external is not None and "only the bound applies" in external.description
     shown = window.model.shown
     assert shown is not None and len(shown.schedules) == 1
+    from gui.assembly_texts import lane_spec
+
+    assert "not ops that travel" in lane_spec(shown.schedules[0]).title  # why nothing glides
 
 
 def test_a_bad_profile_is_a_message_and_the_app_keeps_its_run(
