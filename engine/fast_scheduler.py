@@ -13,6 +13,7 @@ set, the reference runs: there is no second Python loop.
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -33,7 +34,10 @@ def _load_compiled() -> tuple[ModuleType | None, str]:
     if os.environ.get(FORCE_PYTHON, "") not in ("", "0"):
         return None, f"{FORCE_PYTHON} is set"
     try:
-        import engine._fastsched as _fastsched
+        # (by name: an optional extension module, which import graphs cannot see into; a
+        # plain `import engine._fastsched` reads to them as an import of the engine package,
+        # a false circle through engine/__init__)
+        _fastsched = importlib.import_module("engine._fastsched")
     except ImportError as error:  # not built: no C compiler when the project was installed
         return None, f"engine._fastsched did not load ({error})"
     return _fastsched, ""

@@ -81,3 +81,60 @@ def test_changelog_has_a_section_for_the_version() -> None:
     assert f"\n## {project['version']} " in changelog
     assert project["license"] == "MIT" and project["license-files"] == ["LICENSE"]
     assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License\n")
+
+
+def _circles(imports: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of a graph: its strongly connected parts of two or more modules
+    (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+    for root in sorted(imports):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(imports[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(imports[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                part = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    part.append(member)
+                    if member == node:
+                        break
+                if len(part) > 1:
+                    circles.append(sorted(part))
+    return circles
+
+
+def test_the_import_graph_has_no_circles() -> None:
+    """Issue 27: no module imports itself through others (a circle hides which layer is
+    below which); imports made only for type checking count too."""
+    import grimp
+
+    graph = grimp.build_graph("engine", "gpu", "gui", "cli")
+    imports = {
+        module: {m for m in graph.find_modules_directly_imported_by(module) if m in graph.modules}
+        for module in graph.modules
+    }
+    assert _circles(imports) == []
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
