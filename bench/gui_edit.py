@@ -23,7 +23,7 @@ on the machines this project is built on). So every edit row also prints the MB 
 faulted in, and the run starts by measuring this machine's fault cost for fresh memory
 (after a pause, as an edit finds it) and for memory just freed (reused at once). Edits run
 one after the other (the app keeps what a run frees for the next:
-`gui.run_steps.hold_freed_memory`) unless ``--pause`` S leaves the app at rest for S
+`gui.memory.hold_freed_memory`) unless ``--pause`` S leaves the app at rest for S
 seconds before each (it hands freed memory back after 1.5 s, so each edit then faults its
 arrays in afresh: the worst case here). ``--keep-freed-memory`` runs the edits with
 glibc told to keep freed memory from the start (no trim; arrays up to 32 MiB, glibc's
@@ -241,9 +241,10 @@ def idle(app: QApplication, seconds: float) -> None:
 def bench_edits(
     sizes: list[int], workers: list[int], fields: list[str], pause: float = 0.0
 ) -> None:
+    from gui.app import make_app  # as the app starts: freed memory held (gui.memory)
     from gui.main_window import MainWindow
 
-    app = QApplication.instance() or QApplication([])
+    app = make_app()
     window = MainWindow()
     window.resize(1600, 1000)
     window.show()
@@ -302,9 +303,10 @@ def bench_edits(
 
 
 def bench_ticks(sizes: list[int]) -> None:
+    from gui.app import make_app  # as the app starts: freed memory held (gui.memory)
     from gui.main_window import MainWindow
 
-    app = QApplication.instance() or QApplication([])
+    app = make_app()
     window = MainWindow()
     window.resize(1600, 1000)
     window.show()
@@ -404,7 +406,8 @@ def rss():
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 n, kind, k = int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
-app = QApplication([])
+from gui.app import make_app
+app = make_app()  # as the app starts: freed memory held (gui.memory)
 window = MainWindow()  # the book example
 window.resize(1600, 1000)
 window.show()

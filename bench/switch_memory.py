@@ -38,10 +38,11 @@ def main() -> None:
     args = parser.parse_args()
 
     from PySide6.QtCore import QSettings
-    from PySide6.QtWidgets import QApplication
 
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, tempfile.mkdtemp())
-    app = QApplication([])
+    from gui.app import make_app
+
+    app = make_app()  # as the app starts: freed memory held (gui.memory)
     from engine.scenario import load_preset
     from gui.main_window import MainWindow
 

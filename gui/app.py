@@ -20,6 +20,7 @@ from engine.resources import version
 from engine.scenario import Scenario, load_preset
 from engine.validation import shown
 from gui.errors import install_excepthook
+from gui.memory import hold_freed_memory
 from gui.platforms import platform_problem
 from gui.scenario_edits import check_app_size, load_for_app
 from gui.settings import APPLICATION, ORGANIZATION, settings
@@ -32,6 +33,7 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     """The QApplication (created once), with the names QSettings uses."""
     app = QApplication.instance()
     if not isinstance(app, QApplication):
+        hold_freed_memory()  # once for the process, before any worker thread starts
         app = QApplication(sys.argv[:1] if argv is None else argv)
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)

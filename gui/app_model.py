@@ -24,7 +24,7 @@ from engine.scenario import Scenario, load_preset
 from engine.schedule import Schedule
 from gui import scenario_edits as edits
 from gui.external_run import ExternalMode, ExternalRun
-from gui.run_steps import hold_freed_memory, release_freed_memory
+from gui.memory import release_freed_memory
 from gui.run_worker import Runner, ThreadRunner, failure_message, run_job
 from gui.runs import (
     MAX_PINS,
@@ -41,8 +41,8 @@ from gui.runs import (
 log = logging.getLogger(__name__)
 
 #: After a run lands (or pins go) and no other follows for this long, freed memory goes
-#: back to the system (`gui.run_steps.release_freed_memory`); until then it is kept for the next
-#: run (`gui.run_steps.hold_freed_memory`).
+#: back to the system (`gui.memory.release_freed_memory`); until then it is kept for the next
+#: run (`gui.memory.hold_freed_memory`, set at start-up).
 RELEASE_AFTER_MS = 1500
 #: Runs of up to this many ops are computed on the spot (a few ms: a thread hop and a busy
 #: indication would only add flicker); bigger ones go to the worker.
@@ -110,7 +110,6 @@ class AppModel(QObject):
         self._pinning = False  # a pin is being made on the worker
         self._frees = 0  # runs landed, pins dropped, runs failed (the latest frees when idle)
         self._external = ExternalMode()
-        hold_freed_memory()  # (for the whole process: this model hands it back at rest)
         self._runner = runner if runner is not None else ThreadRunner(self)
         self._external_token = -1  # the job that opens an external run, if one does
         self._runner.landed.connect(self._on_landed)

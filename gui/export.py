@@ -60,7 +60,7 @@ from gui.figure.painter import paint_figure, render_image
 from gui.figure.pdf_fonts import tag_subset_fonts
 from gui.figure.rows import check_rows
 from gui.figure.svg import figure_svg
-from gui.run_steps import release_freed_memory
+from gui.memory import release_freed_memory
 
 #: The animations' frame rate unless told (kept under the name callers know).
 GIF_FPS = DEFAULT_FPS
@@ -275,7 +275,7 @@ def export(
     try:
         write_atomic(path, render(schedules, figure, plan, times))
     finally:
-        # The app keeps what is freed for its next run (`gui.run_steps.hold_freed_memory`):
+        # The app keeps what is freed for its next run (`gui.memory.hold_freed_memory`):
         # an export's frames and buffers (0.26 GB for a GIF at 1,600 px) go back at once.
         release_freed_memory()
 

@@ -50,7 +50,7 @@ from gui.clock import Clock
 from gui.colours import LIGHT, Theme
 from gui.external_run import ExternalRun
 from gui.gpu_results import GpuResults
-from gui.run_steps import release_freed_memory
+from gui.memory import release_freed_memory
 
 _log = logging.getLogger(__name__)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from typing import cast
 
 import pytest
 from PySide6.QtCore import QObject
@@ -324,7 +325,7 @@ def test_a_measured_run_pins_and_compares_with_the_next(model: AppModel) -> None
 def test_freed_memory_goes_back_once_at_rest_after_runs_and_dropped_pins(
     qapp: object, qtbot, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
-    """glibc keeps what a run frees (`gui.run_steps.hold_freed_memory`): the model hands
+    """glibc keeps what a run frees (`gui.memory.hold_freed_memory`): the model hands
     it back itself, once, when nothing has landed for a while: after edits (the last one
     only) and after pins go; a pin that comes adds nothing to free."""
     import gui.app_model
@@ -344,3 +345,28 @@ def test_freed_memory_goes_back_once_at_rest_after_runs_and_dropped_pins(
     qtbot.waitUntil(lambda: len(released) == 2)
     qtbot.wait(60)
     assert len(released) == 2
+
+
+def test_making_a_model_leaves_the_allocator_alone(
+    qapp: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Process-wide allocator tuning happens once at start-up (`gui.app.make_app` calls
+    `gui.memory.hold_freed_memory`), not in every model's constructor."""
+    import ctypes
+
+    import gui.memory
+
+    calls: list[tuple[int, int]] = []
+
+    class Libc:
+        def mallopt(self, parameter: int, value: int) -> int:
+            calls.append((parameter, value))
+            return 1
+
+        def malloc_trim(self, pad: int) -> int:
+            return 1
+
+    monkeypatch.setattr(gui.memory, "_glibc", lambda: cast(ctypes.CDLL, Libc()))
+    AppModel(load_preset("book"), "book")
+    assert calls == []
+    assert gui.memory.hold_freed_memory() and len(calls) == 3

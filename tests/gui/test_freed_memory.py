@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PROBE = """
 import os, sys, threading
 import numpy as np
-from gui.run_steps import hold_freed_memory, release_freed_memory
+from gui.memory import hold_freed_memory, release_freed_memory
 
 def resident_mb():
     with open("/proc/self/statm") as statm:
