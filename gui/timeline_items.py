@@ -497,6 +497,21 @@ class MarkBoxes:
     right_edge: float
 
 
+#: The group titles' and makespan labels' text, in px.
+MARK_TEXT_PX = 12
+#: From the plot's left edge to a group's title, px.
+MARK_INSET = 6.0
+#: From a makespan label to its dashed line (and to the plot's right edge), px.
+MARK_GAP = 4.0
+#: The least room between a group's title and its makespan label, px.
+MARK_SEPARATION = 12.0
+#: From a group's first row's top edge up to the baseline of its title, px.
+MARK_BASELINE = 6.0
+#: The dashed makespan line: its width, and how far it runs past the group's rows, px.
+MAKESPAN_PEN = 1.5
+MAKESPAN_OVERHANG = 2.0
+
+
 class MarksItem(pg.GraphicsObject):
     """Group titles and each Schedule's makespan: a dashed line with its value. Both
     texts stay inside the view: a makespan label that would run off its right edge moves
@@ -552,7 +567,7 @@ class MarksItem(pg.GraphicsObject):
         painter.resetTransform()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         font = QFont(painter.font())
-        font.setPixelSize(12)
+        font.setPixelSize(MARK_TEXT_PX)
         bold = QFont(font)
         bold.setBold(True)
         plain, heavy = QFontMetricsF(font), QFontMetricsF(bold)
@@ -568,29 +583,32 @@ class MarksItem(pg.GraphicsObject):
             x = transform.map(QPointF(s.makespan, 0.0)).x()
             label = f"makespan {format_time(s.makespan, s.time_unit)}"
             width = plain.horizontalAdvance(label)
-            title_x = max(left_edge, 0.0) + 6
+            title_x = max(left_edge, 0.0) + MARK_INSET
             title_end = title_x + heavy.horizontalAdvance(group.title)
             # Left of the dashed line, unless that would run into the group's title (a
             # short run beside a long one): then right of the title; never past the edge.
-            label_x = x - width - 4
-            if label_x < title_end + 12:
-                label_x = max(x + 4, title_end + 12)
-            label_x = max(title_x, min(label_x, right_edge - width - 4))
+            label_x = x - width - MARK_GAP
+            if label_x < title_end + MARK_SEPARATION:
+                label_x = max(x + MARK_GAP, title_end + MARK_SEPARATION)
+            label_x = max(title_x, min(label_x, right_edge - width - MARK_GAP))
             title = group.title
-            if title_end + 12 > label_x:
-                room = max(0.0, label_x - 12 - title_x)
+            if title_end + MARK_SEPARATION > label_x:
+                room = max(0.0, label_x - MARK_SEPARATION - title_x)
                 title = heavy.elidedText(title, Qt.TextElideMode.ElideRight, room)
             painter.setFont(bold)
             painter.setPen(self._theme.colour("text"))
-            painter.drawText(QPointF(title_x, top - 6), title)
-            pen = QPen(self._theme.colour("text"), 1.5, Qt.PenStyle.DashLine)
+            baseline = top - MARK_BASELINE
+            painter.drawText(QPointF(title_x, baseline), title)
+            pen = QPen(self._theme.colour("text"), MAKESPAN_PEN, Qt.PenStyle.DashLine)
             painter.setPen(pen)
-            painter.drawLine(QPointF(x, top - 2), QPointF(x, bottom + 2))
+            painter.drawLine(
+                QPointF(x, top - MAKESPAN_OVERHANG), QPointF(x, bottom + MAKESPAN_OVERHANG)
+            )
             painter.setFont(font)
-            painter.drawText(QPointF(label_x, top - 6), label)
-            title_box = QRectF(title_x, top - 6 - heavy.ascent(), 0.0, heavy.height())
+            painter.drawText(QPointF(label_x, baseline), label)
+            title_box = QRectF(title_x, baseline - heavy.ascent(), 0.0, heavy.height())
             title_box.setWidth(heavy.horizontalAdvance(title))
-            label_box = QRectF(label_x, top - 6 - plain.ascent(), width, plain.height())
+            label_box = QRectF(label_x, baseline - plain.ascent(), width, plain.height())
             self.drawn.append(MarkBoxes(title_box, label_box, top, above, right_edge))
             last_bar = group.first_row + group.n_rows - 1 + BAR_HEIGHT / 2
             above = transform.map(QPointF(0.0, last_bar)).y()
