@@ -1,5 +1,5 @@
 """Memory a run frees stays with the app while edits follow one another, and goes back
-to the system when the app hands it back (`gui.run_steps`): measured in a fresh
+to the system when the app hands it back (`gui.memory`): measured in a fresh
 process's resident pages (glibc's state is its own there), on glibc; elsewhere the app
 leaves the allocator as it is. An export hands back what it freed at once."""
 
