@@ -96,7 +96,7 @@ def lesson_line(shown: Shown) -> tuple[str, str]:
         else:
             line += f", {number_text(1 / factor)}× slower"
     why = ""
-    if run.derived.get("stats"):
+    if run.results.get("stats"):
         lines = run.stats[-1].lines
         neck = next((x.value for x in lines if x.label == "bottleneck"), "")
         if neck:
