@@ -1,7 +1,7 @@
 """Memory of the app while switching scenarios: the main window (offscreen) alternates
 between a 200,000-op scenario and the book example ``--switches`` times; the resident set
 size after each big run is printed beside the one after the first (the reference, same
-run). Views cache per Schedule (engine.schedule.cached_per_schedule), so a dead Schedule
+run). A run keeps what is derived from its Schedules (engine.derived.Derived), so a dead run
 must take its caches with it and the growth stay small.
 
     uv run python bench/switch_memory.py [--switches 20] [--ops 200000]

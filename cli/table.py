@@ -7,6 +7,7 @@ import textwrap
 
 import numpy as np
 
+from engine.derived import Derived
 from engine.scenario import Scenario
 from engine.schedule import UNITS, Schedule
 from engine.stats import schedule_stats
@@ -92,7 +93,7 @@ def metrics_lines(schedule: Schedule, scenario: Scenario, width: int = 100) -> l
     """The stats the app shows, as lines of at most ``width`` columns: makespan,
     utilization, what binds and why, the closed form with its numbers, each worker's idle
     time with its reasons, and any anomaly (with its explanation)."""
-    stats = schedule_stats(schedule, scenario, time_text=seconds)
+    stats = schedule_stats(Derived(schedule), scenario, time_text=seconds)
     indent = " " * _LABEL
 
     def block(label: str, text: str, hang: int = _LABEL) -> list[str]:

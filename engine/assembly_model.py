@@ -10,13 +10,14 @@ spot it left (never longer than half the time until the op's next transition). W
 ``travel = 0`` every frame is exactly the engine's state (`engine.timeline.state_at`).
 
 Per frame the work is O(log n + workers + slots shown + shelf): binary searches over
-arrays built once per Schedule (`assembly_index`), never a scan of all ops.
+arrays built once per Schedule (`engine.derived.Derived.assembly`), never a scan of all ops.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -31,8 +32,11 @@ from engine.assembly_slots import (
     touching_tolerance,
 )
 from engine.columns import task_dtype
-from engine.schedule import OpOrder, Schedule, cached_per_schedule, sorted_op_column
+from engine.schedule import OpOrder, Schedule
 from engine.timeline import WorkersNow, workers_at
+
+if TYPE_CHECKING:
+    from engine.derived import Derived, OpColumns
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -82,17 +86,18 @@ class AssemblyIndex:
     slot_bounds: IntArray | None
 
 
-def build_index(schedule: Schedule) -> AssemblyIndex:
-    """The index of ``schedule`` (a pipeline: one task per op and stage)."""
+def build_index(schedule: Schedule, columns: OpColumns) -> AssemblyIndex:
+    """The index of ``schedule`` (a pipeline: one task per op and stage), searching the
+    stage columns other indexes share (``columns``)."""
     starts, ends = schedule.op_starts, schedule.op_ends
     # (stage by stage: a comparison along an axis of length 2 is slow at 10^6 ops)
     ordered = all(bool((starts[:, i + 1] >= ends[:, i]).all()) for i in range(starts.shape[1] - 1))
     # Stages of a simulated op run in order: the read starts first and the write ends last
     # (then these are the stage columns the other indexes share).
     first, last = slot_holds(schedule)  # (last: the write's ends, `op_column`)
-    last_sorted, by_last = sorted_op_column(schedule, "end", -1)  # shared with the waits'
+    last_sorted, by_last = columns.sorted("end", -1)  # shared with the waits'
     if ordered:
-        earliest_sorted, by_earliest = sorted_op_column(schedule, "start", 0)
+        earliest_sorted, by_earliest = columns.sorted("start", 0)
         latest_sorted, by_latest = last_sorted, by_last
     else:
         earliest = np.minimum(starts.min(axis=1), ends.min(axis=1))
@@ -143,12 +148,6 @@ def _by_slot_then_hold(slots: IntArray, first: FloatArray, last: FloatArray, cou
     else:
         order = np.lexsort((last, first, slots))
     return order.astype(task_dtype(len(order)), copy=False)
-
-
-@cached_per_schedule
-def assembly_index(schedule: Schedule) -> AssemblyIndex:
-    """`build_index`, once per Schedule."""
-    return build_index(schedule)
 
 
 # -- one frame ----------------------------------------------------------------------------
@@ -205,9 +204,9 @@ class SlotsNow:
     fill: FloatArray
 
 
-def slots_now(schedule: Schedule, time: float, count: int) -> SlotsNow:
+def slots_now(derived: Derived, time: float, count: int) -> SlotsNow:
     """What each of the first ``count`` slots holds at ``time`` (O(count · log n))."""
-    index = assembly_index(schedule)
+    schedule, index = derived.schedule, derived.assembly
     holders = _holders(index, time, count)
     state = np.full(count, _FREE, dtype=np.int64)
     fill = np.zeros(count)
@@ -312,11 +311,12 @@ def idle_durations(workers: WorkersNow, time: float, makespan: float) -> FloatAr
 
 
 def assembly_frame(
-    schedule: Schedule, time: float, travel: float, shelf: int, slots_shown: int
+    derived: Derived, time: float, travel: float, shelf: int, slots_shown: int
 ) -> AssemblyFrame:
-    """The frame of ``schedule`` at ``time``: chips glide for ``travel`` time units after
-    each move, at most ``shelf`` chips per shelf, and the first ``slots_shown`` slots."""
-    index = assembly_index(schedule)
+    """The frame of ``derived``'s Schedule at ``time``: chips glide for ``travel`` time
+    units after each move, at most ``shelf`` chips per shelf, and the first
+    ``slots_shown`` slots."""
+    schedule, index = derived.schedule, derived.assembly
     n = index.n_ops
     workers = workers_at(schedule, time)
     idle = idle_durations(workers, time, index.makespan)
@@ -325,7 +325,7 @@ def assembly_frame(
     holding = int(np.searchsorted(index.holds_from_sorted, time, side="right"))
     freed = np.searchsorted(index.holds_to_sorted, time + index.tolerance, side="right")
     in_use = holding - int(freed)
-    slots = slots_now(schedule, time, slots_shown)
+    slots = slots_now(derived, time, slots_shown)
     first_waiting = _first_waiting(index, started, shelf)
     last_done = _last_done(index, done, shelf)
     candidates = np.unique(

@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import fast_scheduler
-from engine.schedule import Schedule, cached_on
+from engine.schedule import Schedule
 from engine.tolerance import time_tolerance
 
 FloatArray = npt.NDArray[np.float64]
@@ -64,13 +64,8 @@ def ranked_charges(charged: dict[str, float]) -> list[tuple[str, float]]:
 def critical_path(schedule: Schedule) -> CriticalPath:
     """The critical path of a three-stage pipeline Schedule (not kept: a sequential run's
     path is every task, 12 MB at 10^6 ops; what it charges each resource is, see
-    `path_charges`)."""
+    `engine.derived.Derived.critical_charges`)."""
     return _walk(schedule)
-
-
-def path_charges(schedule: Schedule) -> dict[str, float]:
-    """The time the critical path charges to each of `CHARGES` (kept on the Schedule)."""
-    return cached_on(schedule, "_critical_charges", lambda: critical_path(schedule).charged)
 
 
 def _candidates(schedule: Schedule) -> tuple[IntArray, IntArray, IntArray]:

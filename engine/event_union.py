@@ -6,7 +6,7 @@ which steps through all their events together and counts them ("event 8 of 10").
 ops each Schedule has about 3 million event times. A merged, sorted copy of them is 23 MB
 a Schedule, rebuilt at every edit, when the Schedule already holds them as ascending
 columns: a simulated run's times are 0 and its ends (every start is one of them), and each
-stage's ends, sorted, are what the wait reasons search anyway (`sorted_op_column`; with
+stage's ends, sorted, are what the wait reasons search anyway (`OpColumns`; with
 one worker a unit, the column itself). So an `EventUnion` keeps ascending arrays as they
 are, and beside them the few occurrences that are no event of their own: a time repeated,
 or (within one Schedule) one that lies within the rounding tolerance above the time
@@ -18,13 +18,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import pairwise
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from engine import fast_scheduler
-from engine.schedule import STARTS_AT_ENDS, Schedule, cached_on, sorted_op_column
+from engine.schedule import Schedule
 from engine.tolerance import time_tolerance
+
+if TYPE_CHECKING:
+    from engine.derived import Derived, OpColumns
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -219,30 +223,26 @@ class EventUnion:
         return merged if dtype is None else merged.astype(dtype)  # type: ignore[call-overload]
 
 
-def schedule_events(schedule: Schedule) -> EventUnion:
+def schedule_events(schedule: Schedule, columns: OpColumns) -> EventUnion:
     """``schedule``'s event times (`Schedule.event_times`, the same set) as an `EventUnion`
-    of columns it holds already, kept on the Schedule. A simulated run's times are 0 and
-    its ends: the end column itself where it rises (a sequential run), else each stage's
-    ends in time order (`sorted_op_column`: a view of the column where it is in op order,
-    every one-worker unit's). Any other Schedule's: its event times."""
-
-    def build() -> EventUnion:
-        stages = len(schedule.stage_names)
-        if not (schedule.__dict__.get(STARTS_AT_ENDS, False) and schedule.is_pipeline):
-            return EventUnion([schedule.event_times])
-        end = schedule.end
-        tolerance = time_tolerance(schedule.makespan)
-        if len(end) < 2 or bool((end[1:] >= end[:-1]).all()):  # one task at a time
-            return EventUnion([np.zeros(1), end], tolerance)
-        parts = [np.zeros(1)] + [sorted_op_column(schedule, "end", s)[0] for s in range(stages)]
-        return EventUnion(parts, tolerance)
-
-    return cached_on(schedule, "_events", build)
+    of columns it holds already (`engine.derived.Derived.events` keeps it). A simulated
+    run's times are 0 and its ends: the end column itself where it rises (a sequential
+    run), else each stage's ends in time order (``columns``: a view of the column where
+    it is in op order, every one-worker unit's). Any other Schedule's: its event times."""
+    stages = len(schedule.stage_names)
+    if not (schedule.ends_hold_starts and schedule.is_pipeline):
+        return EventUnion([schedule.event_times])
+    end = schedule.end
+    tolerance = time_tolerance(schedule.makespan)
+    if len(end) < 2 or bool((end[1:] >= end[:-1]).all()):  # one task at a time
+        return EventUnion([np.zeros(1), end], tolerance)
+    parts = [np.zeros(1)] + [columns.sorted("end", s)[0] for s in range(stages)]
+    return EventUnion(parts, tolerance)
 
 
-def events_of(schedules: Sequence[Schedule]) -> EventUnion:
-    """The event times of ``schedules`` on one clock (`EventUnion.joined`)."""
-    return EventUnion.joined([schedule_events(s) for s in schedules])
+def events_of(derived: Sequence[Derived]) -> EventUnion:
+    """The event times of the Schedules of ``derived`` on one clock (`EventUnion.joined`)."""
+    return EventUnion.joined([d.events for d in derived])
 
 
 def _one_after_another(parts: list[FloatArray], tolerance: float) -> bool:

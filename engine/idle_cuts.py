@@ -21,7 +21,6 @@ import numpy.typing as npt
 
 from engine import fast_scheduler
 from engine.columns import task_dtype
-from engine.schedule import Schedule, cached_on
 
 if TYPE_CHECKING:
     from engine.wait_index import UnitTasks, WaitIndex
@@ -169,7 +168,7 @@ def _compiled_columns(
     plans = _compiled_plans(compiled, index, budget, reasons)
     total = sum(n for _, n, _, _ in plans)
     cut = any(cuts for _, _, cuts, _ in plans)
-    known = None if cut else index.__dict__.get("gaps")
+    known = None if cut else index.gaps_found()
     if known is None:
         out_row, out_start, out_end = np.empty(total, np.int64), np.empty(total), np.empty(total)
     else:
@@ -187,7 +186,7 @@ def _compiled_columns(
     if not cut and known is None:
         for column in (out_row, out_start, out_end):
             column.flags.writeable = False
-        index.__dict__["gaps"] = (out_row, out_start, out_end)
+        index.keep_gaps((out_row, out_start, out_end))
     return (out_row, out_start, out_end, out_reason, out_task), totals
 
 
@@ -228,11 +227,12 @@ def compiled_summary(
 _BLOCK = 64
 
 
-def gap_blocks(schedule: Schedule) -> FloatArray:
+def gap_blocks(index: WaitIndex) -> FloatArray:
     """The longest gap before a task in each block of `_BLOCK` tasks in `Schedule.by_row`
     order (task p's gap: from the reach of the task before it on its row, 0 for a row's
-    first, to its start; not positive where there is none). Built on first use, kept on
-    the Schedule: 1/64 of a number a task."""
+    first, to its start; not positive where there is none). Built on first use, kept by
+    the index (`WaitIndex.gap_blocks`): 1/64 of a number a task."""
+    schedule = index.schedule
 
     def build() -> FloatArray:
         _, bounds = schedule.by_row
@@ -256,11 +256,13 @@ def gap_blocks(schedule: Schedule) -> FloatArray:
         longest.flags.writeable = False
         return longest
 
-    return cached_on(schedule, "_idle_gap_blocks", build)
+    if index.gap_blocks is None:
+        index.gap_blocks = build()
+    return index.gap_blocks
 
 
 def _pieces_wanted(
-    schedule: Schedule,
+    index: WaitIndex,
     unit: int,
     points: FloatArray,
     inside: IntArray,
@@ -281,7 +283,7 @@ def _pieces_wanted(
     j = j_lo[gap] + np.arange(len(gap)) - np.repeat(firsts, n[few])
     if not many.any():
         return gap, j
-    spacing = point_blocks(schedule, unit, points)
+    spacing = point_blocks(index, unit, points)
     gaps, js = [gap], [j]
     for g in np.flatnonzero(many).tolist():
         # Inner piece j spans points inside[g] + j - 1 .. + j: spacing q = inside[g] + j - 1.
@@ -299,9 +301,10 @@ def _pieces_wanted(
     return gap[order], j[order]
 
 
-def point_blocks(schedule: Schedule, unit: int, points: FloatArray) -> FloatArray:
+def point_blocks(index: WaitIndex, unit: int, points: FloatArray) -> FloatArray:
     """The widest spacing between consecutive ``points`` (where ``unit``'s gaps are cut)
-    in each block of `_BLOCK` spacings. Built on first use, kept on the Schedule."""
+    in each block of `_BLOCK` spacings. Built on first use, kept by the index
+    (`WaitIndex.point_blocks`)."""
 
     def build() -> FloatArray:
         spacing = np.diff(points)
@@ -312,7 +315,9 @@ def point_blocks(schedule: Schedule, unit: int, points: FloatArray) -> FloatArra
         widest.flags.writeable = False
         return widest
 
-    return cached_on(schedule, f"_idle_point_blocks_{unit}", build)
+    if unit not in index.point_blocks:
+        index.point_blocks[unit] = build()
+    return index.point_blocks[unit]
 
 
 def window_columns(
@@ -345,7 +350,7 @@ def window_columns(
         if shortest > 0 and before_tasks >= first:
             # Only blocks holding a gap so long: a wide view of a long run costs what its
             # long gaps cost.
-            blocks = gap_blocks(s)
+            blocks = gap_blocks(index)
             b0, b1 = (lo + first) // _BLOCK, (lo + before_tasks) // _BLOCK
             chosen = np.flatnonzero(blocks[b0 : b1 + 1] >= shortest) + b0
             p = (chosen[:, None] * _BLOCK + np.arange(_BLOCK)).ravel()
@@ -368,7 +373,7 @@ def window_columns(
         np.maximum(count, 0, out=count)
         j_lo = np.clip(np.searchsorted(points, t0, "right") - inside, 0, count)
         j_hi = np.clip(np.searchsorted(points, t1, "right") - inside, 0, count)
-        gap, j = _pieces_wanted(s, u, points, inside, j_lo, j_hi, shortest)
+        gap, j = _pieces_wanted(index, u, points, inside, j_lo, j_hi, shortest)
         padded = np.concatenate([[np.nan], points, [np.nan]])
         at = inside[gap] + j
         x = np.where(j == 0, a[gap], padded[np.minimum(at, len(padded) - 1)])

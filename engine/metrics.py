@@ -1,31 +1,43 @@
-"""Pure functions of a Schedule: busy and idle time, utilization, gaps, speedup, bottleneck."""
+"""Pure functions of a Schedule: busy and idle time, utilization, gaps, speedup, bottleneck.
+
+Those that read what is kept per Schedule (busy time, the per-op work, the critical
+path's charges) take its `engine.derived.Derived`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
-from engine.critical_path import path_charges, ranked_charges
+from engine.critical_path import ranked_charges
 from engine.scenario import Scenario
-from engine.schedule import STAGES, UNITS, Schedule, cached_on
+from engine.schedule import STAGES, UNITS, Schedule
 from engine.text import time_text
 from engine.tolerance import time_tolerance
+
+if TYPE_CHECKING:
+    from engine.derived import Derived
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 
-def busy_by_worker(schedule: Schedule) -> FloatArray:
-    """Busy time of every worker (one entry per timeline row), overlaps counted once.
+def busy_by_worker(derived: Derived) -> FloatArray:
+    """Busy time of every worker (one entry per timeline row), overlaps counted once (a
+    copy of `Derived.busy_by_worker`, measured once per Schedule: the stats ask twice)."""
+    return derived.busy_by_worker.copy()
+
+
+def measure_busy(schedule: Schedule) -> FloatArray:
+    """Busy time of every worker, overlaps counted once (read-only).
 
     Simulated workers never overlap themselves; measured rows may (several streams' kernels
-    on the SMs), so the union of intervals is measured rather than the sum of durations.
-    Computed once per Schedule (the stats ask twice).
-    """
-    busy: FloatArray = cached_on(schedule, "_metrics_busy", lambda: _busy(schedule))
-    return busy.copy()
+    on the SMs), so the union of intervals is measured rather than the sum of durations."""
+    busy = _busy(schedule)
+    busy.flags.writeable = False
+    return busy
 
 
 def _busy(schedule: Schedule) -> FloatArray:
@@ -57,19 +69,21 @@ def _busy(schedule: Schedule) -> FloatArray:
     return busy
 
 
-def utilization_by_worker(schedule: Schedule) -> FloatArray:
+def utilization_by_worker(derived: Derived) -> FloatArray:
     """Busy time / makespan per worker, in [0, 1] (0 for an empty schedule)."""
+    schedule = derived.schedule
     span = schedule.makespan
-    return busy_by_worker(schedule) / span if span > 0 else np.zeros(schedule.n_workers)
+    return derived.busy_by_worker / span if span > 0 else np.zeros(schedule.n_workers)
 
 
-def idle_by_worker(schedule: Schedule) -> FloatArray:
-    return schedule.makespan - busy_by_worker(schedule)
+def idle_by_worker(derived: Derived) -> FloatArray:
+    return derived.schedule.makespan - derived.busy_by_worker
 
 
-def utilization_by_unit(schedule: Schedule) -> dict[str, float]:
+def utilization_by_unit(derived: Derived) -> dict[str, float]:
     """Mean utilization of each unit's workers, keyed by unit name."""
-    per_worker = utilization_by_worker(schedule)
+    schedule = derived.schedule
+    per_worker = utilization_by_worker(derived)
     offsets = schedule.worker_offsets
     return {
         name: float(per_worker[offsets[u] : offsets[u] + schedule.workers[u]].mean())
@@ -126,8 +140,9 @@ class Bottleneck:
         return f"{self.stage} ({self.unit_title or self.unit + ' unit'})"
 
 
-def bottleneck(schedule: Schedule) -> Bottleneck:
-    work = _op_work(schedule) if schedule.unit is schedule.stage and schedule.op_major else None
+def bottleneck(derived: Derived) -> Bottleneck:
+    schedule = derived.schedule
+    work = derived.op_work if schedule.unit is schedule.stage and schedule.op_major else None
     if work is not None:  # each unit is a stage: its running sum in op order, kept
         per_unit: FloatArray = work.per_stage.copy()
     else:  # (bincount adds each unit's durations in task order, as np.add.at did)
@@ -227,11 +242,11 @@ def _identical(durations: FloatArray) -> bool:
 
 
 @dataclass(frozen=True, eq=False)
-class _OpWork:
+class OpWork:
     """What the steady state and the closed form read from a pipeline's (n_ops, 3) stage
-    durations, taken in one go and kept per Schedule (the durations themselves are not
-    kept: 24 MB at 10^6 ops). Each number is the very expression the two used to compute
-    on the durations, so the results do not change by a bit."""
+    durations, taken in one go and kept per Schedule (`Derived.op_work`; the durations
+    themselves are not kept: 24 MB at 10^6 ops). Each number is the very expression the
+    two used to compute on the durations, so the results do not change by a bit."""
 
     n: int
     per_stage: FloatArray  # durations.sum(axis=0)
@@ -244,14 +259,15 @@ class _OpWork:
     median_positive: float  # the median positive task duration (1 when none)
 
 
-def _op_work(schedule: Schedule) -> _OpWork | None:
-    """`_OpWork` of a three-stage pipeline on three units (None for other Schedules)."""
+def op_work(schedule: Schedule) -> OpWork | None:
+    """`OpWork` of a three-stage pipeline on three units (None for other Schedules; kept
+    by `Derived.op_work`)."""
     if not len(schedule) or schedule.n_units != 3 or not schedule.is_pipeline:
         return None
-    return cached_on(schedule, "_metrics_op_work", lambda: _measure_work(schedule))
+    return _measure_work(schedule)
 
 
-def _measure_work(schedule: Schedule) -> _OpWork:
+def _measure_work(schedule: Schedule) -> OpWork:
     durations = _op_durations(schedule)
     assert durations is not None
     n = len(durations)
@@ -269,7 +285,7 @@ def _measure_work(schedule: Schedule) -> _OpWork:
     for column in columns:
         np.cumsum(column, out=scratch)
         per_stage.append(float(scratch[-1]))
-    work = _OpWork(
+    work = OpWork(
         n=n,
         per_stage=np.array(per_stage),
         column_sums=tuple(float(c.sum()) for c in columns),
@@ -301,25 +317,26 @@ def _median_positive(durations: FloatArray) -> float:
     return (float(positive[:half].max()) + high) / 2
 
 
-def typical_task_duration(schedule: Schedule) -> float | None:
+def typical_task_duration(derived: Derived) -> float | None:
     """The median positive task duration of a three-stage pipeline (kept with its other
     stage statistics), or None for other Schedules."""
-    work = _op_work(schedule)
+    work = derived.op_work
     return None if work is None else work.median_positive
 
 
-def steady_state(schedule: Schedule) -> SteadyState:
+def steady_state(derived: Derived) -> SteadyState:
     """The binding resource of a pipeline Schedule (simulated or measured), from its own
     stage times, worker counts and slots. Other Schedules: the unit with most work per
     worker."""
+    schedule = derived.schedule
     t = schedule.time_unit
 
     def sec(value: float) -> str:
         return time_text(value, t)
 
-    work = _op_work(schedule)
+    work = derived.op_work
     if work is None:
-        neck = bottleneck(schedule) if len(schedule) else None
+        neck = bottleneck(derived) if len(schedule) else None
         if neck is None or neck.work_per_worker <= 0:
             return SteadyState("none", 0.0, "no work: nothing binds")
         period = neck.work_per_worker / max(schedule.n_ops, 1)
@@ -342,7 +359,7 @@ def steady_state(schedule: Schedule) -> SteadyState:
     if top <= 0:
         return SteadyState("none", 0.0, "no op takes any time: nothing binds", listed, tied)
     if not identical:
-        return _uneven_state(schedule, work, names, periods)
+        return _uneven_state(derived, work, names, periods)
     every = "one op every " + sec(top)
     if len(tied) > 1:
         words = " = ".join(_STAGE_WORDS.get(name, f"{slots} slots") for name in tied)
@@ -364,13 +381,14 @@ def steady_state(schedule: Schedule) -> SteadyState:
 
 
 def _uneven_state(
-    schedule: Schedule, work: _OpWork, names: list[str], periods: FloatArray
+    derived: Derived, work: OpWork, names: list[str], periods: FloatArray
 ) -> SteadyState:
     """Uneven ops: no one period holds, so what binds most of the time is what paces most
     of the run's critical path (`engine.critical_path`); its mean period is given too."""
+    schedule = derived.schedule
     t = schedule.time_unit
     listed = tuple((name, float(p)) for name, p in zip(names, periods, strict=True))
-    ranked = ranked_charges(path_charges(schedule))
+    ranked = ranked_charges(derived.critical_charges)
     if not ranked:
         return SteadyState("none", 0.0, "no op takes any time: nothing binds", listed, (), False)
     top = ranked[0][1]
@@ -419,7 +437,7 @@ class MakespanFormula:
     how: str
 
 
-def makespan_formula(schedule: Schedule) -> MakespanFormula | None:
+def makespan_formula(derived: Derived) -> MakespanFormula | None:
     """The closed form for a pipeline Schedule's own stage times, workers and slots (None
     for other Schedules).
 
@@ -430,7 +448,7 @@ def makespan_formula(schedule: Schedule) -> MakespanFormula | None:
     Anything else has no closed form; the text then gives the
     lower bound no schedule can beat.
     """
-    work = _op_work(schedule)
+    schedule, work = derived.schedule, derived.op_work
     if work is None:
         return None
     t = schedule.time_unit
@@ -493,8 +511,8 @@ def _lower_bound(schedule: Schedule, durations: FloatArray) -> float:
     return bound
 
 
-def _work_bound(schedule: Schedule, work: _OpWork) -> float:
-    """`_lower_bound` from the kept `_OpWork`."""
+def _work_bound(schedule: Schedule, work: OpWork) -> float:
+    """`_lower_bound` from the kept `OpWork`."""
     per_unit = work.per_stage / np.asarray(schedule.workers, dtype=float)
     bound = max(float(per_unit.max()), work.longest_op)
     if schedule.buffers > 0:

@@ -7,11 +7,9 @@ gpu/'s measurements, the GUI's drawings and every exporter use this type and no 
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import InitVar, dataclass, field, replace
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -38,12 +36,6 @@ STAGES: tuple[str, ...] = ("read", "compute", "write")
 UNITS: tuple[str, ...] = ("load", "compute", "store")
 
 SOURCES = ("simulated", "measured")
-
-#: Set in a Schedule's ``__dict__`` by the one who made it (engine.scheduler) when every
-#: task starts at 0 or at some task's end, bit for bit: `Schedule.event_times` then needs
-#: only the ends. Copies (`Schedule.with_meta`) do not carry it and read the starts too,
-#: which gives the same times.
-STARTS_AT_ENDS = "_starts_at_ends"
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -77,6 +69,11 @@ class Schedule:
     task_name, names
         Optional: each task's name as an index into ``names`` (an imported profile's
         kernel and copy names, a few distinct strings for 10^6 tasks).
+    starts_at_ends
+        Said by the one who made it (engine.scheduler) when every task starts at 0 or at
+        some task's end, bit for bit: `event_times` then needs only the ends. Kept as
+        ``ends_hold_starts``; copies (`with_meta`, ``dataclasses.replace``) do not carry it
+        and read the starts too, which gives the same times.
     """
 
     op: IntArray
@@ -99,9 +96,12 @@ class Schedule:
     row_titles: tuple[str, ...] | None = None
     task_name: IntArray | None = field(default=None)
     names: tuple[str, ...] = ()
+    starts_at_ends: InitVar[bool] = False
+    ends_hold_starts: bool = field(default=False, init=False, repr=False)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, starts_at_ends: bool) -> None:
         set_ = object.__setattr__
+        set_(self, "ends_hold_starts", bool(starts_at_ends))
         for name in ("op", "stage", "unit", "worker"):
             set_(self, name, frozen(getattr(self, name), np.int64))
         for name in ("start", "end"):
@@ -381,12 +381,9 @@ class Schedule:
     # -- per-worker view ----------------------------------------------------------------
 
     @cached_property
-    def by_row(self) -> tuple[TaskOrder, IntArray]:
-        """Task indices sorted by (row, start, end; then index), 32-bit below 2^31 tasks
-        (`engine.columns.task_dtype`), and the offset of each row in that order.
-
-        ``order[bounds[r]:bounds[r + 1]]`` are row r's tasks in time order.
-        """
+    def _rows(self) -> RowOrder:
+        """The tasks in (row, start, end; then index) order, with what is built with it
+        (`RowOrder`): one value, built once, read by `by_row`, `row_starts`, `row_reach`."""
         if (
             len(self)
             and self.op_major
@@ -424,29 +421,36 @@ class Schedule:
             )
         order.flags.writeable = False
         starts.flags.writeable = False
-        # Built together: the starts in this order are what row_starts hands out. The
-        # ends in this order are kept only where rows overlap: on rows whose tasks do not
-        # (every simulated run's), a task's reach is its own end (`row_reach`).
-        self.__dict__["row_starts"] = starts
-        self.__dict__["_row_reach"] = (
-            _overlapping_reach(order, bounds, self.end[order]) if overlaps else None
-        )
-        self.__dict__["_rows_resorted"] = resorted  # (their parts are not in op order)
-        return order, bounds
+        # The ends in this order are kept only where rows overlap: on rows whose tasks do
+        # not (every simulated run's), a task's reach is its own end (`row_reach`).
+        reach = _overlapping_reach(order, bounds, self.end[order]) if overlaps else None
+        return RowOrder(order, bounds, starts, reach, resorted)
 
-    @cached_property
+    @property
+    def by_row(self) -> tuple[TaskOrder, IntArray]:
+        """Task indices sorted by (row, start, end; then index), 32-bit below 2^31 tasks
+        (`engine.columns.task_dtype`), and the offset of each row in that order.
+
+        ``order[bounds[r]:bounds[r + 1]]`` are row r's tasks in time order.
+        """
+        rows = self._rows
+        return rows.order, rows.bounds
+
+    @property
     def row_starts(self) -> FloatArray:
         """Task starts in `by_row` order (sorted within each row)."""
-        self.by_row  # noqa: B018 (builds them together)
-        starts: FloatArray = self.__dict__["row_starts"]
-        return starts
+        return self._rows.starts
 
     @property
     def rows_disjoint(self) -> bool:
         """Whether no task starts before the one before it on its row ended (every
         simulated run): then a task's reach (`row_reach`) is its own end."""
-        self.by_row  # noqa: B018 (decides it)
-        return self.__dict__["_row_reach"] is None
+        return self._rows.reach is None
+
+    @property
+    def rows_resorted(self) -> frozenset[int]:
+        """The rows whose tasks `by_row` sorted out of op order (none in a simulation)."""
+        return self._rows.resorted
 
     @property
     def row_reach(self) -> tuple[FloatArray, TaskOrder]:
@@ -456,22 +460,20 @@ class Schedule:
         disjoint rows (`rows_disjoint`) that is each task's own end: gathered here, on
         each call, not kept (8 bytes a task, 46 MB for a 10^6-op run's two Schedules); a
         pass over every task reads it once; a look at a few tasks reads `reach_at`."""
-        order, _ = self.by_row
-        kept: tuple[FloatArray, TaskOrder] | None = self.__dict__["_row_reach"]
-        if kept is not None:
-            return kept
-        reach = self.end[order]
+        rows = self._rows
+        if rows.reach is not None:
+            return rows.reach
+        reach = self.end[rows.order]
         reach.flags.writeable = False
-        return reach, order
+        return reach, rows.order
 
     def reach_at(self, positions: Any) -> tuple[Any, Any]:
         """`row_reach` at ``positions`` (an int, a slice or an array of `by_row`
         positions): the reach, and the task that has it, without building all of it."""
-        order, _ = self.by_row
-        kept: tuple[FloatArray, TaskOrder] | None = self.__dict__["_row_reach"]
-        if kept is not None:
-            return kept[0][positions], kept[1][positions]
-        task = order[positions]
+        rows = self._rows
+        if rows.reach is not None:
+            return rows.reach[0][positions], rows.reach[1][positions]
+        task = rows.order[positions]
         return self.end[task], task
 
     def first_reaching(self, lo: int, hi: int, time: float, side: str = "left") -> int:
@@ -480,13 +482,12 @@ class Schedule:
         beyond it ("right"), in O(log n). On disjoint rows without the reach: the tasks
         that start before ``time`` (at or before, "right") all end by the next one's
         start, so only the last of them can reach it."""
-        kept: tuple[FloatArray, TaskOrder] | None = self.__dict__["_row_reach"]
-        if kept is not None:
-            return lo + int(np.searchsorted(kept[0][lo:hi], time, side))  # type: ignore[call-overload]
-        order, _ = self.by_row
-        k = lo + int(np.searchsorted(self.row_starts[lo:hi], time, side))  # type: ignore[call-overload]
+        rows = self._rows
+        if rows.reach is not None:
+            return lo + int(np.searchsorted(rows.reach[0][lo:hi], time, side))  # type: ignore[call-overload]
+        k = lo + int(np.searchsorted(rows.starts[lo:hi], time, side))  # type: ignore[call-overload]
         if k > lo:
-            end = float(self.end[order[k - 1]])
+            end = float(self.end[rows.order[k - 1]])
             if end > time or (side == "left" and end == time):
                 return k - 1
         return k
@@ -496,9 +497,8 @@ class Schedule:
         """Every start and end, sorted and unique (times within rounding merged), from 0."""
         # A simulated run starts every task at 0 or when another ends (the event loop
         # only stands at those instants): its ends hold every start already.
-        starts_at_ends = self.__dict__.get(STARTS_AT_ENDS, False)
         times = np.concatenate(
-            [[0.0], self.end] if starts_at_ends else [[0.0], self.start, self.end]
+            [[0.0], self.end] if self.ends_hold_starts else [[0.0], self.start, self.end]
         )
         times.sort()
         # Unique, then merged within the tolerance: a time is kept when it lies more than
@@ -512,30 +512,17 @@ class Schedule:
         return times
 
 
-T = TypeVar("T")
+@dataclass(frozen=True, eq=False)
+class RowOrder:
+    """`Schedule.by_row` and what is built with it: the order and each row's offset in it,
+    the starts in that order, the running reach where some row's tasks overlap (None
+    where none do: a task's reach is its own end), and the rows sorted out of op order."""
 
-
-def cached_on(schedule: Schedule, key: str, build: Callable[[], T]) -> T:
-    """``build()`` once per Schedule, kept in the Schedule's own ``__dict__`` (where
-    `functools.cached_property` keeps its values): it lives and dies with the Schedule (a
-    module-level cache keyed by Schedules would keep dead ones, and their arrays, alive),
-    and a copy made with `Schedule.with_meta` starts afresh."""
-    store: dict[str, Any] = schedule.__dict__
-    if key not in store:
-        store[key] = build()
-    value: T = store[key]
-    return value
-
-
-def cached_per_schedule(function: Callable[[Schedule], T]) -> Callable[[Schedule], T]:
-    """Decorator: `cached_on` for a function of one Schedule."""
-    key = f"_cache_{function.__module__}.{function.__qualname__}"
-
-    @functools.wraps(function)
-    def cached(schedule: Schedule) -> T:
-        return cached_on(schedule, key, lambda: function(schedule))
-
-    return cached
+    order: TaskOrder
+    bounds: IntArray
+    starts: FloatArray
+    reach: tuple[FloatArray, TaskOrder] | None
+    resorted: frozenset[int]
 
 
 def op_column(schedule: Schedule, kind: str, stage: int) -> FloatArray:
@@ -561,30 +548,21 @@ def op_column(schedule: Schedule, kind: str, stage: int) -> FloatArray:
 OpOrder = npt.NDArray[np.int32] | npt.NDArray[np.int64]
 
 
-def sorted_op_column(
-    schedule: Schedule, kind: str, stage: int
-) -> tuple[FloatArray, OpOrder | None]:
+def sort_op_column(schedule: Schedule, kind: str, stage: int) -> tuple[FloatArray, OpOrder | None]:
     """`op_column` sorted, and the ops in that order (a stable sort: ties in op order;
     int32 below 2^31 ops), or the column itself and None where it is in op order already.
-    Made once per Schedule and shared by every index that searches a stage's starts or
-    ends (the wait reasons' units, holds and ready orders, the narration's columns, the
-    assembly line's): one sorted copy each, not one per index."""
-    stages = len(schedule.stage_names)
-    stage %= stages
-
-    def build() -> tuple[FloatArray, OpOrder | None]:
-        column = op_column(schedule, kind, stage)
-        if len(column) < 2 or bool((column[1:] >= column[:-1]).all()):
-            return column, None
-        order: OpOrder = np.argsort(column, kind="stable")
-        if schedule.n_ops < 2**31:
-            order = order.astype(np.int32)
-        values = column[order]
-        values.flags.writeable = False
-        order.flags.writeable = False
-        return values, order
-
-    return cached_on(schedule, f"_sorted_op_column_{kind}_{stage}", build)
+    Built afresh: `engine.derived.OpColumns` keeps one per Schedule, shared
+    by every index that searches a stage's starts or ends."""
+    column = op_column(schedule, kind, stage)
+    if len(column) < 2 or bool((column[1:] >= column[:-1]).all()):
+        return column, None
+    order: OpOrder = np.argsort(column, kind="stable")
+    if schedule.n_ops < 2**31:
+        order = order.astype(np.int32)
+    values = column[order]
+    values.flags.writeable = False
+    order.flags.writeable = False
+    return values, order
 
 
 def _row_part(schedule: Schedule, kind: str, stage: int) -> FloatArray | None:
@@ -598,7 +576,7 @@ def _row_part(schedule: Schedule, kind: str, stage: int) -> FloatArray | None:
         return None
     _, bounds = schedule.by_row
     row = int(schedule.worker_offsets[stage])
-    if row in schedule.__dict__["_rows_resorted"]:
+    if row in schedule.rows_resorted:
         return None
     part: FloatArray = schedule.row_starts[int(bounds[row]) : int(bounds[row + 1])]
     return part

@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from engine import fast_scheduler
 from engine.scenario import Scenario
-from engine.schedule import STARTS_AT_ENDS, Schedule
+from engine.schedule import Schedule
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -43,11 +43,11 @@ def simulate(scenario: Scenario, policy: str | None = None) -> Schedule:
     starts, workers, grant = schedule_tasks(durations, scenario.workers, buffers)
     ends = starts + durations
     del durations
-    schedule = _to_schedule(scenario, policy, buffers, starts, ends, workers, grant, owned=True)
     # The event loop only stands at 0 and at task ends, and `ends` adds each duration to
     # its start as the loop did: every start is 0 or one of the ends, bit for bit.
-    schedule.__dict__[STARTS_AT_ENDS] = True
-    return schedule
+    return _to_schedule(
+        scenario, policy, buffers, starts, ends, workers, grant, owned=True, starts_at_ends=True
+    )
 
 
 def _to_schedule(
@@ -59,9 +59,10 @@ def _to_schedule(
     workers: npt.NDArray[np.int64],
     grant: FloatArray,
     owned: bool = False,
+    starts_at_ends: bool = False,
 ) -> Schedule:
     """The Schedule of these (n_ops, 3) matrices; ``owned``: they are fresh and handed
-    over (frozen in place, not copied)."""
+    over (frozen in place, not copied); ``starts_at_ends``: see `Schedule`."""
     return Schedule.from_stage_matrices(
         starts,
         ends,
@@ -73,6 +74,7 @@ def _to_schedule(
         buffers=buffers,
         label=policy,
         grant=grant,
+        starts_at_ends=starts_at_ends,
     )
 
 

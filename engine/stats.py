@@ -10,6 +10,7 @@ them. Times are written by the formatter passed in (the app's 4 digits, the term
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,7 +27,10 @@ from engine.scenario import Scenario
 from engine.schedule import Schedule
 from engine.text import TimeText, count_words, format_time, number_text, op_list, span_text
 from engine.tolerance import time_tolerance
-from engine.waits import DONE, IDLE_REASONS, IdleSummary, idle_spans_between, idle_summary
+from engine.waits import DONE, IDLE_REASONS, IdleSummary, idle_spans_between
+
+if TYPE_CHECKING:
+    from engine.derived import Derived
 
 #: A worker with at most this many idle spans has them listed; more are summed by reason.
 LISTED_SPANS = 4
@@ -68,10 +72,11 @@ class ScheduleStats:
 
 
 def schedule_stats(
-    schedule: Schedule, scenario: Scenario | None = None, time_text: TimeText = format_time
+    derived: Derived, scenario: Scenario | None = None, time_text: TimeText = format_time
 ) -> ScheduleStats:
     """The stats of one Schedule, each with the sentence that explains it. ``scenario``
     (simulated runs) adds the list-scheduling anomaly check."""
+    schedule = derived.schedule
     unit = schedule.time_unit
     span = schedule.makespan
     title = schedule.label or schedule.policy
@@ -83,10 +88,10 @@ def schedule_stats(
             f"({count_words(len(schedule), 'task')}, {count_words(schedule.n_ops, 'op')}).",
         )
     ]
-    summary = idle_summary(schedule) if len(schedule) else None
+    summary = derived.idle_summary if len(schedule) else None
     if len(schedule):
-        lines.append(_bottleneck_line(schedule, time_text))
-    formula = makespan_formula(schedule) if schedule.source == "simulated" else None
+        lines.append(_bottleneck_line(derived, time_text))
+    formula = makespan_formula(derived) if schedule.source == "simulated" else None
     if formula is not None:
         if formula.value is None:
             value = formula.text
@@ -116,13 +121,13 @@ def schedule_stats(
         ]
     # Each row's idle words once (the idle line and the row's bar both show them).
     idle_texts = [
-        row_idle_text(schedule, row, time_text) if summary is not None else ""
+        row_idle_text(derived, row, time_text) if summary is not None else ""
         for row in range(schedule.n_workers)
     ]
     if summary is not None:
         lines.append(_idle_line(schedule, summary, time_text, idle_texts))
-    busy = busy_by_worker(schedule)
-    use = utilization_by_worker(schedule)
+    busy = busy_by_worker(derived)
+    use = utilization_by_worker(derived)
     workers = []
     for row in range(schedule.n_workers):
         idle = idle_texts[row]
@@ -136,10 +141,11 @@ def schedule_stats(
     return ScheduleStats(title, tuple(lines), tuple(workers))
 
 
-def _bottleneck_line(schedule: Schedule, time_text: TimeText) -> StatLine:
+def _bottleneck_line(derived: Derived, time_text: TimeText) -> StatLine:
     """What binds the steady state, with its numbers on screen (the value is the sentence)."""
+    schedule = derived.schedule
     unit = schedule.time_unit
-    state = steady_state(schedule)
+    state = steady_state(derived)
     terms = {
         "load": "read / load workers",
         "compute": "compute / compute workers",
@@ -164,7 +170,7 @@ def _bottleneck_line(schedule: Schedule, time_text: TimeText) -> StatLine:
             "to 0, each stretch charged to the unit that ran it, or to the slots where a "
             "read waited for one. "
         )
-    neck = bottleneck(schedule)
+    neck = bottleneck(derived)
     if neck.work_per_worker > 0 and len(neck.tied) > 1:
         stages = ", ".join(neck.tied[:-1]) + " and " + neck.tied[-1]
         how += (
@@ -205,20 +211,21 @@ def _idle_line(
     )
 
 
-def row_idle_text(schedule: Schedule, row: int, time_text: TimeText = format_time) -> str:
+def row_idle_text(derived: Derived, row: int, time_text: TimeText = format_time) -> str:
     """One worker's idle spans, compact: "2–3 s slot (ops 1 and 2) · 4–6 s done", or with
     more than `LISTED_SPANS` spans the time per reason ("399.6 s input in 999 spans": from
-    `idle_summary`, the spans themselves are not needed)."""
+    `Derived.idle_summary`, the spans themselves are not needed)."""
+    schedule = derived.schedule
     if not len(schedule):
         return ""
     unit = schedule.time_unit
-    summary = idle_summary(schedule)
+    summary = derived.idle_summary
     counts = summary.counts[row]
     n = int(counts.sum())
     if n == 0:
         return "never idle"
     if n <= LISTED_SPANS:
-        spans = idle_spans_between(schedule, -np.inf, np.inf, [row])
+        spans = idle_spans_between(derived, -np.inf, np.inf, [row])
         items = []
         for i in range(len(spans)):
             text = f"{span_text(float(spans.start[i]), float(spans.end[i]), unit, time_text)} "

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
-from engine.schedule import Schedule, cached_on
+from engine.schedule import Schedule
 from engine.text import elided, join_words, op_list, time_text
 from engine.tolerance import time_tolerance
-from engine.wait_index import wait_index
 from engine.waits import DONE, OVERHEAD, SLOT, IdleNow, OpsWaiting, idle_now, ops_waiting_at
+
+if TYPE_CHECKING:
+    from engine.derived import Derived
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -181,33 +184,29 @@ def _worker_name(schedule: Schedule, row: int) -> str:
     return label if label[-1:].isdigit() else f"the {label}"
 
 
-def _new_cache() -> dict[float, str]:
-    return {}
-
-
-def narrate(schedule: Schedule, time: float) -> str:
+def narrate(derived: Derived, time: float) -> str:
     """One line saying what changes at ``time`` (an event time), what keeps going, and why
     anything waits: idle workers with their reason (`engine.waits`) and the ops waiting.
 
     e.g. "t = 2 s: the compute unit starts computing op 2 while the store unit starts
     writing op 1; the load unit waits: both slots are held (ops 1 and 2); the first frees at
     3 s; op 3 waits for a slot". Ops are numbered from 1 for people; nothing is cut short.
-    Costs O(rows · log n) per call (no task is scanned), and each line is kept on the
-    Schedule, so the animation may ask at every tick.
+    Costs O(rows · log n) per call (no task is scanned), and each line is kept
+    (`Derived.narrations`), so the animation may ask at every tick.
     """
-    cache = cached_on(schedule, "_timeline_narrations", _new_cache)
+    cache = derived.narrations
     key = float(time)
     text = cache.get(key)
     if text is None:
         if len(cache) >= _NARRATIONS_KEPT:
             cache.clear()
-        text = cache[key] = _narrate(schedule, key)
+        text = cache[key] = _narrate(derived, key)
     return text
 
 
-def _narrate(schedule: Schedule, time: float) -> str:
+def _narrate(derived: Derived, time: float) -> str:
+    schedule, index = derived.schedule, derived.waits
     unit = schedule.time_unit
-    index = wait_index(schedule)
     index.prepare_narration()  # the first call builds what every later one searches
     makespan = index.span  # (Schedule.makespan scans every task each time)
     tolerance = index.tol
@@ -240,9 +239,9 @@ def _narrate(schedule: Schedule, time: float) -> str:
     if not parts:
         parts.append("nothing has started yet" if time <= tolerance else "every worker is idle")
     idle_rows = np.flatnonzero(~busy).tolist()
-    idle = idle_now(schedule, idle_rows, time + tolerance)
+    idle = idle_now(derived, idle_rows, time + tolerance)
     parts += _idle_phrases(schedule, idle, time - tolerance)
-    parts += [_waiting_phrase(schedule, w) for w in ops_waiting_at(schedule, time + tolerance)]
+    parts += [_waiting_phrase(schedule, w) for w in ops_waiting_at(derived, time + tolerance)]
     return head + "; ".join(parts)
 
 

@@ -7,10 +7,15 @@ No Qt here: the GUI renders these, tests check them without a display. (Stats co
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from engine.metrics import typical_task_duration
 from engine.schedule import Schedule
+
+if TYPE_CHECKING:
+    from engine.derived import Derived
 from engine.text import elided, format_time
 
 #: A task's own name (an imported kernel's) is cut to this many characters on hover:
@@ -62,9 +67,10 @@ def describe_task(schedule: Schedule, task: int) -> str:
 # -- the assembly line --------------------------------------------------------------------
 
 
-def typical_duration(schedule: Schedule) -> float:
+def typical_duration(derived: Derived) -> float:
     """Median positive task duration (1 for an empty schedule): sets the glide length."""
-    known = typical_task_duration(schedule)  # a pipeline's: measured with its stage stats
+    schedule = derived.schedule
+    known = typical_task_duration(derived)  # a pipeline's: measured with its stage stats
     if known is not None:
         return known
     durations = schedule.duration

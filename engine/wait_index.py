@@ -1,18 +1,22 @@
 """The index behind the wait reasons (engine/waits.py): sorted views of one Schedule built
-once, lazily, and kept on the Schedule; interval stabbing and vectorized cutting of spans."""
+once, lazily, and kept by its `engine.derived.Derived`; interval stabbing and vectorized
+cutting of spans."""
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from engine.columns import op_numbers
-from engine.schedule import OpOrder, Schedule, cached_on, op_column, sorted_op_column
+from engine.schedule import OpOrder, Schedule, op_column
 from engine.tolerance import time_tolerance
+
+if TYPE_CHECKING:
+    from engine.derived import OpColumns
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -266,10 +270,14 @@ def _increasing(values: FloatArray) -> bool:
 class WaitIndex:
     """Everything the reasons need, built once per Schedule (lazily, part by part)."""
 
-    def __init__(self, schedule: Schedule) -> None:
-        # Kept on the Schedule (`wait_index`): a strong reference back would make a cycle,
-        # and a cycle frees a 10^6-op run only when the cyclic collector comes by.
-        self._schedule = weakref.ref(schedule)
+    def __init__(self, schedule: Schedule, columns: OpColumns) -> None:
+        self.schedule = schedule
+        self.op_columns = columns  # (the stage columns sorted, shared with other indexes)
+        self._gaps: tuple[IntArray, FloatArray, FloatArray] | None = None
+        #: The window search's blocks (`engine.idle_cuts.gap_blocks`, `point_blocks`),
+        #: built on first use.
+        self.gap_blocks: FloatArray | None = None
+        self.point_blocks: dict[int, FloatArray] = {}
         self.span = schedule.makespan
         self.tol = time_tolerance(self.span)
         self.pipeline = schedule.n_ops > 0 and len(schedule) > 0 and schedule.is_pipeline
@@ -279,12 +287,6 @@ class WaitIndex:
         self.unit_of_row = (np.searchsorted(schedule.worker_offsets, rows, "right") - 1).astype(
             np.int64
         )
-
-    @property
-    def schedule(self) -> Schedule:
-        schedule = self._schedule()
-        assert schedule is not None, "the index outlived its Schedule"
-        return schedule
 
     @cached_property
     def units(self) -> list[UnitTasks]:
@@ -300,7 +302,7 @@ class WaitIndex:
         if self.pipeline and s.op_major and s.unit is s.stage and unit < stages:
             # The stage's starts sorted, ties in op order (shared with the narration's; in
             # op order already, the column itself: with one worker, its row's part).
-            starts, ops = sorted_op_column(s, "start", unit)
+            starts, ops = self.op_columns.sorted("start", unit)
             return _unit(starts, self._op_numbers if ops is None else ops, None, unit, stages)
         tasks = np.flatnonzero(s.unit == unit)
         tasks = tasks[np.lexsort((s.op[tasks], s.start[tasks]))].astype(np.int64)
@@ -371,7 +373,7 @@ class WaitIndex:
         first = s.grant if s.grant is not None else op_column(s, "start", 0)
         last = op_column(s, "end", -1)
         lo = first if bool((first <= last).all()) else np.minimum(first, last)
-        return Intervals(lo, last, sorted_op_column(s, "end", -1)[0])
+        return Intervals(lo, last, self.op_columns.sorted("end", -1)[0])
 
     def ready_of(self, op: int, stage: int) -> float:
         """When stage ``stage`` of op ``op`` could start (one entry of `ready`)."""
@@ -379,10 +381,24 @@ class WaitIndex:
             return float(self.grant[op])
         return float(self.schedule.op_ends[op, stage - 1])
 
-    @cached_property
+    @property
     def gaps(self) -> tuple[IntArray, FloatArray, FloatArray]:
         """Every row's idle intervals in [0, makespan] (overlapping tasks count once),
-        sorted by (row, start). One pass over the rows' tasks (`Schedule.by_row`)."""
+        sorted by (row, start). One pass over the rows' tasks (`Schedule.by_row`), or
+        the compiled idle pass's (`keep_gaps`)."""
+        if self._gaps is None:
+            self._gaps = self._find_gaps()
+        return self._gaps
+
+    def gaps_found(self) -> tuple[IntArray, FloatArray, FloatArray] | None:
+        """`gaps` where found already, else None (the compiled idle pass then writes them)."""
+        return self._gaps
+
+    def keep_gaps(self, gaps: tuple[IntArray, FloatArray, FloatArray]) -> None:
+        """Keep ``gaps`` as `gaps`: the compiled idle pass found them, where it cut none."""
+        self._gaps = gaps
+
+    def _find_gaps(self) -> tuple[IntArray, FloatArray, FloatArray]:
         s = self.schedule
         _, bounds = s.by_row
         starts, (reach, _) = s.row_starts, s.row_reach
@@ -459,12 +475,12 @@ class WaitIndex:
         ops waiting at any time are a slice of this order. Built on first use, kept."""
         if stage == 0:
             return self.grant_order
-        _, by_end = sorted_op_column(self.schedule, "end", stage - 1)
+        _, by_end = self.op_columns.sorted("end", stage - 1)
         return self._op_numbers if by_end is None else by_end
 
     @cached_property
     def columns(self) -> tuple[list[FloatArray], list[FloatArray], list[bool]]:
-        """Per stage: ready times sorted, starts sorted (`sorted_op_column`: shared with
+        """Per stage: ready times sorted, starts sorted (`OpColumns`: shared with
         the units' and the holds'), and whether both already run in op order (then the ops
         waiting at any time are one contiguous range)."""
         s = self.schedule
@@ -474,14 +490,10 @@ class WaitIndex:
                 ready_in_order = _nondecreasing(self.grant)
                 ready = self.grant if ready_in_order else np.sort(self.grant)
             else:  # ready when the stage before ended
-                ready, by_ready = sorted_op_column(s, "end", stage - 1)
+                ready, by_ready = self.op_columns.sorted("end", stage - 1)
                 ready_in_order = by_ready is None
-            start, by_start = sorted_op_column(s, "start", stage)
+            start, by_start = self.op_columns.sorted("start", stage)
             in_order.append(ready_in_order and by_start is None)
             ready_sorted.append(ready)
             start_sorted.append(start)
         return ready_sorted, start_sorted, in_order
-
-
-def wait_index(schedule: Schedule) -> WaitIndex:
-    return cached_on(schedule, "_waits_index", lambda: WaitIndex(schedule))

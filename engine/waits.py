@@ -1,7 +1,8 @@
 """Why is it idle? Wait reasons for every worker's idle time and every op's waiting time.
 
-Pure functions of a Schedule, vectorized (10^6 ops in well under a second), cached on the
-Schedule itself. Ops are 0-based in the columns and 1-based in the words ("op 1" is op 0).
+Pure functions of a Schedule, vectorized (10^6 ops in well under a second), kept by the
+Schedule's `engine.derived.Derived` (``derived.idle_spans``, ``derived.op_waits``…). Ops
+are 0-based in the columns and 1-based in the words ("op 1" is op 0).
 
 Idle reasons (`IDLE_REASONS`) split every worker's idle time in [0, makespan]:
 
@@ -30,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -43,15 +44,17 @@ from engine.idle_cuts import (
     idle_columns,
     window_columns,
 )
-from engine.schedule import Schedule, cached_on, op_column
+from engine.schedule import Schedule, op_column
 from engine.text import join_words, op_list, time_text
 from engine.wait_index import (
     WaitIndex,
     cut_at_points,
     cut_at_starts,
     cut_count,
-    wait_index,
 )
+
+if TYPE_CHECKING:
+    from engine.derived import Derived
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -87,6 +90,8 @@ class IdleSpans:
     reason: ReasonArray
     next_task: TaskArray
     _index: WaitIndex = field(repr=False)
+    #: `totals`, where the pass that wrote the spans added them up already.
+    _totals: FloatArray | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.row)
@@ -176,16 +181,13 @@ class IdleSpans:
     @cached_property
     def totals(self) -> FloatArray:
         """(rows, reasons): each row's idle time for each reason."""
+        if self._totals is not None:
+            return self._totals
         rows, reasons = self.schedule.n_workers, len(IDLE_REASONS)
         key = self.row * reasons + self.reason
         flat = np.bincount(key, weights=self.end - self.start, minlength=rows * reasons)
         totals: FloatArray = flat.astype(np.float64).reshape(rows, reasons)
         return totals
-
-
-def idle_spans(schedule: Schedule) -> IdleSpans:
-    """Every worker's idle time with its reason (see the module docstring). Cached."""
-    return cached_on(schedule, "_waits_idle", lambda: _build_idle(wait_index(schedule)))
 
 
 @dataclass(frozen=True, eq=False)
@@ -208,32 +210,27 @@ class IdleSummary:
         return tuple(r for k, r in enumerate(IDLE_REASONS) if self.counts[:, k].any())
 
 
-def idle_summary(schedule: Schedule) -> IdleSummary:
-    """`IdleSummary` of ``schedule`` (cached): from the spans where they are built already,
-    else by one compiled pass that stores no span, else from the spans."""
-
-    def build() -> IdleSummary:
-        index = wait_index(schedule)
-        if "_waits_idle" not in schedule.__dict__ and _cut_like_simulated(index):
-            found = compiled_summary(
-                index, _budget(schedule), (INPUT, SLOT, DONE), len(IDLE_REASONS)
-            )
-            if found is not None:
-                return IdleSummary(found.totals, found.counts, found.longest, found)
-        spans = idle_spans(schedule)
-        rows, reasons = schedule.n_workers, len(IDLE_REASONS)
-        key = spans.row * reasons + spans.reason
-        counts = np.bincount(key, minlength=rows * reasons).astype(np.int64).reshape(rows, reasons)
-        longest = np.zeros(rows)
-        if len(spans):
-            np.maximum.at(longest, spans.row, spans.end - spans.start)
-        return IdleSummary(spans.totals, counts, longest)
-
-    return cached_on(schedule, "_waits_idle_summary", build)
+def build_idle_summary(derived: Derived) -> IdleSummary:
+    """`IdleSummary` of ``derived``'s Schedule (`Derived.idle_summary` keeps it): by one
+    compiled pass that stores no span where the run's gaps are cut as a simulation's and
+    the compiled module is built, else from the spans (`Derived.idle_spans`)."""
+    schedule, index = derived.schedule, derived.waits
+    if _cut_like_simulated(index):
+        found = compiled_summary(index, _budget(schedule), (INPUT, SLOT, DONE), len(IDLE_REASONS))
+        if found is not None:
+            return IdleSummary(found.totals, found.counts, found.longest, found)
+    spans = derived.idle_spans
+    rows, reasons = schedule.n_workers, len(IDLE_REASONS)
+    key = spans.row * reasons + spans.reason
+    counts = np.bincount(key, minlength=rows * reasons).astype(np.int64).reshape(rows, reasons)
+    longest = np.zeros(rows)
+    if len(spans):
+        np.maximum.at(longest, spans.row, spans.end - spans.start)
+    return IdleSummary(spans.totals, counts, longest)
 
 
 def idle_spans_between(
-    schedule: Schedule,
+    derived: Derived,
     t0: float,
     t1: float,
     rows: Sequence[int] | None = None,
@@ -244,10 +241,10 @@ def idle_spans_between(
     least ``shortest``, in (row, start) order. Not cached. Where the spans are not kept
     (`IdleSummary`), found from the tasks in that window alone: a view costs what it
     shows, and a row whose longest span is shorter than ``shortest`` costs nothing."""
-    index = wait_index(schedule)
-    summary = idle_summary(schedule)
+    schedule, index = derived.schedule, derived.waits
+    summary = derived.idle_summary
     if summary._cuts is None:  # the spans are kept: pick from them
-        spans = idle_spans(schedule)
+        spans = derived.idle_spans
         keep = reaching(spans.start, spans.end, t0, t1, shortest)
         if rows is not None:
             keep &= np.isin(spans.row, np.asarray(list(rows), dtype=np.int64))
@@ -290,16 +287,16 @@ def _ready_of(index: WaitIndex, task: int) -> float:
     return index.ready_of(int(s.op[task]), int(s.stage[task]))
 
 
-def _build_idle(index: WaitIndex) -> IdleSpans:
+def build_idle_spans(index: WaitIndex) -> IdleSpans:
+    """Every worker's idle time with its reason (see the module docstring; kept by
+    `Derived.idle_spans`)."""
     if not _cut_like_simulated(index):
         return _build_idle_measured(index)
     columns, totals = idle_columns(
         index, _budget(index.schedule), (INPUT, SLOT, DONE), len(IDLE_REASONS)
     )
-    spans = IdleSpans(*columns, index)
-    if totals is not None:  # added up by the pass that wrote the spans: `totals` is that
-        spans.__dict__["totals"] = totals
-    return spans
+    # (`totals`, where the pass that wrote the spans added them up, is that)
+    return IdleSpans(*columns, index, totals)
 
 
 def _build_idle_measured(index: WaitIndex) -> IdleSpans:
@@ -448,10 +445,10 @@ class IdleNow:
         return IDLE_REASONS[self.reason]
 
 
-def idle_now(schedule: Schedule, rows: Sequence[int], time: float) -> list[IdleNow]:
+def idle_now(derived: Derived, rows: Sequence[int], time: float) -> list[IdleNow]:
     """The reason each of ``rows`` (idle at ``time``) waits, as `idle_spans` gives it for
     the span containing ``time``, in O(log n) per row: no task is scanned."""
-    index = wait_index(schedule)
+    schedule, index = derived.schedule, derived.waits
     result = []
     for row in rows:
         u = int(index.unit_of_row[row])
@@ -500,9 +497,9 @@ class OpsWaiting:
 LISTED_WAITING = 64
 
 
-def ops_waiting_at(schedule: Schedule, time: float) -> list[OpsWaiting]:
+def ops_waiting_at(derived: Derived, time: float) -> list[OpsWaiting]:
     """Who waits at ``time``, by reason and stage, in O(log n) (pipelines; else empty)."""
-    index = wait_index(schedule)
+    schedule, index = derived.schedule, derived.waits
     if not index.pipeline:
         return []
     ready_sorted, start_sorted, in_order = index.columns
@@ -663,56 +660,49 @@ class OpWaits:
 _ONGOING = {"read": "is reading", "compute": "is computing", "write": "is writing"}
 
 
-def op_waits(schedule: Schedule) -> OpWaits:
-    """Every op's waiting time with its reason (see the module docstring). Cached."""
-    return cached_on(schedule, "_waits_ops", lambda: _build_op_waits(wait_index(schedule)))
-
-
-def op_waits_between(schedule: Schedule, first: int, last: int) -> OpWaits:
+def op_waits_between(derived: Derived, first: int, last: int) -> OpWaits:
     """The spans of `op_waits` of ops ``first`` .. ``last`` - 1 (the same spans, bit for
     bit, in the same order). Not cached: a simulated run's are found from those ops alone,
     so a view of some ops of a 10^6-op run costs what it shows; a measured run's are
     picked from all of them."""
-    index = wait_index(schedule)
+    schedule, index = derived.schedule, derived.waits
     first = min(max(0, first), schedule.n_ops)
     last = max(first, min(schedule.n_ops, last))
     if not index.pipeline or schedule.source == "measured":
-        waits = op_waits(schedule)
+        waits = derived.op_waits
         a, b = np.searchsorted(waits.op, [first, last])
         return waits.picked(slice(a, b))
     return OpWaits(*_op_wait_columns(index, first, last), index)
 
 
-def op_wait_reasons(schedule: Schedule) -> tuple[str, ...]:
-    """The reasons of `OP_WAIT_REASONS` that some op waits for (cached). A simulated run's
-    are found without making its waits: a slot wait where a grant comes after 0, a worker
-    wait where a stage starts after its op was ready (the tests `op_waits` makes, a block
-    of ops at a time, stopping at the first)."""
-
-    def find() -> tuple[str, ...]:
-        index = wait_index(schedule)
-        if not index.pipeline or schedule.source == "measured":
-            codes = op_waits(schedule).reason
-            return tuple(r for k, r in enumerate(OP_WAIT_REASONS) if np.count_nonzero(codes == k))
-        tol, grant = index.tol, index.grant
-        found = {WAIT_SLOT} if bool((grant > tol).any()) else set()
-        starts, ends = schedule.op_starts, schedule.op_ends
-        for first in range(0, schedule.n_ops, _OPS_AT_ONCE):
-            last = first + _OPS_AT_ONCE
-            read_waits = starts[first:last, 0] - grant[first:last] > tol
-            if read_waits.any() or (starts[first:last, 1:] - ends[first:last, :-1] > tol).any():
-                found.add(WAIT_WORKER)
-                break
-        return tuple(r for k, r in enumerate(OP_WAIT_REASONS) if k in found)
-
-    return cached_on(schedule, "_waits_op_reasons", find)
+def find_op_wait_reasons(derived: Derived) -> tuple[str, ...]:
+    """The reasons of `OP_WAIT_REASONS` that some op waits for (`Derived.op_wait_reasons`
+    keeps them). A simulated run's are found without making its waits: a slot wait where
+    a grant comes after 0, a worker wait where a stage starts after its op was ready (the
+    tests `build_op_waits` makes, a block of ops at a time, stopping at the first)."""
+    schedule, index = derived.schedule, derived.waits
+    if not index.pipeline or schedule.source == "measured":
+        codes = derived.op_waits.reason
+        return tuple(r for k, r in enumerate(OP_WAIT_REASONS) if np.count_nonzero(codes == k))
+    tol, grant = index.tol, index.grant
+    found = {WAIT_SLOT} if bool((grant > tol).any()) else set()
+    starts, ends = schedule.op_starts, schedule.op_ends
+    for first in range(0, schedule.n_ops, _OPS_AT_ONCE):
+        last = first + _OPS_AT_ONCE
+        read_waits = starts[first:last, 0] - grant[first:last] > tol
+        if read_waits.any() or (starts[first:last, 1:] - ends[first:last, :-1] > tol).any():
+            found.add(WAIT_WORKER)
+            break
+    return tuple(r for k, r in enumerate(OP_WAIT_REASONS) if k in found)
 
 
 #: `op_wait_reasons` looks at this many ops at a time (small temporaries).
 _OPS_AT_ONCE = 1 << 16
 
 
-def _build_op_waits(index: WaitIndex) -> OpWaits:
+def build_op_waits(index: WaitIndex) -> OpWaits:
+    """Every op's waiting time with its reason (see the module docstring; kept by
+    `Derived.op_waits`)."""
     s = index.schedule
     if not index.pipeline:
         empty = np.zeros(0)

@@ -16,9 +16,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from engine.derived import Derived
 from engine.metrics import speedup, steady_state, utilization_by_unit
 from engine.schedule import Schedule
-from engine.waits import IDLE_REASONS, idle_spans
+from engine.waits import IDLE_REASONS
 
 Write = Callable[[str], Any]
 
@@ -40,11 +41,10 @@ def json_number(value: float) -> float | int:
     return int(rounded) if rounded.is_integer() and abs(rounded) < 2**53 else rounded
 
 
-def _summary(
-    schedule: Schedule, baseline: Schedule | None
-) -> tuple[dict[str, Any], dict[str, Any]]:
+def _summary(derived: Derived, baseline: Schedule | None) -> tuple[dict[str, Any], dict[str, Any]]:
     """The contract's fields before "tasks", and those after it (the idle spans go between
     "utilization" and "bottleneck")."""
+    schedule = derived.schedule
     head: dict[str, Any] = {
         "policy": schedule.policy,
         "source": schedule.source,
@@ -54,9 +54,9 @@ def _summary(
         "buffers": schedule.buffers,
         "workers": dict(zip(schedule.unit_names, schedule.workers, strict=True)),
     }
-    neck = steady_state(schedule)
+    neck = steady_state(derived)
     tail: dict[str, Any] = {
-        "utilization": {k: json_number(v) for k, v in utilization_by_unit(schedule).items()},
+        "utilization": {k: json_number(v) for k, v in utilization_by_unit(derived).items()},
         "bottleneck": {
             "resource": neck.resource,
             "period": json_number(neck.period),
@@ -94,8 +94,11 @@ def object_body(fields: dict[str, Any], indent: str) -> str:
 def write_json(
     write: Write, schedule: Schedule, baseline: Schedule | None = None, indent: str = ""
 ) -> None:
-    """The contract's JSON object for one Schedule (``speedup`` against ``baseline``)."""
-    head, tail = _summary(schedule, baseline)
+    """The contract's JSON object for one Schedule (``speedup`` against ``baseline``).
+    What it derives from the Schedule (idle spans, utilization) is its own, for this
+    write (`Derived`)."""
+    derived = Derived(schedule)
+    head, tail = _summary(derived, baseline)
     inner = indent + " "
     write("{\n" + object_body(head, inner) + f',\n{inner}"tasks": [')
     stages = [json.dumps(name) for name in schedule.stage_names]
@@ -111,13 +114,13 @@ def write_json(
         first = False
     utilization = {"utilization": tail.pop("utilization")}
     write(f"\n{inner}],\n" + object_body(utilization, inner) + f',\n{inner}"idle": [')
-    _write_idle(write, schedule, line)
+    _write_idle(write, derived, line)
     write(f"\n{inner}],\n" + object_body(tail, inner) + f"\n{indent}}}")
 
 
-def _write_idle(write: Write, schedule: Schedule, line: str) -> None:
+def _write_idle(write: Write, derived: Derived, line: str) -> None:
     """The idle spans, a chunk at a time: unit, worker, start, end, reason, ops (0-based)."""
-    spans = idle_spans(schedule)
+    schedule, spans = derived.schedule, derived.idle_spans
     units = [json.dumps(name) for name in schedule.unit_names]
     reasons = [json.dumps(name) for name in IDLE_REASONS]
     for lo in range(0, len(spans), CHUNK):

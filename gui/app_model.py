@@ -404,8 +404,8 @@ class AppModel(QObject):
         def job() -> Any:
             pin = pinned(run)  # relabelled copies: their indexes are built again below
             yield "relabelled"
-            for schedule in pin.schedules:
-                warm_caches(schedule)
+            for derived in pin.derived:
+                warm_caches(derived)
                 yield "warmed"
             return run, pin
 

@@ -27,6 +27,7 @@ from gui.assembly_parts import LaneLayout, LaneSpec
 from gui.assembly_texts import lane_spec, static_signature
 from gui.clock import Clock
 from gui.colours import LIGHT, Theme
+from gui.derived_of import derived_of
 
 #: Paint engines that keep shapes (the assembly line draws no cached pixmaps into these).
 VECTOR_ENGINES = (QPaintEngine.Type.SVG, QPaintEngine.Type.Pdf, QPaintEngine.Type.Picture)
@@ -145,7 +146,7 @@ class AssemblyLineView(QWidget):
         if not self._clock.playing:
             return 0.0
         glide = GLIDE_SECONDS * self._clock.speed * self._clock.rate
-        return min(glide, GLIDE_SHARE * typical_duration(schedule))
+        return min(glide, GLIDE_SHARE * typical_duration(derived_of(schedule)))
 
     # -- painting --------------------------------------------------------------------------
 

@@ -15,7 +15,6 @@ from engine.assembly_model import (
     AssemblyFrame,
     Spot,
     assembly_frame,
-    assembly_index,
     idle_durations,
 )
 from engine.assembly_slots import SLOT_WORDS, SlotState
@@ -34,6 +33,7 @@ from gui.assembly_paint import (
 from gui.assembly_parts import LaneLayout, Station, fit_text
 from gui.assembly_texts import memory_heading, memory_usage, status_texts
 from gui.colours import OP_COLOURS, Theme, op_colour
+from gui.derived_of import derived_of
 from gui.icons import tinted
 
 #: Device pixel ratio of the worker figures embedded in vector exports (sharp in print).
@@ -125,7 +125,7 @@ class LanePainter:
             return None  # not a pipeline: no ops travel
         shelf = max(len(lane.shelf_in.spots), len(lane.shelf_out.spots))
         shown = len(lane.memory.boxes) if lane.memory is not None else 0
-        return assembly_frame(self.s, self.t, self.travel, shelf, shown)
+        return assembly_frame(derived_of(self.s), self.t, self.travel, shelf, shown)
 
     # -- texts -----------------------------------------------------------------------------
 
@@ -387,5 +387,5 @@ def frame_makespan(schedule: Schedule) -> float:
     """The Schedule's makespan; for pipelines computed once (a tick must not scan every
     task; `Schedule.makespan` is not cached)."""
     if schedule.is_pipeline and schedule.n_ops:
-        return assembly_index(schedule).makespan
+        return derived_of(schedule).assembly.makespan
     return schedule.makespan

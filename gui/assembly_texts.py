@@ -4,11 +4,11 @@ everything the lane's layout depends on."""
 
 from __future__ import annotations
 
-from engine.assembly_model import assembly_index
 from engine.schedule import Schedule
 from engine.text import format_time
 from engine.tolerance import time_tolerance
 from gui.assembly_parts import LaneSpec
+from gui.derived_of import derived_of
 
 
 def _widest_digits(text: str) -> str:
@@ -55,7 +55,7 @@ def lane_spec(schedule: Schedule) -> LaneSpec:
     slots = 0
     usage_widest: tuple[str, ...] = ("",)
     if pipeline:
-        index = assembly_index(schedule)
+        index = derived_of(schedule).assembly
         # A measured run may hold more slots than it was given: show them all.
         slots = max(schedule.buffers, index.plan.count)
         usage_widest = tuple(

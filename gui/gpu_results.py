@@ -33,6 +33,7 @@ from gpu.measured import PipelineResult, Spread
 from gpu.report import spread_text
 from gui.clock import Clock
 from gui.colours import LIGHT, Theme
+from gui.derived_of import derived_of
 from gui.timeline import TimelineView
 
 #: Opacity of the band that shades a measured run's spread (min to max makespan).
@@ -167,7 +168,7 @@ class GpuResults(QWidget):
         self.timeline.set_schedules(self._schedules)
         self.timeline.setVisible(bool(self._schedules))  # an empty plot says nothing
         if self._schedules:
-            events = events_of(self._schedules)
+            events = events_of([derived_of(s) for s in self._schedules])
             end = max(s.makespan for s in self._schedules)
             self.clock.set_timeline(events, end, self._schedules[0].time_unit)
         else:

@@ -101,7 +101,7 @@ def lesson_line(shown: Shown) -> tuple[str, str]:
         else:
             line += f", {number_text(1 / factor)}× slower"
     why = ""
-    if run.derived.get("stats"):
+    if run.results.get("stats"):
         lines = run.stats[-1].lines
         neck = next((x.value for x in lines if x.label == "bottleneck"), "")
         if neck:
@@ -115,7 +115,7 @@ def _imported_lesson(run: Run) -> tuple[str, str] | None:
     of the copying was hidden and what perfect overlap could save; None for other runs.
     Devices are not compared with each other: their lanes are side by side, not a
     before and after."""
-    if not run.derived.get("stats"):
+    if not run.results.get("stats"):
         return None
     values = {line.label: line for line in run.stats[0].lines}
     if "copies hidden" not in values:

@@ -13,10 +13,11 @@ from collections.abc import Callable, Generator
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
+from engine.derived import Derived
 from engine.scenario import Scenario
 from engine.schedule import Schedule
 
-Derivation = Callable[[Schedule, "Scenario | None"], object]
+Derivation = Callable[[Derived, "Scenario | None"], object]
 Derivations = tuple[tuple[str, Derivation], ...]
 Simulate = Callable[[Scenario, str], Schedule]
 
@@ -29,7 +30,7 @@ class Apart:
     compiled or numpy work that releases the GIL, and page faults)."""
 
     names: frozenset[str]
-    prepare: Callable[[Schedule], None]
+    prepare: Callable[[Derived], None]
 
 
 #: The steps: how to simulate, the derivations, and those that may run apart (or None).
@@ -51,13 +52,15 @@ class Plan:
     policy: str
     schedule: Schedule | None
     known: dict[str, object]
+    #: What is derived from ``schedule`` already (a reused run's), or None: a new one.
+    derived: Derived | None = None
 
 
 class _Stopped(Exception):
     """The job was dropped: a Schedule's worker stops at its next step."""
 
 
-Result = tuple[Schedule, dict[str, object], dict[str, float]]
+Result = tuple[Derived, dict[str, object], dict[str, float]]
 
 
 def _derive(
@@ -79,6 +82,7 @@ def _derive(
         schedule = simulate(scenario, plan.policy)
         times["simulate"] = time.perf_counter() - begin
         yield f"simulated {plan.policy}"
+    derived = plan.derived if plan.derived is not None else Derived(schedule)
     values: dict[str, object] = {
         name: plan.known[name] for name, _ in derivations if name in plan.known
     }
@@ -94,13 +98,13 @@ def _derive(
         for name, derive in elsewhere:
             if stopped.is_set():
                 raise _Stopped
-            found[name], spent[name] = _timed(derive, schedule, scenario)
+            found[name], spent[name] = _timed(derive, derived, scenario)
         return found, spent
 
     pool = helper = None
     if elsewhere:
         assert aside is not None
-        aside.prepare(schedule)
+        aside.prepare(derived)
         pool = ThreadPoolExecutor(1, thread_name_prefix="pipelab-derive")
         helper = pool.submit(work)
     try:
@@ -109,7 +113,7 @@ def _derive(
                 continue
             if stop():
                 raise _Stopped
-            values[name], times[name] = _timed(derive, schedule, scenario)
+            values[name], times[name] = _timed(derive, derived, scenario)
             yield name
         if helper is not None:
             while not helper.done():
@@ -122,14 +126,12 @@ def _derive(
         stopped.set()  # dropped (or failed): the helper stops after its step
         if pool is not None:
             pool.shutdown(wait=True)
-    return schedule, values, times
+    return derived, values, times
 
 
-def _timed(
-    derive: Derivation, schedule: Schedule, scenario: Scenario | None
-) -> tuple[object, float]:
+def _timed(derive: Derivation, derived: Derived, scenario: Scenario | None) -> tuple[object, float]:
     begin = time.perf_counter()
-    value = derive(schedule, scenario)
+    value = derive(derived, scenario)
     return value, time.perf_counter() - begin
 
 

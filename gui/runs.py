@@ -17,8 +17,8 @@ from types import MappingProxyType
 import numpy as np
 import numpy.typing as npt
 
-from engine.assembly_model import assembly_index
-from engine.event_union import EventUnion, events_of, schedule_events
+from engine.derived import Derived
+from engine.event_union import EventUnion, events_of
 from engine.naming import slots_words, stage_words, summary
 from engine.scenario import Scenario
 from engine.schedule import STAGES, UNITS, Schedule, op_column
@@ -27,8 +27,8 @@ from engine.stats import ScheduleStats, StatLine, comparison, schedule_stats
 from engine.text import format_time
 from engine.tolerance import time_tolerance
 from engine.view_model import typical_duration
-from engine.wait_index import wait_index
 from gui import run_steps
+from gui.derived_of import keep
 from gui.figure import rows as figure_rows
 from gui.figure.heading import run_title
 from gui.run_steps import Plan
@@ -41,14 +41,15 @@ MAX_PINS = 3
 #: the current run's (pinned runs stay in the timeline, the narration and the stats).
 MAX_LANES = 2
 
-Derivation = Callable[[Schedule, "Scenario | None"], object]
+Derivation = Callable[[Derived, "Scenario | None"], object]
 
 
 def policies_of(mode: str) -> tuple[str, ...]:
     return ("sequential", "pipelined") if mode == "both" else (mode,)
 
 
-def _stats(schedule: Schedule, scenario: Scenario | None) -> ScheduleStats:
+def _stats(derived: Derived, scenario: Scenario | None) -> ScheduleStats:
+    schedule = derived.schedule
     if schedule.source == "measured" and schedule.task_name is not None:
         from gpu.profile.lanes import is_profile_schedule  # (only once a profile is open)
 
@@ -56,52 +57,54 @@ def _stats(schedule: Schedule, scenario: Scenario | None) -> ScheduleStats:
             from gpu.profile.stats import profile_stats
 
             return profile_stats(schedule)  # the trace's figures, from unions
-    return schedule_stats(schedule, scenario if schedule.source == "simulated" else None)
+    return schedule_stats(derived, scenario if schedule.source == "simulated" else None)
 
 
-def warm_narration(schedule: Schedule, scenario: Scenario | None = None) -> None:
+def warm_narration(derived: Derived, scenario: Scenario | None = None) -> None:
     """The clock's and the narration's indexes: event times, rows in time order, the
     wait index (each unit's tasks, ready times, slot holds)."""
-    schedule_events(schedule)
-    schedule.by_row  # noqa: B018 (cached properties: reading them builds them)
-    wait_index(schedule).prepare_narration()
+    derived.events  # noqa: B018 (members are built on first read)
+    derived.schedule.by_row  # noqa: B018 (a cached property: reading it builds it)
+    derived.waits.prepare_narration()
 
 
-def warm_gantt(schedule: Schedule, scenario: Scenario | None = None) -> None:
+def warm_gantt(derived: Derived, scenario: Scenario | None = None) -> None:
     """The Gantt's indexes: its tasks' `SpanIndex`, and which wait reasons its legend lists
     (the idle spans themselves are found for the part in view as it is drawn)."""
-    figure_rows.task_index(schedule).prepare()
+    derived.task_spans.prepare()
     # Worker rows' wait reasons (the default rows); one row per op builds its op waits
     # when first shown.
-    figure_rows.reasons_present(schedule, "workers")
+    figure_rows.reasons_present(derived, "workers")
 
 
-def warm_assembly(schedule: Schedule, scenario: Scenario | None = None) -> None:
+def warm_assembly(derived: Derived, scenario: Scenario | None = None) -> None:
     """The assembly line's index (op transitions sorted, slot plan) and glide length."""
+    schedule = derived.schedule
     if schedule.is_pipeline and schedule.n_ops:
-        typical_duration(schedule)
-        assembly_index(schedule)
+        typical_duration(derived)
+        derived.assembly  # noqa: B018 (members are built on first read)
 
 
-def warm_caches(schedule: Schedule, scenario: Scenario | None = None) -> None:
+def warm_caches(derived: Derived, scenario: Scenario | None = None) -> None:
     """Build, here, every per-Schedule index the views read on their first frame (the
     clock's events, the narration's and the Gantt's indexes, the assembly line's): so the
     GUI thread never builds one."""
-    warm_narration(schedule, scenario)
-    warm_gantt(schedule, scenario)
-    warm_assembly(schedule, scenario)
+    warm_narration(derived, scenario)
+    warm_gantt(derived, scenario)
+    warm_assembly(derived, scenario)
 
 
-def share_before_assembly(schedule: Schedule, scenario: Scenario | None = None) -> None:
+def share_before_assembly(derived: Derived, scenario: Scenario | None = None) -> None:
     """What the assembly step reads that the other steps build too (the first read's
     starts and the last write's ends per op, the per-op matrices, the pipeline's stage
     statistics), built first: then the assembly step may run beside the others."""
+    schedule = derived.schedule
     if schedule.is_pipeline and schedule.n_ops:
         op_column(schedule, "start", 0)
         op_column(schedule, "end", -1)
         schedule.op_starts  # noqa: B018 (cached properties: reading them builds them)
         schedule.op_ends  # noqa: B018
-        typical_duration(schedule)
+        typical_duration(derived)
 
 
 #: name → function of (Schedule, its Scenario or None), run for every Schedule of a run
@@ -121,13 +124,15 @@ APART = run_steps.Apart(frozenset({"assembly"}), share_before_assembly)
 @dataclass(frozen=True, eq=False)
 class Run:
     """One run the app shows: a scenario's Schedules (or measured ones, ``scenario`` None),
-    its title, and what `DERIVATIONS` derived from each Schedule."""
+    its title, each Schedule's `Derived` (``derived``: the indexes and summaries the
+    views read, built by `DERIVATIONS`), and what each step returned (``results``)."""
 
     scenario: Scenario | None
     preset: str
     title: str
     schedules: tuple[Schedule, ...]
-    derived: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
+    results: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
+    derived: tuple[Derived, ...] = ()
     #: Per Schedule: seconds each step took ("simulate", then each of `DERIVATIONS`), for
     #: benchmarks (steps of different Schedules may have run side by side).
     timings: tuple[Mapping[str, float], ...] = ()
@@ -137,7 +142,7 @@ class Run:
 
     @property
     def stats(self) -> tuple[ScheduleStats, ...]:
-        return self.derived["stats"]  # type: ignore[return-value]
+        return self.results["stats"]  # type: ignore[return-value]
 
     @property
     def policies(self) -> tuple[str, ...]:
@@ -168,7 +173,14 @@ def compute_run(
         for policy in policies:
             known = _reusable(reuse, scenario, policy)
             if known is not None and reuse is not None:
-                plans.append(Plan(policy, reuse.schedules[known], _derived_of(reuse, known)))
+                plans.append(
+                    Plan(
+                        policy,
+                        reuse.schedules[known],
+                        _results_of(reuse, known),
+                        reuse.derived[known] if reuse.derived else None,
+                    )
+                )
             else:
                 plans.append(Plan(policy, None, {}))
     else:
@@ -180,15 +192,18 @@ def compute_run(
         results = yield from run_steps.side_by_side(plans, scenario, steps)
     else:
         results = yield from run_steps.in_turn(plans, scenario, steps)
-    schedules = tuple(schedule for schedule, _, _ in results)
-    derived = {name: tuple(values[name] for _, values, _ in results) for name, _ in DERIVATIONS}
+    derived = tuple(keep(d) for d, _, _ in results)
+    schedules = tuple(d.schedule for d in derived)
+    values = {name: tuple(found[name] for _, found, _ in results) for name, _ in DERIVATIONS}
     title = title or (scenario.name if scenario is not None else "")
     timings = tuple(MappingProxyType(times) for _, _, times in results)
-    return Run(scenario, preset, title, schedules, MappingProxyType(derived), timings)
+    return Run(
+        scenario, preset, title, schedules, MappingProxyType(values), derived, timings=timings
+    )
 
 
-def _derived_of(run: Run, index: int) -> dict[str, object]:
-    return {name: values[index] for name, values in run.derived.items()}
+def _results_of(run: Run, index: int) -> dict[str, object]:
+    return {name: values[index] for name, values in run.results.items()}
 
 
 def _reusable(run: Run | None, scenario: Scenario, policy: str) -> int | None:
@@ -215,12 +230,14 @@ def pinned(run: Run) -> Run:
     schedules = tuple(
         s.with_meta(label=f"pinned {s.label or s.policy}{tag}") for s in run.schedules
     )
-    derived = dict(run.derived)
-    if "stats" in derived:
-        derived["stats"] = tuple(
+    results = dict(run.results)
+    if "stats" in results:
+        results["stats"] = tuple(
             replace(stats, title=s.label) for stats, s in zip(run.stats, schedules, strict=True)
         )
-    return Run(run.scenario, run.preset, f"pinned: {run.title}", schedules, derived)
+    # (New Schedules, so a new Derived each: built again as the views ask.)
+    derived = tuple(keep(Derived(s)) for s in schedules)
+    return Run(run.scenario, run.preset, f"pinned: {run.title}", schedules, results, derived)
 
 
 def difference_names(
@@ -305,6 +322,8 @@ class Shown:
     end: float
     #: Each Schedule's heading in a figure (`compose` names the compared runs).
     titles: tuple[str, ...] = ()
+    #: Each Schedule's `Derived` (its run's).
+    derived: tuple[Derived, ...] = ()
 
     @property
     def title(self) -> str:
@@ -340,10 +359,11 @@ def compose(current: Run, pins: tuple[Run, ...]) -> Shown:
     for pin in pins:
         if not pin.schedules or pin.schedules[0].time_unit != unit:
             continue
-        for schedule, schedule_stats_ in zip(pin.schedules, pin.stats, strict=True):
+        for derived, schedule_stats_ in zip(pin.derived, pin.stats, strict=True):
+            schedule = derived.schedule
             policy = schedule.policy
             if policy not in current.policies:
-                first.append(_Placed(schedule, schedule_stats_, pinned_title(schedule)))
+                first.append(_Placed(derived, schedule_stats_, pinned_title(schedule)))
                 continue
             line = compare_line(pin, current, policy)
             if line is None:
@@ -351,7 +371,7 @@ def compose(current: Run, pins: tuple[Run, ...]) -> Shown:
                 continue  # the same as the current run's
             names = _title_differences(pin.scenario, current.scenario, policy)
             title = pinned_title(schedule, [a for a, _ in names])
-            above[policy].append(_Placed(schedule, schedule_stats_, title, names))
+            above[policy].append(_Placed(derived, schedule_stats_, title, names))
             comparisons.append(f"{policy}: {line}" if len(current.policies) > 1 else line)
             headlines.append(
                 StatLine(
@@ -367,15 +387,17 @@ def compose(current: Run, pins: tuple[Run, ...]) -> Shown:
         # policy not shown, is compared with nothing)
         comparisons.append("the pinned run has the same settings as this one")
     placed = list(first)
-    for schedule, schedule_stats_ in zip(current.schedules, current.stats, strict=True):
+    for derived, schedule_stats_ in zip(current.derived, current.stats, strict=True):
+        schedule = derived.schedule
         compared = above.get(schedule.policy, [])
         names = compared[-1].names if compared else []  # (the nearest pin's differences)
         title = _with_words(run_title(schedule), [b for _, b in names])
-        placed += [*compared, _Placed(schedule, schedule_stats_, title)]
+        placed += [*compared, _Placed(derived, schedule_stats_, title)]
     speedup = comparison(list(current.schedules))
     if speedup is not None:
         headlines.append(speedup)
-    schedules = tuple(p.schedule for p in placed)
+    derived_all = tuple(p.derived for p in placed)
+    schedules = tuple(d.schedule for d in derived_all)
     return Shown(
         current,
         pins,
@@ -383,18 +405,19 @@ def compose(current: Run, pins: tuple[Run, ...]) -> Shown:
         tuple(p.stats for p in placed),
         tuple(headlines),
         tuple(comparisons),
-        events_of(list(schedules)),
+        events_of(derived_all),
         max((s.makespan for s in schedules), default=0.0),
         tuple(p.title for p in placed),
+        derived_all,
     )
 
 
 @dataclass(frozen=True)
 class _Placed:
-    """A Schedule in the order `compose` shows it, its stats, its figure heading, and (a
-    pinned one) what differs from the current run, named for each."""
+    """A Schedule (with its `Derived`) in the order `compose` shows it, its stats, its
+    figure heading, and (a pinned one) what differs from the current run, named for each."""
 
-    schedule: Schedule
+    derived: Derived
     stats: ScheduleStats
     title: str
     names: list[tuple[str, str]] = field(default_factory=list)

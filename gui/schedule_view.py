@@ -28,13 +28,14 @@ from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
-from engine.event_union import EventUnion, events_of, schedule_events
+from engine.event_union import EventUnion, events_of
 from engine.schedule import Schedule
 from engine.timeline import narrate
 from engine.tolerance import time_tolerance
 from gui.assembly import AssemblyLineView
 from gui.clock import Clock
 from gui.colours import LIGHT, Theme
+from gui.derived_of import derived_of
 from gui.narration_box import NarrationBox
 from gui.runs import Shown
 from gui.timeline import TimelineView
@@ -115,10 +116,11 @@ class ScheduleView(QWidget):
         line first where room is short)."""
         self._pinned = list(pinned) if pinned is not None else [False] * len(schedules)
         self._schedules = list(schedules)
+        self._derived = [derived_of(s) for s in self._schedules]  # (held while shown)
         spans = [s.makespan for s in self._schedules]
         self._tolerances = [time_tolerance(span) for span in spans]
         if self._schedules:
-            self._events = events if events is not None else events_of(self._schedules)
+            self._events = events if events is not None else events_of(self._derived)
             self._end = end if end is not None else max(spans)
         self._narrated = []
         self.narration_box.label.setText("")
@@ -241,15 +243,15 @@ class ScheduleView(QWidget):
         """For each Schedule, the narration of its latest event at or before now."""
         time = self.clock.time
         return [
-            narrate(s, schedule_events(s).last_through(time + tolerance))
-            for s, tolerance in zip(self._schedules, self._tolerances, strict=True)
+            narrate(d, d.events.last_through(time + tolerance))
+            for d, tolerance in zip(self._derived, self._tolerances, strict=True)
         ]
 
     def _event_indices(self, time: float) -> list[int]:
         """Per Schedule: how many of its event times are at or before ``time``."""
         return [
-            schedule_events(s).count_through(time + tolerance)
-            for s, tolerance in zip(self._schedules, self._tolerances, strict=True)
+            d.events.count_through(time + tolerance)
+            for d, tolerance in zip(self._derived, self._tolerances, strict=True)
         ]
 
     def _on_time(self, time: float) -> None:

@@ -19,6 +19,7 @@ from engine.schedule import Schedule
 from engine.stats import ScheduleStats, StatLine, WorkerUse, comparison, schedule_stats
 from engine.text import unbreakable_values
 from gui.colours import LIGHT, Theme
+from gui.derived_of import derived_of
 from gui.runs import Shown
 
 
@@ -91,7 +92,8 @@ class StatsPanel(QWidget):
         """Compute the stats of ``schedules`` here and show them."""
         headline = comparison(schedules)
         stats = [
-            schedule_stats(s, scenario if s.source == "simulated" else None) for s in schedules
+            schedule_stats(derived_of(s), scenario if s.source == "simulated" else None)
+            for s in schedules
         ]
         self.set_stats([headline] if headline is not None else [], stats)
 

@@ -23,6 +23,7 @@ from engine.text import axis_scale, axis_title, span_text, tick_text, time_text
 from engine.view_model import describe_task, task_at
 from gui.clock import Clock
 from gui.colours import LIGHT, Theme
+from gui.derived_of import derived_of
 from gui.figure.rows import check_rows, describe_wait, idle_spans_in, reasons_present, row_count
 from gui.timeline_items import (
     BarsItem,
@@ -261,7 +262,9 @@ class TimelineView(pg.PlotWidget):
     def _reasons(self) -> set[str]:
         """The wait reasons in the shown runs' rows (computed on the worker thread when the
         app made the run: `gui.runs.warm_gantt`)."""
-        return {r for s in self._schedules if len(s) for r in reasons_present(s, self._rows)}
+        return {
+            r for s in self._schedules if len(s) for r in reasons_present(derived_of(s), self._rows)
+        }
 
     @property
     def rows(self) -> str:
@@ -404,12 +407,12 @@ class TimelineView(pg.PlotWidget):
             task = self._task_at(group, row, x)
             if task >= 0:
                 return describe_task(s, task)
-            spans = idle_spans_in(s, group.rows, x, x, range(row, row + 1))
+            spans = idle_spans_in(derived_of(s), group.rows, x, x, range(row, row + 1))
             hit = spans.at(row, x)
             if hit < 0:
                 continue
             period = span_text(float(spans.start[hit]), float(spans.end[hit]), s.time_unit)
-            why = describe_wait(s, group.rows, spans, hit)
+            why = describe_wait(derived_of(s), group.rows, spans, hit)
             run = s.label or s.policy
             if group.rows == "ops":
                 return f"{why} ({run})" if why else f"op {row + 1} waits {period} ({run})"

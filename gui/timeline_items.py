@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 from engine.schedule import Schedule
 from engine.text import format_time
 from gui.colours import OP_COLOURS, Theme, density_colours, idle_style, ink_on
+from gui.derived_of import derived_of
 from gui.figure.bars import BAR_HEIGHT, THIN_PIXELS, BarPlan, LazyRows, plan_bars
 from gui.figure.legend import Entry, legend_entries, legend_figure
 from gui.figure.model import Figure
@@ -173,7 +174,7 @@ class BarsItem(pg.GraphicsObject):
         tasks: slice | np.ndarray | None
         rows: npt.NDArray[np.int64] | LazyRows
         if group.rows == "workers":
-            tasks, index = None, task_index(s)
+            tasks, index = None, task_index(derived_of(s))
             start, end, n_rows, first = s.start, s.end, group.n_rows, 0
             rows = LazyRows(s.rows_of, lambda: s.row)  # (the column is not kept)
         elif s.op_major:  # only the ops in view: one slice of the columns
@@ -276,7 +277,9 @@ class BarsItem(pg.GraphicsObject):
         differs from what lies under (the pale idle row; one row per op: the background),
         then its hatch (the pattern in screen pixels, whatever the zoom)."""
         shortest = THIN_PIXELS / sx
-        spans = idle_spans_in(group.schedule, group.rows, t0, t1, range(r0, r1), shortest)
+        spans = idle_spans_in(
+            derived_of(group.schedule), group.rows, t0, t1, range(r0, r1), shortest
+        )
         if not len(spans):
             return
         if spans.engine is not None:  # those in view and long enough only

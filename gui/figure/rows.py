@@ -9,7 +9,11 @@ then op 2 shifted right). The spans a Gantt hatches come from ONE function, `idl
 
 A pipeline run's worker rows are never held as spans here: at 10^6 ops they are millions
 (hundreds of MB). `idle_spans_in` finds those in view from the tasks in view
-(`engine.waits.idle_spans_between`), and legends read `engine.waits.idle_summary`.
+(`engine.waits.idle_spans_between`), and legends read `Derived.idle_summary`.
+
+Each function takes the Schedule's `engine.derived.Derived` (its run's). What this module
+shapes from it for a figure (the spans of a row mode, the reasons a legend lists) is kept
+per Derived, weakly: it goes with the run.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from engine.derived import Derived
 from engine.errors import PipeLabError
 from engine.schedule import Schedule
 from engine.span_index import SpanIndex
@@ -29,14 +34,10 @@ from engine.waits import (
     OP_WAIT_REASONS,
     OpWaits,
     idle_spans_between,
-    idle_summary,
-    op_wait_reasons,
-    op_waits,
     op_waits_between,
     reaching,
 )
 from engine.waits import IdleSpans as EngineIdleSpans
-from engine.waits import idle_spans as engine_idle_spans
 from engine.warp_idle import WARP_IDLE_REASONS, is_warp_schedule, warp_idle
 from gpu.profile.idle import IMPORTED_REASONS, ImportedIdle, lane_idle
 from gpu.profile.lanes import is_profile_schedule
@@ -110,23 +111,19 @@ class IdleSpans:
         return tuple(r for c, r in enumerate(self.reasons) if np.count_nonzero(self.code == c))
 
 
-_CACHE: weakref.WeakKeyDictionary[Schedule, dict[str, IdleSpans]] = weakref.WeakKeyDictionary()
-_INDEXES: weakref.WeakKeyDictionary[Schedule, dict[str, SpanIndex]] = weakref.WeakKeyDictionary()
-_PRESENT: weakref.WeakKeyDictionary[Schedule, dict[str, tuple[str, ...]]] = (
+_CACHE: weakref.WeakKeyDictionary[Derived, dict[str, IdleSpans]] = weakref.WeakKeyDictionary()
+_PRESENT: weakref.WeakKeyDictionary[Derived, dict[str, tuple[str, ...]]] = (
     weakref.WeakKeyDictionary()
 )
 
 
-def task_index(schedule: Schedule) -> SpanIndex:
-    """The worker rows' tasks indexed for views (cached on the Schedule, freed with it)."""
-    indexes = _INDEXES.setdefault(schedule, {})
-    if "tasks" not in indexes:
-        indexes["tasks"] = SpanIndex.of_schedule(schedule)
-    return indexes["tasks"]
+def task_index(derived: Derived) -> SpanIndex:
+    """The worker rows' tasks indexed for views (`Derived.task_spans`)."""
+    return derived.task_spans
 
 
-def idle_spans(schedule: Schedule, mode: str = "workers") -> IdleSpans:
-    """The spans a Gantt hatches, each with its wait reason (cached on the Schedule).
+def idle_spans(derived: Derived, mode: str = "workers") -> IdleSpans:
+    """The spans a Gantt hatches, each with its wait reason (kept per Derived).
 
     ``workers``: every worker's idle time in [0, makespan], with the engine's reasons
     (`engine.waits.idle_spans`: input, slot, done, overhead; a warp run's,
@@ -135,14 +132,14 @@ def idle_spans(schedule: Schedule, mode: str = "workers") -> IdleSpans:
     before its read and between its stages; measured runs that are no three-stage
     pipeline have no op waits in the engine: the gaps between an op's tasks, reason
     "idle" (not known)."""
-    per_mode = _CACHE.setdefault(schedule, {})
+    per_mode = _CACHE.setdefault(derived, {})
     if mode not in per_mode:
-        per_mode[mode] = _waiting_spans(schedule) if mode == "ops" else _worker_spans(schedule)
+        per_mode[mode] = _waiting_spans(derived) if mode == "ops" else _worker_spans(derived)
     return per_mode[mode]
 
 
 def idle_spans_in(
-    schedule: Schedule,
+    derived: Derived,
     mode: str,
     t0: float,
     t1: float,
@@ -152,34 +149,36 @@ def idle_spans_in(
     """The spans of `idle_spans` (schedule, mode) a view of [t0, t1] needs: of a pipeline
     run, those on ``rows`` (all: None) reaching into [t0, t1] and at least ``shortest``
     long, found from the tasks or ops in view (not cached: a frame costs what it shows);
-    else all of them (cached), for the caller to pick from."""
+    else all of them (kept), for the caller to pick from."""
+    schedule = derived.schedule
     if mode == "workers" and not _own_reasons(schedule):
-        found = idle_spans_between(schedule, t0, t1, rows, shortest)
+        found = idle_spans_between(derived, t0, t1, rows, shortest)
         return IdleSpans(found.row, found.start, found.end, found.reason, IDLE_REASONS, found)
     if mode == "ops" and schedule.is_pipeline:
         first, last = (0, schedule.n_ops) if rows is None else (rows.start, rows.stop)
-        waits = op_waits_between(schedule, first, last)
+        waits = op_waits_between(derived, first, last)
         picked = waits.picked(reaching(waits.start, waits.end, t0, t1, shortest))
         return IdleSpans(
             picked.op, picked.start, picked.end, picked.reason, OP_WAIT_REASONS, picked
         )
-    return idle_spans(schedule, mode)
+    return idle_spans(derived, mode)
 
 
-def reasons_present(schedule: Schedule, mode: str = "workers") -> tuple[str, ...]:
-    """The wait reasons that occur in ``schedule``'s rows (cached): what a legend lists."""
-    per_mode = _PRESENT.setdefault(schedule, {})
+def reasons_present(derived: Derived, mode: str = "workers") -> tuple[str, ...]:
+    """The wait reasons that occur in the Schedule's rows (kept): what a legend lists."""
+    schedule = derived.schedule
+    per_mode = _PRESENT.setdefault(derived, {})
     if mode not in per_mode:
         if mode == "workers" and not _own_reasons(schedule):
-            per_mode[mode] = idle_summary(schedule).present() if len(schedule) else ()
+            per_mode[mode] = derived.idle_summary.present() if len(schedule) else ()
         elif mode == "ops" and schedule.is_pipeline:
-            per_mode[mode] = op_wait_reasons(schedule)
+            per_mode[mode] = derived.op_wait_reasons
         else:
-            per_mode[mode] = idle_spans(schedule, mode).present()
+            per_mode[mode] = idle_spans(derived, mode).present()
     return per_mode[mode]
 
 
-def describe_wait(schedule: Schedule, mode: str, spans: IdleSpans, index: int) -> str:
+def describe_wait(derived: Derived, mode: str, spans: IdleSpans, index: int) -> str:
     """Why span ``index`` of ``spans`` (`idle_spans` or `idle_spans_in` of schedule, mode)
     waits, in one line in the engine's words ("waiting for a slot: held by ops 1 and 2;
     the first frees at 3 s", "op 3 waits 0–3 s for a slot: held by ops 1 and 2 until
@@ -188,8 +187,9 @@ def describe_wait(schedule: Schedule, mode: str, spans: IdleSpans, index: int) -
         return ""
     if spans.engine is not None:
         return spans.engine.describe(index)
+    schedule = derived.schedule
     if mode == "ops":
-        return op_waits(schedule).describe(index) if schedule.is_pipeline else ""
+        return derived.op_waits.describe(index) if schedule.is_pipeline else ""
     # (a warp run's: worker rows with pipeline runs' spans describe themselves, above)
     return IDLE_STYLES[WARP_IDLE_REASONS[int(warp_idle(schedule).reason[index])]].label
 
@@ -200,24 +200,26 @@ def _own_reasons(schedule: Schedule) -> bool:
     return is_warp_schedule(schedule) or is_profile_schedule(schedule)
 
 
-def _worker_spans(schedule: Schedule) -> IdleSpans:
+def _worker_spans(derived: Derived) -> IdleSpans:
+    schedule = derived.schedule
     if is_warp_schedule(schedule):  # a warp run's gaps are stalls, not pipeline waits
         gaps = warp_idle(schedule)
         return IdleSpans(gaps.row, gaps.start, gaps.end, gaps.reason, WARP_IDLE_REASONS)
     if is_profile_schedule(schedule):
         lanes = lane_idle(schedule)
         return IdleSpans(lanes.row, lanes.start, lanes.end, lanes.reason, IMPORTED_REASONS, lanes)
-    spans = engine_idle_spans(schedule)
+    spans = derived.idle_spans
     # The engine's int8 reason codes as they are: a copy in int64 is 8 bytes a span, and
     # a run of 10^6 ops with 2 workers a unit has millions of spans.
     return IdleSpans(spans.row, spans.start, spans.end, spans.reason, IDLE_REASONS, spans)
 
 
-def _waiting_spans(schedule: Schedule) -> IdleSpans:
+def _waiting_spans(derived: Derived) -> IdleSpans:
     """Each op's waits with their reasons (gaps between its tasks, measured runs that are
     no pipeline; overlapping tasks count once)."""
+    schedule = derived.schedule
     if schedule.is_pipeline:
-        waits = op_waits(schedule)
+        waits = derived.op_waits
         code = waits.reason.astype(np.int64)
         return IdleSpans(waits.op, waits.start, waits.end, code, OP_WAIT_REASONS)
     if not len(schedule):

@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor
 from engine.schedule import Schedule
 from engine.text import time_text
 from gui.colours import OP_COLOURS, density_colours, idle_style, ink_on
+from gui.derived_of import derived_of
 from gui.figure.bars import BAR_HEIGHT, THIN_PIXELS, BarPlan, DensityRuns, plan_bars
 from gui.figure.fonts import cap_height, descent, text_width
 from gui.figure.frame import Frame
@@ -194,7 +195,7 @@ class _Run:
         # shorter: the test below rounds its own way).
         per_second = frame.scale * frame.resolution
         shortest = THIN_PIXELS / per_second * (1 - 1e-9) if per_second > 0 else np.inf
-        spans = idle_spans_in(self.s, frame.rows, frame.t0, frame.t1, None, shortest)
+        spans = idle_spans_in(derived_of(self.s), frame.rows, frame.t0, frame.t1, None, shortest)
         if not len(spans):
             return set()
         a = np.maximum(spans.start, frame.t0)

@@ -13,12 +13,12 @@ from engine.assembly_model import (
     Spot,
     _by_slot_then_hold,
     assembly_frame,
-    assembly_index,
     chip_motion,
     slots_now,
     transitions,
 )
 from engine.assembly_slots import SlotState, assign_slots, slot_holds
+from engine.derived import Derived
 from engine.scenario import Scenario, load_preset
 from engine.schedule import Schedule
 from engine.scheduler import simulate
@@ -55,7 +55,7 @@ def book_with_two_slots() -> Schedule:
 def test_slot_states_of_the_book_example_with_two_slots(
     time: float, ops: list[int], states: list[SlotState], fill: list[float]
 ) -> None:
-    now = slots_now(book_with_two_slots(), time, 2)
+    now = slots_now(Derived(book_with_two_slots()), time, 2)
     assert now.op.tolist() == ops
     assert now.state.tolist() == [int(s) for s in states]
     assert now.fill == pytest.approx(fill)
@@ -69,7 +69,7 @@ def test_slot_states_agree_with_the_engines_holds() -> None:
         b = schedule.buffers
         for time in np.linspace(0, schedule.makespan, 97):
             holds = state_at(schedule, float(time)).op_holds_slot
-            now = slots_now(schedule, float(time), b)
+            now = slots_now(Derived(schedule), float(time), b)
             assert sorted(now.op[now.op >= 0].tolist()) == np.flatnonzero(holds).tolist()
             assert ((now.state == FREE) == (now.op < 0)).all()
 
@@ -78,11 +78,11 @@ def test_unlimited_slots_show_the_ops_whose_data_is_in_shared_memory() -> None:
     """B = 0: every grant is at 0, so a slot is in use from the read's start to the
     write's end, and the peak is what the run needs (3 for the book example)."""
     schedule = simulate(load_preset("book"), "pipelined")
-    index = assembly_index(schedule)
+    index = Derived(schedule).assembly
     assert index.peak == 3 and index.plan.count == 3
-    frame = assembly_frame(schedule, 0.5, 0.0, 4, 3)
+    frame = assembly_frame(Derived(schedule), 0.5, 0.0, 4, 3)
     assert frame.in_use == 1 and frame.slots.op.tolist() == [0, -1, -1]
-    frame = assembly_frame(schedule, 2.5, 0.0, 4, 3)
+    frame = assembly_frame(Derived(schedule), 2.5, 0.0, 4, 3)
     assert frame.in_use == 3
     assert frame.slots.state.tolist() == [WRITING, HOLDING, LOADING]
     first, last = slot_holds(schedule)
@@ -91,8 +91,8 @@ def test_unlimited_slots_show_the_ops_whose_data_is_in_shared_memory() -> None:
 
 def test_sequential_runs_use_one_slot() -> None:
     schedule = simulate(load_preset("book"), "sequential")
-    assert assembly_index(schedule).plan.count == 1
-    assert slots_now(schedule, 4.5, 1).op.tolist() == [1]
+    assert Derived(schedule).assembly.plan.count == 1
+    assert slots_now(Derived(schedule), 4.5, 1).op.tolist() == [1]
 
 
 @settings(max_examples=80, deadline=None)
@@ -121,7 +121,7 @@ def test_slots_are_never_double_booked(rows, workers, buffers) -> None:
             overlap = first[a] < last[b] and first[b] < last[a]
             assert not (overlap and slots[a] == slots[b])
     for time in np.unique(np.concatenate([first, last, (first + last) / 2])):
-        now = slots_now(schedule, float(time), plan.count)
+        now = slots_now(Derived(schedule), float(time), plan.count)
         holding = (first <= time) & (time < last)
         assert sorted(now.op[now.op >= 0].tolist()) == np.flatnonzero(holding).tolist()
 
@@ -173,7 +173,7 @@ def _spot_of_place(schedule: Schedule, op: int, place: int) -> tuple[int, int]:
         return Spot.OUTPUT, -2
     if place % 2:
         return Spot.WORKER, int(schedule.row[schedule.op_task_index[op, place // 2]])
-    return Spot.SLOT, int(assembly_index(schedule).plan.slot_of(np.array([op]))[0])
+    return Spot.SLOT, int(Derived(schedule).assembly.plan.slot_of(np.array([op]))[0])
 
 
 @pytest.mark.parametrize("preset", ["book", "double-buffering", "two-load-units", "uneven-ops"])
@@ -181,10 +181,10 @@ def test_still_frames_are_the_engines_state(preset: str) -> None:
     """Without glides every chip sits where `state_at` says its op is, and the frame
     includes every op at a worker or in a shown slot."""
     schedule = simulate(load_preset(preset), "pipelined")
-    slot_count = assembly_index(schedule).plan.count
+    slot_count = Derived(schedule).assembly.plan.count
     for time in np.concatenate([schedule.event_times, schedule.event_times + 0.25]):
         state = state_at(schedule, float(time))
-        frame = assembly_frame(schedule, float(time), 0.0, 4, slot_count)
+        frame = assembly_frame(Derived(schedule), float(time), 0.0, 4, slot_count)
         chips = frame.chips
         assert (chips.fraction == 1).all()
         assert frame.waiting == int((state.op_place == Place.WAITING).sum())
@@ -222,12 +222,12 @@ def test_a_waiting_op_stays_where_it_waits() -> None:
     travel = 0.2
     spots = set()
     for time in np.linspace(2.0 + travel, 3.0 - 1e-9, 50):
-        frame = assembly_frame(schedule, float(time), travel, 4, 2)
+        frame = assembly_frame(Derived(schedule), float(time), travel, 4, 2)
         k = int(np.flatnonzero(frame.chips.op == 1)[0])
         assert frame.chips.fraction[k] == 1
         spots.add((int(frame.chips.to_spot[k]), int(frame.chips.to_index[k])))
     assert spots == {(Spot.SLOT, 1)}
-    gliding = assembly_frame(schedule, 2.1, travel, 4, 2).chips
+    gliding = assembly_frame(Derived(schedule), 2.1, travel, 4, 2).chips
     k = int(np.flatnonzero(gliding.op == 1)[0])
     assert gliding.from_spot[k] == Spot.WORKER and gliding.to_spot[k] == Spot.SLOT
     assert gliding.fraction[k] == pytest.approx(0.5)
@@ -235,7 +235,7 @@ def test_a_waiting_op_stays_where_it_waits() -> None:
 
 def test_the_queue_moves_up_when_an_op_leaves_the_shelf() -> None:
     schedule = simulate(Scenario.uniform_ops(4, buffers=2), "pipelined")
-    chips = assembly_frame(schedule, 1.1, 0.25, 4, 2).chips
+    chips = assembly_frame(Derived(schedule), 1.1, 0.25, 4, 2).chips
     row = {int(op): k for k, op in enumerate(chips.op)}
     k = row[2]  # op 3: rank 1 → 0 as op 2 starts reading at 1 s
     assert (chips.from_spot[k], chips.from_index[k]) == (Spot.INPUT, 1)
@@ -253,7 +253,7 @@ def test_a_frame_looks_only_at_the_ops_it_draws() -> None:
     memory half-way through, yet a frame holds only the ops at workers, in the shown
     slots and on the shelves."""
     schedule = simulate(Scenario.uniform_ops(100_000, 1.0, 2.0, 1.0, buffers=0), "pipelined")
-    frame = assembly_frame(schedule, schedule.makespan / 2, 0.3, 6, 16)
+    frame = assembly_frame(Derived(schedule), schedule.makespan / 2, 0.3, 6, 16)
     assert frame.in_use > 40_000
     assert len(frame.chips.op) <= 3 + 16 + 2 * 6
     assert frame.waiting + frame.done < 100_000

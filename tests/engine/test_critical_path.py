@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from engine import fast_scheduler
 from engine.critical_path import CriticalPath, critical_path
+from engine.derived import Derived
 from engine.metrics import steady_state
 from engine.scenario import Scenario
 from engine.scheduler import simulate
@@ -54,7 +55,7 @@ def test_a_measured_run_charges_its_gaps_to_overhead(scenario, seed) -> None:
     path = critical_path(measured)
     assert path.charged["overhead"] >= 0
     assert path.length == pytest.approx(measured.makespan, rel=1e-9, abs=1e-9)
-    steady_state(measured)
+    steady_state(Derived(measured))
 
 
 def _skewed() -> Scenario:
@@ -68,7 +69,7 @@ def test_the_unit_that_paces_most_of_the_run_binds_not_the_one_with_most_work() 
     schedule = simulate(_skewed())
     charged = critical_path(schedule).charged
     assert charged["load"] > charged["compute"] > charged["store"]
-    state = steady_state(schedule)
+    state = steady_state(Derived(schedule))
     # The compute unit has the most work in all (24 s against 19 s), yet it binds only
     # for the last op's compute.
     assert state.resource == "load"
@@ -82,7 +83,7 @@ def test_slots_bind_an_uneven_run_whose_reads_wait_for_them() -> None:
     scenario = Scenario(
         rng.uniform(0.9, 1.1, n), rng.uniform(0.9, 1.1, n), rng.uniform(0.9, 1.1, n), buffers=1
     )
-    state = steady_state(simulate(scenario))
+    state = steady_state(Derived(simulate(scenario)))
     assert state.resource == "slots"
     assert state.why.startswith("buffer slots bind most of the time")
     assert "an op holds the only slot for" in state.why
@@ -92,7 +93,7 @@ def test_compute_binds_an_uneven_compute_heavy_run() -> None:
     rng = np.random.default_rng(2)
     n = 50
     scenario = Scenario(rng.uniform(0.5, 1, n), rng.uniform(2, 4, n), rng.uniform(0.5, 1, n))
-    state = steady_state(simulate(scenario))
+    state = steady_state(Derived(simulate(scenario)))
     assert state.resource == "compute"
     assert "it paces" in state.why and "of compute in all" in state.why
 
@@ -131,11 +132,10 @@ def test_the_path_is_int32_tasks_and_the_same_both_ways(build) -> None:
 
 def test_the_stats_keep_what_the_path_charges_not_the_path() -> None:
     """A sequential run's path is every task: the Schedule keeps only its charges."""
-    from engine.critical_path import path_charges
     from engine.stats import schedule_stats
 
     schedule = simulate(Scenario.uniform_ops(50, 1.0, 2.0, 1.0, buffers=2), "sequential")
-    schedule_stats(schedule)
+    schedule_stats(Derived(schedule))
     kept = [value for value in vars(schedule).values() if isinstance(value, CriticalPath)]
     assert not kept
-    assert path_charges(schedule) == critical_path(schedule).charged
+    assert Derived(schedule).critical_charges == critical_path(schedule).charged

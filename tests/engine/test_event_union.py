@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import fast_scheduler
-from engine.event_union import EventUnion, events_of, schedule_events, sorted_common
+from engine.derived import Derived
+from engine.event_union import EventUnion, events_of, sorted_common
 from engine.scenario import Scenario
 from engine.scheduler import simulate
 from tests.engine.strategies import BUILDS
@@ -93,7 +94,7 @@ def test_the_union_of_a_big_run_keeps_only_the_shared_times() -> None:
     r, c, w = (rng.uniform(0.5, 1.5, n) for _ in range(3))
     scenario = Scenario(r, c, w, buffers=3)
     schedules = [simulate(scenario, policy) for policy in ("sequential", "pipelined")]
-    union = events_of(schedules)
+    union = events_of([Derived(_s) for _s in schedules])
     assert all(len(a) == 1 or a.base is not None for a in union.arrays)  # views
     assert len(union.removed) < 100 and len(union.dropped) < 100
     expected = np.unique(np.concatenate([s.event_times for s in schedules]))
@@ -172,7 +173,7 @@ def test_a_schedules_events_are_its_event_times(workers, policy, durations) -> N
     else:  # zero-length tasks: many ends at one instant
         r, c, w = (rng.integers(0, 2, n).astype(float) for _ in range(3))
     schedule = simulate(Scenario(r, c, w, workers=workers, buffers=2), policy)
-    events = schedule_events(schedule)
+    events = Derived(schedule).events
     expected = schedule.event_times
     assert len(events) == len(expected)
     assert np.array_equal(np.asarray(events), expected)
@@ -190,7 +191,7 @@ def test_the_clock_of_both_policies_counts_each_time_once() -> None:
     r, c, w = (rng.integers(1, 4, 500).astype(float) for _ in range(3))
     scenario = Scenario(r, c, w, workers=(2, 1, 2), buffers=3)
     schedules = [simulate(scenario, policy) for policy in ("sequential", "pipelined")]
-    joined = events_of(schedules)
+    joined = events_of([Derived(_s) for _s in schedules])
     expected = np.unique(np.concatenate([s.event_times for s in schedules]))
     assert len(joined) == len(expected)
     assert np.array_equal(np.asarray(joined), expected)

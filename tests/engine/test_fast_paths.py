@@ -15,15 +15,13 @@ from hypothesis import strategies as st
 
 from engine import fast_scheduler, metrics
 from engine.columns import pipeline_layout
+from engine.derived import Derived
 from engine.errors import PipeLabError
-from engine.event_union import schedule_events
 from engine.scenario import Scenario
 from engine.schedule import Schedule
 from engine.scheduler import simulate, simulate_reference
 from engine.span_index import SpanIndex
 from engine.view_model import typical_duration
-from engine.wait_index import wait_index
-from engine.waits import idle_spans
 from tests.engine import legacy_indexes as legacy
 from tests.engine.strategies import BUILDS, scenarios, schedule_inputs
 
@@ -55,7 +53,7 @@ def test_rows_events_and_op_matrices_as_before(schedule: Schedule) -> None:
     _same(reach, want_reach)
     _same(task, want_task)
     _same(schedule.event_times, legacy.event_times(schedule))
-    _same(np.asarray(schedule_events(schedule)), legacy.event_times(schedule))
+    _same(np.asarray(Derived(schedule).events), legacy.event_times(schedule))
     if schedule.is_pipeline:
         starts, ends, index = legacy.op_matrices(schedule)
         _same(schedule.op_starts, starts)
@@ -78,9 +76,7 @@ def test_the_reach_of_a_few_tasks_as_the_whole_reach(schedule: Schedule, times) 
         if hi > lo
     )
     assert schedule.rows_disjoint == (not overlap)
-    assert ("_row_reach" in vars(schedule) and vars(schedule)["_row_reach"] is None) == (
-        not overlap
-    )
+    assert (schedule._rows.reach is None) == (not overlap)
     reach, task = schedule.reach_at(np.arange(len(order)))
     _same(reach, want_reach)
     _same(task, want_task)
@@ -97,7 +93,7 @@ def test_the_reach_of_a_few_tasks_as_the_whole_reach(schedule: Schedule, times) 
 @settings(max_examples=250, deadline=None)
 @given(schedules())
 def test_gaps_idle_spans_and_busy_time_as_before(schedule: Schedule) -> None:
-    index = wait_index(schedule)
+    index = Derived(schedule).waits
     for got, want in zip(index.gaps, legacy.gaps(schedule, index.pipeline), strict=True):
         _same(got, want)
     for unit, want in zip(index.units, legacy.units(schedule, index.pipeline), strict=True):
@@ -105,22 +101,22 @@ def test_gaps_idle_spans_and_busy_time_as_before(schedule: Schedule) -> None:
         _same(unit.tasks_at(np.arange(len(unit))), want.tasks)
         for name in ("starts", "ops", "points"):
             _same(getattr(unit, name), getattr(want, name))
-    spans = idle_spans(schedule)
+    spans = Derived(schedule).idle_spans
     want_spans = legacy.idle_columns(schedule)
     for name, want in zip(("row", "start", "end", "reason", "next_task"), want_spans, strict=True):
         _same(getattr(spans, name), want)
-    _same(metrics.busy_by_worker(schedule), legacy.busy_by_worker(schedule))
-    assert typical_duration(schedule) == legacy.typical_duration(schedule)
+    _same(metrics.busy_by_worker(Derived(schedule)), legacy.busy_by_worker(schedule))
+    assert typical_duration(Derived(schedule)) == legacy.typical_duration(schedule)
 
 
 @settings(max_examples=200, deadline=None)
 @given(schedules())
 def test_stats_numbers_as_before(schedule: Schedule) -> None:
     if len(schedule):
-        neck = metrics.bottleneck(schedule)
+        neck = metrics.bottleneck(Derived(schedule))
         per_unit = legacy.work_per_unit(schedule) / np.asarray(schedule.workers, dtype=float)
         assert neck.work_per_worker == float(per_unit.max())
-    work = metrics._op_work(schedule)
+    work = metrics.op_work(schedule)
     durations = metrics._op_durations(schedule)
     if durations is None:
         assert work is None
@@ -293,7 +289,7 @@ def test_rank_near_is_searchsorted(values, queries, steps) -> None:
 def test_the_narrations_sorted_columns_are_the_sorted_columns(schedule: Schedule) -> None:
     """Each stage's ready times and starts, sorted (`WaitIndex.columns`, which a simulated
     run takes from its units' sorted starts where it can), as np.sort gives them."""
-    index = wait_index(schedule)
+    index = Derived(schedule).waits
     if not index.pipeline:
         return
     ready_sorted, start_sorted, _ = index.columns

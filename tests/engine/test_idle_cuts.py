@@ -13,12 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import fast_scheduler
+from engine.derived import Derived
 from engine.idle_cuts import compiled_summary, idle_columns
 from engine.scenario import Scenario
 from engine.schedule import Schedule
 from engine.scheduler import simulate
-from engine.wait_index import wait_index
-from engine.waits import DONE, IDLE_REASONS, INPUT, SLOT, IdleSpans, idle_spans
+from engine.waits import DONE, IDLE_REASONS, INPUT, SLOT, IdleSpans
 from tests.engine.strategies import idle_pass_inputs
 
 pytestmark = pytest.mark.skipif(
@@ -32,7 +32,7 @@ def _columns(
     schedule: Schedule, budget: int, build: str, gaps_first: bool
 ) -> tuple[np.ndarray, ...]:
     copy = replace(schedule)  # each build on its own copy (nothing cached is shared)
-    index = wait_index(copy)
+    index = Derived(copy).waits
     if gaps_first:  # (the compiled pass then leaves them be)
         _ = index.gaps
     with fast_scheduler.using(build):
@@ -44,7 +44,7 @@ def _columns(
     if not gaps_first and build == "compiled":  # what it left as the gaps is what they are
         other = replace(schedule)
         with fast_scheduler.using("python"):
-            fresh = wait_index(other).gaps
+            fresh = Derived(other).waits.gaps
         for ours, theirs in zip(index.gaps, fresh, strict=True):
             np.testing.assert_array_equal(ours, theirs)
     return tuple(np.array(column) for column in columns)
@@ -69,8 +69,8 @@ def test_the_summary_adds_up_the_pieces_the_columns_hold(schedule: Schedule, bud
     cuts as the written columns do, at every budget: the same totals, counts and
     longest pieces, and the same points."""
     copies = replace(schedule), replace(schedule)  # (kept alive: the indexes read them)
-    columns, _ = idle_columns(wait_index(copies[0]), budget, REASONS, len(IDLE_REASONS))
-    summary = compiled_summary(wait_index(copies[1]), budget, REASONS, len(IDLE_REASONS))
+    columns, _ = idle_columns(Derived(copies[0]).waits, budget, REASONS, len(IDLE_REASONS))
+    summary = compiled_summary(Derived(copies[1]).waits, budget, REASONS, len(IDLE_REASONS))
     assert summary is not None
     row, start, end, reason, _ = columns
     n_reasons = len(IDLE_REASONS)
@@ -92,9 +92,9 @@ def test_idle_spans_are_the_same_with_either_build() -> None:
     for policy in ("sequential", "pipelined"):
         schedule = simulate(scenario, policy)
         copies = replace(schedule), replace(schedule)  # (kept alive: the spans read them)
-        compiled = idle_spans(copies[0])
+        compiled = Derived(copies[0]).idle_spans
         with fast_scheduler.using("python"):
-            python = idle_spans(copies[1])
+            python = Derived(copies[1]).idle_spans
         for name in ("row", "start", "end", "reason", "next_task", "totals"):
             np.testing.assert_array_equal(getattr(compiled, name), getattr(python, name))
 

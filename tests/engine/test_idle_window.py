@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import fast_scheduler, waits
+from engine.derived import Derived
 from engine.scenario import Scenario
 from engine.schedule import Schedule
 from engine.scheduler import simulate
@@ -22,11 +23,7 @@ from engine.waits import (
     IDLE_REASONS,
     OP_WAIT_REASONS,
     IdleSpans,
-    idle_spans,
     idle_spans_between,
-    idle_summary,
-    op_wait_reasons,
-    op_waits,
     op_waits_between,
 )
 from tests.engine.strategies import idle_pass_inputs, schedule_inputs
@@ -43,9 +40,9 @@ def _picked(spans: IdleSpans, t0: float, t1: float, rows: list[int] | None, shor
 
 def _check(schedule: Schedule, windows: list[tuple[float, float, list[int] | None, float]]):
     kept = replace(schedule)  # (alive while its spans are read)
-    whole = idle_spans(kept)
+    whole = Derived(kept).idle_spans
     lean = replace(schedule)  # nothing cached: the summary comes first
-    summary = idle_summary(lean)
+    summary = Derived(lean).idle_summary
     if fast_scheduler.use_compiled and fast_scheduler.compiled is not None:
         assert "_waits_idle" not in lean.__dict__  # the spans were not built
     rows, reasons = schedule.n_workers, len(IDLE_REASONS)
@@ -56,7 +53,7 @@ def _check(schedule: Schedule, windows: list[tuple[float, float, list[int] | Non
     np.maximum.at(longest, whole.row, whole.end - whole.start)
     np.testing.assert_array_equal(summary.longest, longest)
     for t0, t1, chosen, shortest in windows:
-        found = idle_spans_between(lean, t0, t1, chosen, shortest)
+        found = idle_spans_between(Derived(lean), t0, t1, chosen, shortest)
         for name, expected in _picked(whole, t0, t1, chosen, shortest).items():
             ours = getattr(found, name)
             assert ours.dtype == expected.dtype, name
@@ -118,11 +115,11 @@ def test_a_million_op_window_reads_only_its_tasks() -> None:
         schedule = simulate(scenario, policy)
         span = schedule.makespan
         _check(schedule, [(0.5 * span, 0.5 * span + 7.0, None, 0.0), (span - 3, span, [1, 4], 0.2)])
-        longest = float(idle_summary(schedule).longest.max())
-        assert not len(idle_spans_between(schedule, 0, span, None, 2 * longest))
+        longest = float(Derived(schedule).idle_summary.longest.max())
+        assert not len(idle_spans_between(Derived(schedule), 0, span, None, 2 * longest))
         for build in ("compiled", "python") if fast_scheduler.compiled else ("python",):
             with fast_scheduler.using(build):  # a window that ends before it starts: none
-                assert not len(idle_spans_between(replace(schedule), span / 2, span / 3))
+                assert not len(idle_spans_between(Derived(replace(schedule)), span / 2, span / 3))
 
 
 def test_a_wide_view_finds_the_long_spans_through_blocks() -> None:
@@ -150,9 +147,9 @@ def test_an_op_range_has_the_whole_runs_op_waits(schedule: Schedule, first: int,
     """`op_waits_between`: the spans `op_waits` gives those ops, bit for bit; and
     `op_wait_reasons` (found without keeping the waits) are the reasons they name."""
     kept = replace(schedule)
-    whole = op_waits(kept)
+    whole = Derived(kept).op_waits
     lean = replace(schedule)
-    found = op_waits_between(lean, first, first + count)
+    found = op_waits_between(Derived(lean), first, first + count)
     keep = (whole.op >= first) & (whole.op < first + count)
     for name in ("op", "stage", "start", "end", "reason"):
         ours, expected = getattr(found, name), getattr(whole, name)[keep]
@@ -162,6 +159,8 @@ def test_an_op_range_has_the_whole_runs_op_waits(schedule: Schedule, first: int,
         k = int(np.flatnonzero(keep)[i])
         assert found.describe(i) == whole.describe(k)
     codes = set(whole.reason.tolist())
-    assert op_wait_reasons(lean) == tuple(r for k, r in enumerate(OP_WAIT_REASONS) if k in codes)
+    assert Derived(lean).op_wait_reasons == tuple(
+        r for k, r in enumerate(OP_WAIT_REASONS) if k in codes
+    )
     if schedule.is_pipeline and schedule.source == "simulated":
         assert "_waits_ops" not in vars(lean)  # (found without building them all)

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import fast_scheduler
+from engine.derived import Derived
 from engine.metrics import lower_bound, utilization_by_unit, utilization_by_worker
 from engine.scenario import Scenario
 from engine.schedule import Schedule
@@ -97,9 +98,9 @@ def _check_invariants(scenario: Scenario, schedule: Schedule) -> None:
         assert (grant == 0).all()
 
     assert schedule.makespan >= lower_bound(scenario) - 1e-9
-    util = utilization_by_worker(schedule)
+    util = utilization_by_worker(Derived(schedule))
     assert ((util >= -EPS) & (util <= 1 + EPS)).all()
-    assert all(0 <= u <= 1 + EPS for u in utilization_by_unit(schedule).values())
+    assert all(0 <= u <= 1 + EPS for u in utilization_by_unit(Derived(schedule)).values())
 
 
 @settings(max_examples=300, deadline=None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.derived import Derived
 from engine.scenario import Scenario
 from engine.scheduler import simulate
 from engine.timeline import Place, narrate, state_at
@@ -36,23 +37,23 @@ def test_boundaries_belong_to_the_next_task() -> None:
 
 def test_narration_reads_like_the_book() -> None:
     schedule = simulate(Scenario.uniform_ops(3))
-    assert narrate(schedule, 0.0) == (
+    assert narrate(Derived(schedule), 0.0) == (
         "t = 0 s: the load unit starts reading op 1; the compute unit waits for op 1's read "
         "(ends at 1 s); the store unit waits for op 1's compute (ends at 2 s); ops 2 and 3 "
         "wait for the load unit"
     )
-    assert narrate(schedule, 1.0) == (
+    assert narrate(Derived(schedule), 1.0) == (
         "t = 1 s: the load unit starts reading op 2 while the compute unit starts computing "
         "op 1; the store unit waits for op 1's compute (ends at 2 s); op 3 waits for the load "
         "unit"
     )
-    assert narrate(schedule, 5.0) == "t = 5 s: all 3 ops are done; the run took 5 s"
+    assert narrate(Derived(schedule), 5.0) == "t = 5 s: all 3 ops are done; the run took 5 s"
     sequential = simulate(Scenario.uniform_ops(3), "sequential")
-    assert narrate(sequential, 1.0).startswith(
+    assert narrate(Derived(sequential), 1.0).startswith(
         "t = 1 s: the compute unit starts computing op 1; the load unit waits: the slot is "
         "held (op 1); it frees at 3 s;"
     )
-    assert narrate(sequential, 1.5) == (
+    assert narrate(Derived(sequential), 1.5) == (
         "t = 1.5 s: the compute unit is computing op 1; the load unit waits: the slot is held "
         "(op 1); it frees at 3 s; the store unit waits for op 1's compute (ends at 2 s); ops 2 "
         "and 3 wait for a slot"
@@ -62,13 +63,14 @@ def test_narration_reads_like_the_book() -> None:
 def test_narration_at_t_2_names_the_slots() -> None:
     """Issue 9: book example, Buffers = 2, t = 2 s."""
     schedule = simulate(Scenario.uniform_ops(3, buffers=2))
-    assert narrate(schedule, 2.0) == (
+    assert narrate(Derived(schedule), 2.0) == (
         "t = 2 s: the compute unit starts computing op 2 while the store unit starts writing "
         "op 1; the load unit waits: both slots are held (ops 1 and 2); the first frees at 3 s; "
         "op 3 waits for a slot"
     )
 
 
-def test_narration_is_kept_on_the_schedule() -> None:
+def test_narration_is_kept_by_its_derived() -> None:
     schedule = simulate(Scenario.uniform_ops(3))
-    assert narrate(schedule, 1.0) is narrate(schedule, 1.0)
+    derived = Derived(schedule)
+    assert narrate(derived, 1.0) is narrate(derived, 1.0)

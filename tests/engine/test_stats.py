@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import metrics
+from engine.derived import Derived
 from engine.scenario import Scenario, load_preset
 from engine.scheduler import simulate
 from engine.stats import row_idle_text, schedule_stats
@@ -21,7 +22,7 @@ def _values(stats) -> dict[str, str]:
 
 def test_two_slots_show_what_binds_with_numbers() -> None:
     scenario = Scenario.uniform_ops(3, buffers=2)
-    stats = schedule_stats(simulate(scenario), scenario)
+    stats = schedule_stats(Derived(simulate(scenario)), scenario)
     values = _values(stats)
     assert values["bottleneck"] == (
         "buffer slots: each op holds one for 3 s and there are 2: one op every 1.5 s"
@@ -43,14 +44,16 @@ def test_every_preset_has_the_same_lines_whatever_the_numbers() -> None:
     whether a closed form exists or which resource binds."""
     for name in ("book", "double-buffering", "uneven-ops", "two-load-units"):
         scenario = load_preset(name)
-        labels = [line.label for line in schedule_stats(simulate(scenario), scenario).lines]
+        labels = [
+            line.label for line in schedule_stats(Derived(simulate(scenario)), scenario).lines
+        ]
         assert labels == ["makespan", "bottleneck", "formula", "idle"], name
 
 
 def test_measured_runs_get_no_formula() -> None:
     model = simulate(load_preset("book"))
     measured = replace(model, source="measured", grant=None, label="hardware")
-    values = _values(schedule_stats(measured))
+    values = _values(schedule_stats(Derived(measured)))
     assert "formula" not in values and values["bottleneck"].startswith("none")
 
 
@@ -59,8 +62,10 @@ def test_compact_words() -> None:
     assert op_numbers([0, 1, 2, 3, 6]) == "1–4 and 7"
     assert time_text(1_000_002.0) == "1,000,002 s" and span_text(2.0, 3.5) == "2–3.5 s"
     schedule = simulate(Scenario.uniform_ops(50, 1.0, 2.0, 1.0))
-    assert row_idle_text(schedule, 1) == "0–1 s input (op 1) · 101–102 s done"
-    assert row_idle_text(schedule, 2) == "52 s input in 50 spans"  # more than 4 spans: summed
+    assert row_idle_text(Derived(schedule), 1) == "0–1 s input (op 1) · 101–102 s done"
+    assert (
+        row_idle_text(Derived(schedule), 2) == "52 s input in 50 spans"
+    )  # more than 4 spans: summed
 
 
 @settings(max_examples=300, deadline=None)

@@ -8,17 +8,18 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from engine.derived import Derived
 from engine.metrics import makespan_formula, steady_state
 from engine.scenario import Scenario, load_preset
 from engine.schedule import Schedule
 from engine.scheduler import simulate
 from engine.timeline import narrate
-from engine.waits import IDLE_REASONS, idle_now, idle_spans, op_waits, ops_waiting_at
+from engine.waits import IDLE_REASONS, idle_now, ops_waiting_at
 from engine.warps import WarpConfig, simulate_warps
 
 
 def _spans(schedule, unit: str) -> list[tuple[float, float, str, tuple[int, ...]]]:
-    spans = idle_spans(schedule)
+    spans = Derived(schedule).idle_spans
     row = schedule.unit_names.index(unit)
     return [
         (float(spans.start[i]), float(spans.end[i]), spans.reason_name(i), spans.ops(i))
@@ -36,17 +37,17 @@ def test_book_with_two_slots() -> None:
         (5, 6, "done", ()),
     ]
     assert _spans(schedule, "store") == [(0, 2, "input", (0,)), (4, 5, "input", (2,))]
-    spans = idle_spans(schedule)
+    spans = Derived(schedule).idle_spans
     assert spans.describe(0) == "waiting for a slot: held by ops 1 and 2; the first frees at 3 s"
     assert spans.describe(3) == "waiting for input: op 3's read ends at 4 s"
     assert spans.describe(1) == "done: the load unit has no work left"
-    assert steady_state(schedule).resource == "slots"
-    assert steady_state(schedule).period == 1.5
-    assert steady_state(schedule).why == (
+    assert steady_state(Derived(schedule)).resource == "slots"
+    assert steady_state(Derived(schedule)).period == 1.5
+    assert steady_state(Derived(schedule)).why == (
         "buffer slots: each op holds one for 3 s and there are 2: one op every 1.5 s"
     )
-    assert makespan_formula(schedule).text == "6 s = 2 rounds × 3 s"
-    line = narrate(schedule, 2.0)
+    assert makespan_formula(Derived(schedule)).text == "6 s = 2 rounds × 3 s"
+    line = narrate(Derived(schedule), 2.0)
     assert "the load unit waits: both slots are held (ops 1 and 2); the first frees at 3 s" in line
     assert line.endswith("op 3 waits for a slot")
 
@@ -54,10 +55,10 @@ def test_book_with_two_slots() -> None:
 def test_book_with_unlimited_slots() -> None:
     schedule = simulate(Scenario.uniform_ops(3))
     assert _spans(schedule, "load") == [(3, 5, "done", ())]
-    state = steady_state(schedule)
+    state = steady_state(Derived(schedule))
     assert state.resource == "none" and state.tied == ("load", "compute", "store")
     assert state.why == "none: read = compute = write: each allows one op every 1 s (balanced)"
-    formula = makespan_formula(schedule)
+    formula = makespan_formula(Derived(schedule))
     assert formula.text == "5 s = 3 s for the first op + 2 × 1 s" and formula.value == 5
 
 
@@ -69,20 +70,20 @@ def test_presets_name_what_binds() -> None:
     }
     for name, (resource, period, text) in expected.items():
         schedule = simulate(load_preset(name))
-        state, formula = steady_state(schedule), makespan_formula(schedule)
+        state, formula = steady_state(Derived(schedule)), makespan_formula(Derived(schedule))
         assert (state.resource, state.period, formula.text) == (resource, period, text), name
         assert formula.value == schedule.makespan
     sequential = simulate(load_preset("book"), "sequential")
-    assert steady_state(sequential).resource == "slots"
-    assert makespan_formula(sequential).text == "9 s = 3 × 3 s"
+    assert steady_state(Derived(sequential)).resource == "slots"
+    assert makespan_formula(Derived(sequential)).text == "9 s = 3 × 3 s"
 
 
 def test_no_closed_form_is_said_so() -> None:
     uneven = simulate(load_preset("uneven-ops"))
-    formula = makespan_formula(uneven)
+    formula = makespan_formula(Derived(uneven))
     assert formula.value is None and formula.text == "no closed form (uneven ops): at least 8 s"
-    assert "binds most of the time" in steady_state(uneven).why
-    two = makespan_formula(simulate(load_preset("two-load-units")))
+    assert "binds most of the time" in steady_state(Derived(uneven)).why
+    two = makespan_formula(Derived(simulate(load_preset("two-load-units"))))
     assert two.text.startswith("no closed form (2 load workers)")
 
 
@@ -92,13 +93,13 @@ def test_closed_form_agrees_with_the_simulation() -> None:
         n, buffers = int(rng.integers(1, 12)), int(rng.integers(0, 6))
         r, c, w = rng.choice([0.0, 0.5, 1.0, 2.0, 3.0], 3) if rng.random() < 0.5 else rng.random(3)
         schedule = simulate(Scenario.uniform_ops(n, r, c, w, buffers=buffers))
-        value = makespan_formula(schedule).value
+        value = makespan_formula(Derived(schedule)).value
         assert value == pytest.approx(schedule.makespan, rel=1e-9, abs=1e-12), (n, buffers, r, c, w)
 
 
 def test_op_waits_of_the_book_with_two_slots() -> None:
     schedule = simulate(Scenario.uniform_ops(3, buffers=2))
-    waits = op_waits(schedule)
+    waits = Derived(schedule).op_waits
     rows = [
         (int(waits.op[i]), int(waits.stage[i]), float(waits.start[i]), float(waits.end[i]))
         for i in range(len(waits))
@@ -113,17 +114,18 @@ def test_op_waits_of_the_book_with_two_slots() -> None:
     assert waits.at(2, 1.5) == 1 and waits.at(2, 3.0) == -1
 
 
-def test_cached_on_the_schedule() -> None:
+def test_kept_by_its_derived() -> None:
     schedule = simulate(Scenario.uniform_ops(3, buffers=2))
-    assert idle_spans(schedule) is idle_spans(schedule)
-    assert op_waits(schedule) is op_waits(schedule)
-    copy = schedule.with_meta(buffers=0)
-    assert idle_spans(copy) is not idle_spans(schedule)
+    derived = Derived(schedule)
+    assert derived.idle_spans is derived.idle_spans
+    assert derived.op_waits is derived.op_waits
+    assert derived.built() >= {"waits", "idle_spans", "op_waits"}
+    assert Derived(schedule.with_meta(buffers=0)).idle_spans is not derived.idle_spans
 
 
 def test_several_workers_share_one_phrase() -> None:
     schedule = simulate(load_preset("two-load-units"))
-    line = narrate(schedule, 8.0)
+    line = narrate(Derived(schedule), 8.0)
     assert "both load units have no work left" in line
     assert "op 8 waits for the compute unit" in line
     assert "more" not in line
@@ -132,8 +134,8 @@ def test_several_workers_share_one_phrase() -> None:
 def test_narration_lists_everything() -> None:
     schedule = simulate(Scenario.uniform_ops(6, workers=(3, 3, 3)))
     for time in schedule.event_times.tolist():
-        assert "more" not in narrate(schedule, time)
-    line = narrate(schedule, 0.0)
+        assert "more" not in narrate(Derived(schedule), time)
+    line = narrate(Derived(schedule), 0.0)
     assert line.startswith("t = 0 s: load unit 1 starts reading op 1 while load unit 2")
     assert "load unit 3 starts reading op 3" in line and "the load unit 3" not in line
     assert "ops 4–6 wait for the load units" in line
@@ -146,11 +148,11 @@ def test_ops_waiting_out_of_op_order_are_named() -> None:
     n = 40
     durations = (rng.uniform(0.5, 3, n), rng.uniform(0.5, 3, n), rng.uniform(0.5, 3, n))
     schedule = simulate(Scenario(*durations, workers=(3, 2, 4), buffers=6))
-    lines = [narrate(schedule, t) for t in schedule.event_times.tolist()]
+    lines = [narrate(Derived(schedule), t) for t in schedule.event_times.tolist()]
     assert any("ops 3 and 4 wait for the compute units (op 3 goes next)" in x for x in lines)
     assert not any(re.search(r"\d ops wait", line) for line in lines)
     for time in schedule.event_times.tolist():
-        for waiting in ops_waiting_at(schedule, time + 1e-9):
+        for waiting in ops_waiting_at(Derived(schedule), time + 1e-9):
             if waiting.ops is not None:  # exactly the ready ops not yet started
                 stage = waiting.stage
                 ready = schedule.op_ends[:, stage - 1] if stage else schedule.grant
@@ -161,12 +163,12 @@ def test_ops_waiting_out_of_op_order_are_named() -> None:
 
 def test_other_schedules_get_input_and_done() -> None:
     schedule = simulate_warps(WarpConfig(warps=3, compute=10, latency=30, cycles=200)).schedule
-    spans = idle_spans(schedule)
+    spans = Derived(schedule).idle_spans
     assert set(spans.reason.tolist()) <= {IDLE_REASONS.index("input"), IDLE_REASONS.index("done")}
-    assert len(op_waits(schedule)) == 0 and ops_waiting_at(schedule, 5.0) == []
-    assert steady_state(schedule).resource in ("warp", "issue")
-    assert makespan_formula(schedule) is None
-    assert narrate(schedule, 10.0).startswith("t = 10 cycles: ")
+    assert len(Derived(schedule).op_waits) == 0 and ops_waiting_at(Derived(schedule), 5.0) == []
+    assert steady_state(Derived(schedule)).resource in ("warp", "issue")
+    assert makespan_formula(Derived(schedule)) is None
+    assert narrate(Derived(schedule), 10.0).startswith("t = 10 cycles: ")
 
 
 def test_measured_runs_get_reasons_without_grants() -> None:
@@ -182,7 +184,7 @@ def test_measured_runs_get_reasons_without_grants() -> None:
         time_unit="ms",
         unit_names=("copy-in", "SMs", "copy-out"),
     )
-    spans = idle_spans(measured)
+    spans = Derived(measured).idle_spans
     names = {spans.reason_name(i) for i in range(len(spans))}
     assert "overhead" in names and "slot" in names
     sms = [i for i in range(len(spans)) if spans.row[i] == 1 and spans.reason_name(i) == "overhead"]
@@ -190,27 +192,27 @@ def test_measured_runs_get_reasons_without_grants() -> None:
         spans.describe(sms[0])
         == "overhead: op 1's compute was ready at 1 ms but started at 1.25 ms"
     )
-    waits = op_waits(measured)
+    waits = Derived(measured).op_waits
     assert "overhead" in {waits.reason_name(i) for i in range(len(waits))}
     for time in measured.event_times.tolist():
-        narrate(measured, time)
+        narrate(Derived(measured), time)
 
 
 def test_idle_now_matches_the_spans() -> None:
     schedule = simulate(load_preset("uneven-ops"))
-    spans = idle_spans(schedule)
+    spans = Derived(schedule).idle_spans
     for i in range(len(spans)):
         middle = 0.5 * (spans.start[i] + spans.end[i])
-        (now,) = idle_now(schedule, [int(spans.row[i])], float(middle))
+        (now,) = idle_now(Derived(schedule), [int(spans.row[i])], float(middle))
         assert now.reason == spans.reason[i] and now.ops == spans.ops(i)
 
 
 def test_ops_waiting_are_ranges() -> None:
     schedule = simulate(Scenario.uniform_ops(1000, buffers=3))
-    waiting = ops_waiting_at(schedule, 0.0)
+    waiting = ops_waiting_at(Derived(schedule), 0.0)
     slot = [w for w in waiting if w.reason == "slot"]
     assert slot and (slot[0].first, slot[0].last, slot[0].count) == (3, 999, 997)
-    assert narrate(schedule, 0.0).endswith(
+    assert narrate(Derived(schedule), 0.0).endswith(
         "ops 2 and 3 wait for the load unit; ops 4–1,000 wait for a slot"
     )
 
@@ -223,14 +225,14 @@ def test_a_unit_that_ran_nothing_is_done_from_the_start() -> None:
         op=[0, 0], stage=[0, 2], unit=[0, 2], worker=[0, 0], start=[0.0, 2.0], end=[1.0, 3.0],
         n_ops=1, source="measured", policy="measured",
     )  # fmt: skip
-    spans = idle_spans(measured)
+    spans = Derived(measured).idle_spans
     compute = [
         (float(a), float(b), IDLE_REASONS[c])
         for row, a, b, c in zip(spans.row, spans.start, spans.end, spans.reason, strict=True)
         if row == 1
     ]
     assert compute == [(0.0, 3.0, "done")]
-    assert "(2 tasks, 1 op)" in schedule_stats(measured).lines[0].how
+    assert "(2 tasks, 1 op)" in schedule_stats(Derived(measured)).lines[0].how
 
 
 def _thread_run(handoff: float) -> Schedule:
@@ -251,10 +253,10 @@ def test_a_worker_starting_after_a_handoff_is_not_idle_at_the_instant_of_readine
     said to be "idle although op 13's compute has been ready since 27.2 ms": no time had
     passed. It starts op 13 after the handoff; later, idle time that has passed is said."""
     measured = _thread_run(handoff=0.03)
-    now = narrate(measured, 27.2)
+    now = narrate(Derived(measured), 27.2)
     assert "idle although" not in now
     assert "the compute thread starts computing op 13 after 30 µs of overhead" in now
-    later = narrate(measured, 27.21)
+    later = narrate(Derived(measured), 27.21)
     assert "the compute thread is idle although op 13's compute has been ready since 27.2 ms" in (
         later
     )
@@ -268,5 +270,5 @@ def test_idle_workers_beside_the_one_that_takes_a_handed_off_stage_are_free() ->
     )  # fmt: skip
     assert (
         "both compute units are free; compute unit 2 starts computing op 1 after 30 µs of "
-        "overhead" in narrate(measured, 1.0)
+        "overhead" in narrate(Derived(measured), 1.0)
     )

@@ -8,6 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.derived import Derived
 from engine.metrics import idle_gaps, makespan_formula, steady_state
 from engine.schedule import Schedule
 from engine.scheduler import simulate
@@ -20,8 +21,6 @@ from engine.waits import (
     WAIT_SLOT,
     WAIT_WORKER,
     idle_now,
-    idle_spans,
-    op_waits,
 )
 from tests.engine.strategies import scenarios
 
@@ -53,7 +52,7 @@ def _merged(intervals: list[tuple[float, float]]) -> list[tuple[float, float]]:
 
 def _check_partition(schedule: Schedule) -> None:
     """One row's spans follow one another and cover exactly its idle gaps."""
-    spans = idle_spans(schedule)
+    spans = Derived(schedule).idle_spans
     assert (spans.end > spans.start).all()
     for row in range(schedule.n_workers):
         mine = np.flatnonzero(spans.row == row)
@@ -68,7 +67,7 @@ def _check_partition(schedule: Schedule) -> None:
 def test_reasons_partition_and_mean_what_they_say(scenario, policy) -> None:
     schedule = simulate(scenario, policy)
     _check_partition(schedule)
-    spans = idle_spans(schedule)
+    spans = Derived(schedule).idle_spans
     load = 0
     for i in range(len(spans)):
         a, b = float(spans.start[i]), float(spans.end[i])
@@ -96,7 +95,7 @@ def test_reasons_partition_and_mean_what_they_say(scenario, policy) -> None:
         middle = 0.5 * (a + b)
         if not a <= middle < b:
             continue  # a span one ulp long: its middle rounds onto its end (not inside it)
-        (now,) = idle_now(schedule, [int(spans.row[i])], middle)
+        (now,) = idle_now(Derived(schedule), [int(spans.row[i])], middle)
         assert now.reason == reason and now.ops == spans.ops(i)
 
 
@@ -104,7 +103,7 @@ def test_reasons_partition_and_mean_what_they_say(scenario, policy) -> None:
 @given(scenarios(), st.sampled_from(["sequential", "pipelined"]))
 def test_op_waits_partition_each_ops_waiting_time(scenario, policy) -> None:
     schedule = simulate(scenario, policy)
-    waits = op_waits(schedule)
+    waits = Derived(schedule).op_waits
     starts, ends = schedule.op_starts, schedule.op_ends
     ready = np.column_stack([np.zeros(schedule.n_ops), ends[:, :-1]])
     waiting = (starts - ready).sum(axis=1)
@@ -138,15 +137,15 @@ def test_measured_runs_never_crash(scenario, seed) -> None:
         model, source="measured", grant=None, start=start, end=start + model.duration
     )
     _check_partition(measured)
-    spans, waits = idle_spans(measured), op_waits(measured)
+    spans, waits = Derived(measured).idle_spans, Derived(measured).op_waits
     for i in range(len(spans)):
         spans.describe(i)
     for i in range(len(waits)):
         waits.describe(i)
     for time in measured.event_times.tolist():
-        assert "more" not in narrate(measured, time)
-    steady_state(measured)
-    makespan_formula(measured)
+        assert "more" not in narrate(Derived(measured), time)
+    steady_state(Derived(measured))
+    makespan_formula(Derived(measured))
 
 
 @settings(max_examples=80, deadline=None)
@@ -154,5 +153,5 @@ def test_measured_runs_never_crash(scenario, seed) -> None:
 def test_narration_never_cuts_a_list_short(scenario) -> None:
     schedule = simulate(scenario)
     for time in schedule.event_times.tolist():
-        line = narrate(schedule, time)
+        line = narrate(Derived(schedule), time)
         assert line.startswith("t = ") and " more" not in line

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.derived import Derived
 from engine.errors import PipeLabError
 from engine.metrics import idle_by_worker, idle_gaps, utilization_by_unit
 from engine.scenario import Scenario
@@ -167,9 +168,9 @@ def test_timeline_invariants(config, simulator):
     assert schedule.makespan == config.cycles
     assert 0.0 <= run.utilization <= 1.0
     # Stalls are exactly the idle time of the warp rows.
-    idle = idle_by_worker(schedule)[: config.warps]
+    idle = idle_by_worker(Derived(schedule))[: config.warps]
     assert run.stall_cycles == pytest.approx(idle, abs=1e-9)
-    assert utilization_by_unit(schedule)["issue"] == pytest.approx(run.utilization)
+    assert utilization_by_unit(Derived(schedule))["issue"] == pytest.approx(run.utilization)
     # The ready intervals are exactly the gaps of the warp rows.
     warp, start, end = ready_intervals(run)
     assert (end > start).all()
@@ -329,7 +330,7 @@ def test_streamed_summary_equals_the_runs_figures(config, chunk):
         assert summary.steady_state_utilization is None
     else:
         assert summary.steady_state_utilization == pytest.approx(steady, abs=1e-12)
-    expected = utilization_by_unit(run.schedule)
+    expected = utilization_by_unit(Derived(run.schedule))
     for unit, value in summary.utilization_by_unit().items():
         assert value == pytest.approx(expected[unit], abs=1e-12)
     assert schedule_to_dict(run.schedule)["ops"] == config.warps

@@ -9,9 +9,9 @@ import re
 
 import pytest
 
+from engine.derived import Derived
 from engine.scenario import Scenario, load_preset
 from engine.scheduler import simulate
-from engine.waits import idle_spans
 from engine.writers import both_to_json, to_json, to_trace
 
 
@@ -85,7 +85,7 @@ def test_json_slot_holders_for_many_spans() -> None:
     """Holders are found a chunk of spans at a time; they must equal one-by-one answers."""
     schedule = simulate(Scenario.uniform_ops(2000, 1.0, 2.0, 3.0, buffers=3))
     data = json.loads(to_json(schedule))
-    spans = idle_spans(schedule)
+    spans = Derived(schedule).idle_spans
     assert [s["ops"] for s in data["idle"]] == [list(spans.ops(i)) for i in range(len(spans))]
     assert sum(s["reason"] == "slot" for s in data["idle"]) > 1000
 

@@ -21,6 +21,7 @@ from export_checks import (
 )
 from PIL import Image
 
+from engine.derived import Derived
 from engine.errors import PipeLabError
 from engine.metrics import utilization_by_worker
 from engine.scenario import Scenario, load_preset
@@ -316,7 +317,9 @@ def test_density_shows_each_rows_busy_share_not_stripes(qapp, tmp_path: Path) ->
     labels = figure.texts("row-label")
     left = int((figure.plot_left + 0.1 * (figure.plot_right - figure.plot_left)) * pixels)
     right = int((figure.plot_left + 0.9 * (figure.plot_right - figure.plot_left)) * pixels)
-    for row, (label, share) in enumerate(zip(labels, utilization_by_worker(schedule), strict=True)):
+    for row, (label, share) in enumerate(
+        zip(labels, utilization_by_worker(Derived(schedule)), strict=True)
+    ):
         y = int((label.y - 0.3 * label.size) * pixels)
         strip = image[y, left:right]
         assert strip.std(axis=0).max() < 4  # even: no stripes
@@ -348,7 +351,7 @@ def test_the_gantts_indexed_plan_is_the_exports_plan(window, per_cell, monkeypat
     common = {"n_rows": 3, "t0": t0, "t1": t1, "pixels": 800.0, "row_pixels": 20.0}
     scan = plan_bars(schedule.start, schedule.end, schedule.row, **common)
     fast = plan_bars(
-        schedule.start, schedule.end, schedule.row, index=task_index(schedule), **common
+        schedule.start, schedule.end, schedule.row, index=task_index(Derived(schedule)), **common
     )
     assert sorted(scan.wide.tolist()) == sorted(fast.wide.tolist())
     assert (scan.density is None) == (fast.density is None)
@@ -363,7 +366,7 @@ def test_the_visible_tasks_shade_is_the_indexs_and_overlaps_go_to_the_index() ->
     from gui.figure.bars import _visible_fraction
 
     schedule = simulate(Scenario.uniform_ops(2_000, 1.0, 2.5, 0.5, buffers=2), "pipelined")
-    index = task_index(schedule)
+    index = task_index(Derived(schedule))
     t0, t1 = 0.1 * schedule.makespan, 0.7 * schedule.makespan
     summed = _visible_fraction(index, schedule.start, schedule.end, schedule.row, 3, t0, t1, 700)
     assert summed is not None
@@ -425,7 +428,7 @@ def test_every_style_differs_in_pattern_and_every_tint_in_both_themes() -> None:
 def test_the_figure_hatches_what_the_engine_says(qapp, rows) -> None:
     """Hatched boxes sit exactly on the engine's waits: worker rows, its idle spans;
     op rows, its op waits (worker, slot)."""
-    from engine.waits import IDLE_REASONS, OP_WAIT_REASONS, idle_spans, op_waits
+    from engine.waits import IDLE_REASONS, OP_WAIT_REASONS
 
     schedule = book_with_two_slots()[1]
     figure, _ = layout_of([schedule], ".svg", rows=rows)
@@ -440,11 +443,11 @@ def test_the_figure_hatches_what_the_engine_says(qapp, rows) -> None:
                 t1 = (x + w - figure.plot_left) / figure.scale
                 found.add((row, round(t0, 6), round(t1, 6), item.reason))
     if rows == "workers":
-        spans = idle_spans(schedule)
+        spans = Derived(schedule).idle_spans
         names = IDLE_REASONS
         expected = zip(spans.row, spans.start, spans.end, spans.reason, strict=True)
     else:
-        waits = op_waits(schedule)
+        waits = Derived(schedule).op_waits
         names = OP_WAIT_REASONS
         expected = zip(waits.op, waits.start, waits.end, waits.reason, strict=True)
     assert found == {(int(r), float(a), float(b), names[c]) for r, a, b, c in expected}

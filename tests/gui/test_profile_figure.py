@@ -11,6 +11,7 @@ from xml.etree import ElementTree
 import numpy as np
 import pytest
 
+from engine.derived import Derived
 from engine.errors import PipeLabError
 from engine.view_model import describe_task
 from gpu.profile import load_profile
@@ -71,9 +72,9 @@ def test_hover_says_the_kernel_and_why_a_lane_waits(tmp_path: Path) -> None:
     schedule = run.schedule
     kernel = next(t for t in range(len(schedule)) if schedule.task_title(t) == "gemm_tile_kernel")
     assert describe_task(schedule, kernel).startswith("gemm_tile_kernel\ncompute · stream 7")
-    spans = idle_spans(schedule)
-    assert set(reasons_present(schedule)) <= {"input", "host", "other", "done"}
-    words = {describe_wait(schedule, "workers", spans, i) for i in range(len(spans))}
+    spans = idle_spans(Derived(schedule))
+    assert set(reasons_present(Derived(schedule))) <= {"input", "host", "other", "done"}
+    words = {describe_wait(Derived(schedule), "workers", spans, i) for i in range(len(spans))}
     assert "waiting for data: Memcpy HtoD (Pinned -> Device) runs on another stream" in words
     assert any(w.startswith("the GPU runs nothing") for w in words)
 

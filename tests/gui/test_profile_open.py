@@ -126,6 +126,7 @@ def test_a_dropped_profile_opens(window: MainWindow, qtbot, tmp_path: Path) -> N
 def test_the_lesson_and_the_narration_speak_of_the_trace(
     window: MainWindow, tmp_path: Path
 ) -> None:
+    from engine.derived import Derived
     from engine.timeline import narrate
     from gui.run_heading import lesson_line
 
@@ -136,5 +137,5 @@ def test_the_lesson_and_the_narration_speak_of_the_trace(
     assert lesson.startswith("measured") and "hidden" in lesson and "headroom" in lesson
     assert "busy" in why  # the bottleneck's sentence, for the tooltip
     measured = shown.schedules[0]
-    said = narrate(measured, 30e-6)  # stream 7's kernel runs, stream 8's copy in
+    said = narrate(Derived(measured), 30e-6)  # stream 7's kernel runs, stream 8's copy in
     assert "is running gemm" in said and "op " not in said

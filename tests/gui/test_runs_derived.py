@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from engine import fast_scheduler
-from engine.assembly_model import assembly_index
 from engine.scenario import Scenario
 from gui import run_steps, runs
+from gui.derived_of import derived_of
 from gui.figure import rows as figure_rows
 from gui.runs import Run, compute_run
 
@@ -36,12 +36,13 @@ def _finish(steps: Generator[str, None, Run]) -> Run:
 
 
 def _cached(schedule: Any) -> set[str]:
-    """The names of what is cached on a Schedule, and the Gantt's indexes of it."""
-    kept = set(vars(schedule))
-    kept |= {f"gantt:{name}" for name in figure_rows._INDEXES.get(schedule, {})}
-    index = figure_rows._INDEXES.get(schedule, {}).get("tasks")
-    if index is not None:
-        kept |= {f"tasks:{name}" for name in vars(index)}
+    """The names of what is cached on a Schedule, what its run's `Derived` built, and
+    what the Gantt's task index built."""
+    derived = derived_of(schedule)
+    kept = set(vars(schedule)) | {f"derived:{name}" for name in derived.built()}
+    kept |= {f"gantt:{mode}" for mode in figure_rows._PRESENT.get(derived, {})}
+    if "task_spans" in derived.built():
+        kept |= {f"tasks:{name}" for name in vars(derived.task_spans)}
     return kept
 
 
@@ -116,7 +117,7 @@ def test_a_big_schedule_derived_alone_runs_its_assembly_beside_the_rest(
     assert where and where[-1].startswith("pipelab-derive")  # the pipelined run's, apart
     assert apart.stats[1] == in_turn.stats[0]
     assert set(apart.timings[1]) == {"simulate", *(name for name, _ in runs.DERIVATIONS)}
-    a, b = (assembly_index(run.schedules[-1]) for run in (apart, in_turn))
+    a, b = (run.derived[-1].assembly for run in (apart, in_turn))
     for name in ("earliest", "latest", "slot_order", "slot_from"):
         assert np.array_equal(getattr(a, name), getattr(b, name))
 
@@ -149,7 +150,7 @@ def test_the_gui_thread_builds_no_index(qtbot: Any) -> None:
     for s in window.schedules:
         new = _cached(s) - before[id(s)]
         # Narrations are kept per event time as they are asked for (a dict, not an index).
-        assert new <= {"_timeline_narrations"}, new
+        assert new <= {"derived:narrations"}, new
     # Hovering a wait: its words, from the spans around the pointer alone.
     group = timeline._groups[0]
     s = group.schedule
@@ -162,7 +163,7 @@ def test_the_gui_thread_builds_no_index(qtbot: Any) -> None:
         # The worker rows' idle spans (10^7 at 10^6 ops) are never all built: the Gantt
         # finds those in view, the stats and the legend read the summary.
         for s in window.schedules:
-            assert "_waits_idle" not in vars(s)
+            assert "idle_spans" not in derived_of(s).built()
     window.close()
 
 
@@ -178,14 +179,14 @@ def test_op_rows_find_the_waits_of_the_ops_in_view(qtbot: Any) -> None:
     group = timeline.groups[-1]
     s = group.schedule
     op = 1500
-    wait = op_waits_between(s, op, op + 1)
+    wait = op_waits_between(derived_of(s), op, op + 1)
     assert len(wait)
     middle = 0.5 * (float(wait.start[0]) + float(wait.end[0]))
     hover = timeline.describe_at(middle, group.first_row + op)
     assert hover.startswith(wait.describe(0)), hover
     assert timeline.legend.words
     for schedule in window.schedules:
-        assert "_waits_ops" not in vars(schedule)
+        assert "op_waits" not in derived_of(schedule).built()
     window.close()
 
 
@@ -193,19 +194,21 @@ def test_a_run_and_its_indexes_go_with_their_last_reference() -> None:
     """Freed as soon as the last reference goes: no reference cycle waits for the cyclic
     collector (which may come by much later, while a 10^6-op run holds hundreds of MB)."""
     from engine.timeline import narrate, state_at
-    from engine.waits import idle_now, idle_spans, op_waits
+    from engine.waits import idle_now
 
     scenario = Scenario.uniform_ops(500, 1.0, 2.0, 1.5, buffers=2, workers=(2, 1, 2))
     run = _finish(compute_run(scenario, ("sequential", "pipelined")))
     refs = []
-    for s in run.schedules:
-        narrate(s, float(s.event_times[len(s.event_times) // 2]))
+    for derived in run.derived:
+        s = derived.schedule
+        narrate(derived, float(s.event_times[len(s.event_times) // 2]))
         state_at(s, 3.0)
-        idle_now(s, [0, 1], 2.0)
-        idle_spans(s).describe(0)
-        op_waits(s).describe(0)
+        idle_now(derived, [0, 1], 2.0)
+        derived.idle_spans.describe(0)
+        derived.op_waits.describe(0)
         refs.append(weakref.ref(s))
-    del s
+        refs.append(weakref.ref(derived))
+    del s, derived
     gc.collect()  # (what was garbage before)
     gc.disable()
     try:
@@ -245,14 +248,16 @@ def test_a_landed_run_with_two_workers_keeps_few_bytes_a_task() -> None:
     scenario = _scenario(30_000, 2)
     run = _finish(compute_run(scenario, ("sequential", "pipelined")))
     columns = ("op", "stage", "unit", "worker", "start", "end", "grant")
-    for s in run.schedules:
-        kept = vars(s)
+    for s, derived in zip(run.schedules, run.derived, strict=True):
+        kept = dict(vars(s))
         assert "row" not in kept
         assert not any(name.startswith("_op_column") for name in kept)
         assert s.by_row[0].dtype == np.int32
-        assert s.rows_disjoint and kept["_row_reach"] is None
+        assert s.rows_disjoint and s._rows.reach is None
         assert "event_times" not in kept
-        units = kept["_waits_index"].units
+        units = derived.waits.units
+        kept["derived"] = derived._kept
+        kept["columns"] = derived.columns._sorted
         assert all(unit.listed is None for unit in units)
         found: dict[int, np.ndarray] = {}
         _held_arrays({k: v for k, v in kept.items() if k not in columns}, found)

@@ -12,6 +12,7 @@ import pytest
 from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor
 
+from engine.derived import Derived
 from engine.errors import PipeLabError
 from engine.scenario import Scenario, load_preset
 from engine.schedule import Schedule
@@ -241,11 +242,11 @@ def test_hatches_carry_the_engines_reasons(qtbot, theme) -> None:
     """Each idle span is drawn in its reason's tint and pattern where the engine puts it:
     the load unit waits for a slot 2–3 s and is done from 4 s; the compute and store
     units wait for input, the compute unit is done from 5 s."""
-    from engine.waits import IDLE_REASONS, idle_spans
+    from engine.waits import IDLE_REASONS
 
     view = two_slots(qtbot, theme=theme)
     schedule = view.groups[0].schedule
-    spans = idle_spans(schedule)
+    spans = Derived(schedule).idle_spans
     for row, time, reason in BOOK_TWO_SLOTS:
         assert IDLE_REASONS[spans.reason[spans.at(row, time)]] == reason
     assert view.legend.words == [IDLE_STYLES[r].label for r in ("input", "slot", "done")]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from engine.derived import Derived
 from engine.scenario import Scenario, load_preset
 from engine.scheduler import simulate
 from engine.stats import comparison, schedule_stats
@@ -22,7 +23,7 @@ def test_task_at_finds_the_running_task() -> None:
 def test_stats_explain_themselves() -> None:
     scenario = load_preset("book")
     seq, pipe = simulate(scenario, "sequential"), simulate(scenario, "pipelined")
-    stats = schedule_stats(pipe, scenario)
+    stats = schedule_stats(Derived(pipe), scenario)
     values = {line.label: line.value for line in stats.lines}
     assert values["makespan"] == "5 s"
     assert values["formula"] == "5 s = 3 s for the first op + 2 × 1 s ✓ agrees"
@@ -35,7 +36,7 @@ def test_stats_explain_themselves() -> None:
     how = {line.label: line.how for line in stats.lines}["bottleneck"]
     assert "read, compute and write each have 3 s per worker = 60%" in how
     uneven = simulate(Scenario.uniform_ops(3, 1.0, 2.0, 1.0), "pipelined")
-    neck = {line.label: line for line in schedule_stats(uneven).lines}["bottleneck"]
+    neck = {line.label: line for line in schedule_stats(Derived(uneven)).lines}["bottleneck"]
     assert neck.value == "the compute unit: each compute takes 2 s: one op every 2 s"
     assert "6 s of compute per worker" in neck.how
     speed = comparison([seq, pipe])
@@ -56,11 +57,13 @@ def test_measured_beside_the_model_reports_overlap_efficiency() -> None:
 def test_the_stats_name_a_list_scheduling_anomaly() -> None:
 
     scenario = Scenario([1.0, 0.0], [0.0, 2.0], [2.0, 3.0], buffers=2, workers=(2, 1, 1))
-    stats = schedule_stats(simulate(scenario, "pipelined"), scenario)
+    stats = schedule_stats(Derived(simulate(scenario, "pipelined")), scenario)
     (anomaly,) = [line for line in stats.lines if line.label == "anomaly"]
     assert anomaly.value == "fewer load workers is faster"
     assert "with 1 load workers instead of 2" in anomaly.how
     book = load_preset("book")
     assert not [
-        line for line in schedule_stats(simulate(book), book).lines if line.label == "anomaly"
+        line
+        for line in schedule_stats(Derived(simulate(book)), book).lines
+        if line.label == "anomaly"
     ]
