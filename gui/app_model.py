@@ -247,21 +247,7 @@ class AppModel(QObject):
             return run, shown, external
 
         self._external_token = token
-        if wait:
-            self._runner.cancel()
-            self._editing = False
-            try:
-                result = _finish(job())
-            except Exception as error:  # a PipeLabError, or a bug: reported, state kept
-                if not isinstance(error, PipeLabError | MemoryError | OSError):
-                    log.exception("opening an external run failed")
-                self._on_failed(token, failure_message(error))
-                return
-            self._on_landed(token, result)
-        else:
-            self._editing = True
-            self._set_busy(True)
-            self._runner.submit(token, job)
+        self._start(token, job, inline=wait)
 
     def back_to_scenario(self, wait: bool = False) -> None:
         """Leave the external run: the scenario's runs as they were (recomputed only when
@@ -319,21 +305,27 @@ class AppModel(QObject):
             yield "composed"
             return run, shown
 
-        if wait or scenario.n_ops <= self._inline_ops:
-            self._runner.cancel()
-            self._editing = False
-            try:
-                result = _finish(job())
-            except Exception as error:  # a PipeLabError, or a bug: reported, state kept
-                if not isinstance(error, PipeLabError | MemoryError):
-                    log.exception("a run failed")
-                self._on_failed(token, failure_message(error))
-                return
-            self._on_landed(token, result)
-        else:
+        self._start(token, job, inline=wait or scenario.n_ops <= self._inline_ops)
+
+    def _start(self, token: int, job: Callable[[], Any], inline: bool) -> None:
+        """Run ``job`` here and now (``inline``) or on the worker; either way it lands in
+        `_on_landed`, or `_on_failed` with its one line (a PipeLabError, a full memory, an
+        unreadable file; anything else is a bug, logged with its traceback)."""
+        if not inline:
             self._editing = True
             self._set_busy(True)
             self._runner.submit(token, job)
+            return
+        self._runner.cancel()
+        self._editing = False
+        try:
+            result = _finish(job())
+        except Exception as error:  # reported, state kept
+            if not isinstance(error, PipeLabError | MemoryError | OSError):
+                log.exception("a run failed")
+            self._on_failed(token, failure_message(error))
+            return
+        self._on_landed(token, result)
 
     def _on_landed(self, token: int, result: object) -> None:
         if token != self._token:

@@ -144,10 +144,15 @@ def invariants(window: Any, fuzzer: WindowFuzzer) -> list[str]:
 
 @pytest.fixture
 def patched(monkeypatch: pytest.MonkeyPatch) -> StandInExperiment:
-    """No modal dialog blocks, the GPU page runs a stand-in experiment on "CPU threads"."""
+    """No modal dialog blocks, no file manager opens, the GPU page runs a stand-in
+    experiment on "CPU threads"."""
+    import gui.export_notice
     import gui.gpu_panel
 
     experiment = StandInExperiment()
+    # "Open folder" after an export would start the desktop's file manager (offscreen: a
+    # Qt warning that failed the window); the fuzzer clicks it, nothing opens.
+    monkeypatch.setattr(gui.export_notice, "open_folder", lambda folder: True)
     monkeypatch.setattr(gui.gpu_panel, "detect", lambda: Detection("cpu", None, "no CuPy"))
     monkeypatch.setattr(gui.gpu_panel, "pipeline_experiment", experiment)
     return experiment
