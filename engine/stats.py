@@ -246,10 +246,13 @@ def row_idle_text(derived: Derived, row: int, time_text: TimeText = format_time)
 def comparison(schedules: list[Schedule]) -> StatLine | None:
     """The headline for two or more Schedules: a measured run against the model's
     prediction gives the overlap efficiency; otherwise the speedup of the last over the first
-    (sequential → pipelined)."""
+    (sequential → pipelined). None for one Schedule, and between two imported traces'
+    lanes (two devices of a profile are not a before and after)."""
     if len(schedules) < 2:
         return None
     first, last = schedules[0], schedules[-1]
+    if sum(s.task_name is not None for s in schedules) > 1:
+        return None  # several recorded traces' lanes (devices): side by side, not in turn
     if first.source == "measured" and last.source == "simulated" and first.makespan > 0:
         share = last.makespan / first.makespan
         return StatLine(

@@ -17,6 +17,7 @@ from typing import Any
 from engine.errors import PipeLabError
 from engine.metrics import speedup
 from engine.schedule import Schedule
+from engine.stats import comparison
 from engine.text import TimeScale, axis_scale, axis_title, tick_text
 from gui.colours import LIGHT, Theme
 from gui.export_formats import SIZES
@@ -69,8 +70,9 @@ class FigureOptions:
 
 
 def caption_text(schedules: Sequence[Schedule]) -> str:
-    """The headline when two runs are shown: "sequential 9 s → pipelined 5 s, 1.8×"."""
-    if len(schedules) != 2:
+    """The headline when two runs are shown: "sequential 9 s → pipelined 5 s, 1.8×"; none
+    where the stats compare nothing (`engine.stats.comparison`: two devices of a trace)."""
+    if len(schedules) != 2 or comparison(list(schedules)) is None:
         return ""
     a, b = schedules
     factor = speedup(a, b)

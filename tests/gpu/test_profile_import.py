@@ -626,3 +626,15 @@ def test_export_of_a_profile_refuses_scenario_flags(
         == 2
     )
     assert says in capsys.readouterr().err and not out.exists()
+
+
+def test_two_devices_are_not_compared_as_a_before_and_after() -> None:
+    from engine.stats import comparison
+
+    devices = load_profile(DATA / "nsys-ai" / "h100_2gpu_1s.sqlite.gz").devices
+    assert len(devices) == 2
+    assert comparison([run.schedule for run in devices]) is None
+    pytest.importorskip("PySide6", reason="the figure's caption is laid out with Qt's fonts")
+    from gui.figure.layout import caption_text
+
+    assert caption_text([run.schedule for run in devices]) == ""  # no "device 0 → device 1"
