@@ -32,6 +32,7 @@ from engine.waits import (
     IdleSpans,
     IdleSummary,
     OpWaits,
+    OwnReasons,
     build_idle_spans,
     build_idle_summary,
     build_op_waits,
@@ -67,12 +68,19 @@ class Derived:
     Members (see docs/derived.md): `columns` (sorted stage columns), `waits` (the wait
     reasons' index), `events` (event times), `idle_spans`, `idle_summary`, `op_waits`,
     `op_wait_reasons`, `busy_by_worker`, `op_work`, `critical_charges`, `narrations`,
-    `assembly`, `task_spans`. `built` names those built so far.
+    `assembly`, `task_spans`, `own_reasons`. `built` names those built so far.
+
+    ``own_reasons`` builds the wait reasons of a Schedule whose rows wait for reasons the
+    pipeline's rules don't give (an imported profile's lanes: the layer that reads the
+    file knows them, the engine does not); None for simulated and measured runs.
     """
 
-    def __init__(self, schedule: Schedule) -> None:
+    def __init__(
+        self, schedule: Schedule, own_reasons: Callable[[Schedule], OwnReasons] | None = None
+    ) -> None:
         self.schedule = schedule
         self.columns = OpColumns(schedule)
+        self._own_reasons = own_reasons
         self._kept: dict[str, Any] = {}
 
     def built(self) -> frozenset[str]:
@@ -120,6 +128,15 @@ class Derived:
     def idle_summary(self) -> IdleSummary:
         """`idle_spans` added up (stats, legends), without keeping them where it can be."""
         return self._member("idle_summary", lambda: build_idle_summary(self))
+
+    @property
+    def own_reasons(self) -> OwnReasons | None:
+        """The rows' own wait reasons (an imported profile's), None where the pipeline's
+        rules say why a row waits."""
+        build = self._own_reasons
+        if build is None:
+            return None
+        return self._member("own_reasons", lambda: build(self.schedule))
 
     @property
     def op_waits(self) -> OpWaits:

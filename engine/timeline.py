@@ -13,7 +13,16 @@ import numpy.typing as npt
 from engine.schedule import Schedule
 from engine.text import elided, join_words, op_list, time_text
 from engine.tolerance import time_tolerance
-from engine.waits import DONE, OVERHEAD, SLOT, IdleNow, OpsWaiting, idle_now, ops_waiting_at
+from engine.waits import (
+    DONE,
+    OVERHEAD,
+    SLOT,
+    IdleNow,
+    OpsWaiting,
+    OwnReasons,
+    idle_now,
+    ops_waiting_at,
+)
 
 if TYPE_CHECKING:
     from engine.derived import Derived
@@ -213,7 +222,8 @@ def _narrate(derived: Derived, time: float) -> str:
     head = f"t = {time_text(time, unit)}: "
     if len(schedule) and time >= makespan - tolerance:
         span = time_text(makespan, unit)
-        return head + f"all {schedule.n_ops:,} ops are done; the run took {span}"
+        what = "ops" if schedule.task_name is None else "activities"
+        return head + f"all {schedule.n_ops:,} {what} are done; the run took {span}"
     starting_parts = []
     for tasks in index.units:
         lo = int(np.searchsorted(tasks.starts, time - tolerance, "left"))
@@ -236,9 +246,13 @@ def _narrate(derived: Derived, time: float) -> str:
         parts.append(news[0] + (" while " + join_words(news[1:]) if len(news) > 1 else ""))
     if len(ongoing):
         parts.append(join_words(_phrases(schedule, ongoing, _ONGOING)))
+    idle_rows = np.flatnonzero(~busy).tolist()
+    own = derived.own_reasons
+    if own is not None:  # (its reasons say when the whole device is idle, and why)
+        said = parts + _own_idle_phrases(schedule, own, idle_rows, time + tolerance)
+        return head + "; ".join(said or ["every worker is idle"])
     if not parts:
         parts.append("nothing has started yet" if time <= tolerance else "every worker is idle")
-    idle_rows = np.flatnonzero(~busy).tolist()
     idle = idle_now(derived, idle_rows, time + tolerance)
     parts += _idle_phrases(schedule, idle, time - tolerance)
     parts += [_waiting_phrase(schedule, w) for w in ops_waiting_at(derived, time + tolerance)]
@@ -305,6 +319,33 @@ def _idle_phrases(schedule: Schedule, reasons: list[IdleNow], earlier: float) ->
         plural = len(finished) > 1 or finished[0][1]
         who = join_words([name for name, _ in finished])
         phrases.append(f"{who} {'have' if plural else 'has'} no work left")
+    return phrases
+
+
+#: Idle workers named one by one in a phrase of their own reasons, at most.
+_NAMED_WORKERS = 3
+
+
+def _own_idle_phrases(
+    schedule: Schedule, own: OwnReasons, rows: list[int], time: float
+) -> list[str]:
+    """One phrase per reason (and awaited task) of rows that wait for reasons of their
+    own (an imported profile's streams): "compute · stream 7 and compute · stream 13 wait
+    for data: Memcpy HtoD (Pinned -> Device) runs on another stream". Rows that ran
+    nothing are not named."""
+    groups: dict[tuple[int, int], list[int]] = {}
+    for row in rows:
+        found = own.reason_at(row, time)
+        if found is not None:
+            groups.setdefault(found, []).append(row)
+    phrases = []
+    for (reason, task), members in groups.items():
+        names = [_worker_name(schedule, row) for row in members]
+        if len(names) > _NAMED_WORKERS:
+            rest = len(names) - _NAMED_WORKERS + 1
+            names = [*names[: _NAMED_WORKERS - 1], f"{rest} more"]
+        said = own.said(reason, task, plural=len(members) > 1)
+        phrases.append(f"{join_words(names)} {said}")
     return phrases
 
 

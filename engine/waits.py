@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -443,6 +443,23 @@ class IdleNow:
     @property
     def reason_name(self) -> str:
         return IDLE_REASONS[self.reason]
+
+
+class OwnReasons(Protocol):
+    """Why the worker rows of a Schedule that is no simulation wait, said from what its
+    file records instead of from the pipeline's rules: an imported profile's lanes
+    (`gpu.profile.idle.ImportedIdle`). `engine.timeline.narrate` says these where a
+    `Derived` has them (`Derived.own_reasons`)."""
+
+    def reason_at(self, row: int, time: float) -> tuple[int, int] | None:
+        """(reason, awaited task or -1) of ``row`` idle at ``time``; None where the row
+        has no idle span there (it ran nothing at all)."""
+        ...
+
+    def said(self, reason: int, task: int, plural: bool) -> str:
+        """What the idle worker (or workers, ``plural``) do, after their name: "waits for
+        data: Memcpy HtoD runs on another stream"."""
+        ...
 
 
 def idle_now(derived: Derived, rows: Sequence[int], time: float) -> list[IdleNow]:

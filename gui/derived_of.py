@@ -24,6 +24,18 @@ _SHOWN: weakref.WeakValueDictionary[int, Derived] = weakref.WeakValueDictionary(
 _LOCK = threading.Lock()
 
 
+def derived_for(schedule: Schedule) -> Derived:
+    """A new `Derived` of ``schedule`` as the app reads it: an imported profile's lanes
+    wait for the reasons its trace shows (`gpu.profile.idle`), not the pipeline's."""
+    if schedule.task_name is not None:  # (gpu.profile is imported once a profile is open)
+        from gpu.profile.idle import lane_idle
+        from gpu.profile.lanes import is_profile_schedule
+
+        if is_profile_schedule(schedule):
+            return Derived(schedule, lane_idle)
+    return Derived(schedule)
+
+
 def keep(derived: Derived) -> Derived:
     """Register ``derived`` as the one the views read for its Schedule (held by the
     caller: the entry lasts as long as the caller keeps it)."""
@@ -42,4 +54,4 @@ def derived_of(schedule: Schedule) -> Derived:
         known = _SHOWN.get(id(schedule))
     if known is not None and known.schedule is schedule:
         return known
-    return keep(Derived(schedule))
+    return keep(derived_for(schedule))

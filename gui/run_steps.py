@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from engine.derived import Derived
 from engine.scenario import Scenario
 from engine.schedule import Schedule
+from gui.derived_of import derived_for
 
 Derivation = Callable[[Derived, "Scenario | None"], object]
 Derivations = tuple[tuple[str, Derivation], ...]
@@ -82,7 +83,7 @@ def _derive(
         schedule = simulate(scenario, plan.policy)
         times["simulate"] = time.perf_counter() - begin
         yield f"simulated {plan.policy}"
-    derived = plan.derived if plan.derived is not None else Derived(schedule)
+    derived = plan.derived if plan.derived is not None else derived_for(schedule)
     values: dict[str, object] = {
         name: plan.known[name] for name, _ in derivations if name in plan.known
     }

@@ -28,7 +28,7 @@ from engine.text import format_time
 from engine.tolerance import time_tolerance
 from engine.view_model import typical_duration
 from gui import run_steps
-from gui.derived_of import keep
+from gui.derived_of import derived_for, keep
 from gui.figure import rows as figure_rows
 from gui.figure.heading import run_title
 from gui.run_steps import Plan
@@ -236,7 +236,7 @@ def pinned(run: Run) -> Run:
             replace(stats, title=s.label) for stats, s in zip(run.stats, schedules, strict=True)
         )
     # (New Schedules, so a new Derived each: built again as the views ask.)
-    derived = tuple(keep(Derived(s)) for s in schedules)
+    derived = tuple(keep(derived_for(s)) for s in schedules)
     return Run(run.scenario, run.preset, f"pinned: {run.title}", schedules, results, derived)
 
 

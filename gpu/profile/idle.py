@@ -18,11 +18,14 @@ time: the device's figures come from the unions (`gpu.profile.figures`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
 
 from engine.schedule import UNITS, Schedule
+from engine.text import elided
+from engine.timeline import NARRATED_NAME
 from gpu.profile.figures import DeviceFigures, Union, device_figures, union_of, unit_unions
 from gpu.profile.lanes import DeviceRun
 
@@ -34,9 +37,10 @@ IntArray = npt.NDArray[np.int64]
 
 
 #: What each reason says on hover (the copy's name follows ``input``).
+_HOST_CAUSES = "launch latency, synchronization, the CPU"
 REASON_WORDS = (
     "waiting for data: a copy in runs on another stream",
-    "the GPU runs nothing: no work from the host (launch latency, synchronization, the CPU)",
+    f"the GPU runs nothing: no work from the host ({_HOST_CAUSES})",
     "other streams run other work; the trace does not say why this one waits",
     "no work left on this stream",
 )
@@ -60,6 +64,35 @@ class ImportedIdle:
     def total(self, reason: str) -> float:
         picked = self.reason == IMPORTED_REASONS.index(reason)
         return float((self.end[picked] - self.start[picked]).sum())
+
+    @cached_property
+    def _row_bounds(self) -> IntArray:
+        """Where each row's spans begin in the columns (rows in order, then time)."""
+        return np.searchsorted(self.row, np.arange(self.schedule.n_workers + 1))
+
+    def reason_at(self, row: int, time: float) -> tuple[int, int] | None:
+        """(reason, awaited copy or -1) of ``row``'s idle span holding ``time``, in
+        O(log n); None where it has none there (a stream that ran nothing)."""
+        lo, hi = (int(bound) for bound in self._row_bounds[row : row + 2])
+        k = lo + int(np.searchsorted(self.start[lo:hi], time, "right")) - 1
+        if k < lo or self.end[k] <= time:
+            return None
+        return int(self.reason[k]), int(self.task[k])
+
+    def said(self, reason: int, task: int, plural: bool) -> str:
+        """What an idle stream (``plural``: streams) does, after its name, for the
+        narration: "waits for data: Memcpy HtoD (Pinned -> Device) runs on another
+        stream"."""
+        verb = "wait" if plural else "waits"
+        if reason == INPUT:
+            name = self.schedule.task_title(task) if task >= 0 else None
+            copy = "a copy in" if name is None else elided(name, NARRATED_NAME)
+            return f"{verb} for data: {copy} runs on another stream"
+        if reason == HOST:
+            return f"{verb} for the host: the GPU runs nothing ({_HOST_CAUSES})"
+        if reason == OTHER:
+            return f"{verb} while other streams run other work (the trace does not say why)"
+        return f"{'have' if plural else 'has'} no work left"
 
     def describe(self, i: int) -> str:
         """One line for people: "waiting for data: Memcpy HtoD (Pinned -> Device) runs on

@@ -206,7 +206,8 @@ def _worker_spans(derived: Derived) -> IdleSpans:
         gaps = warp_idle(schedule)
         return IdleSpans(gaps.row, gaps.start, gaps.end, gaps.reason, WARP_IDLE_REASONS)
     if is_profile_schedule(schedule):
-        lanes = lane_idle(schedule)
+        own = derived.own_reasons  # (`gui.derived_of.derived_for` gives them)
+        lanes = own if isinstance(own, ImportedIdle) else lane_idle(schedule)
         return IdleSpans(lanes.row, lanes.start, lanes.end, lanes.reason, IMPORTED_REASONS, lanes)
     spans = derived.idle_spans
     # The engine's int8 reason codes as they are: a copy in int64 is 8 bytes a span, and

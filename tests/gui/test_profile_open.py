@@ -139,3 +139,53 @@ def test_the_lesson_and_the_narration_speak_of_the_trace(
     measured = shown.schedules[0]
     said = narrate(Derived(measured), 30e-6)  # stream 7's kernel runs, stream 8's copy in
     assert "is running gemm" in said and "op " not in said
+
+
+def _kineto(folder: Path, events: list[tuple[str, str, int, float, float]]) -> Path:
+    """A Kineto trace of (cat, name, stream, ts µs, dur µs) on device 0."""
+    rows = [
+        f'{{"ph": "X", "cat": "{cat}", "name": "{name}", "pid": 0, "tid": {stream}, '
+        f'"ts": {ts}, "dur": {dur}, "args": {{"device": 0, "stream": {stream}}}}}'
+        for cat, name, stream, ts, dur in events
+    ]
+    path = folder / "waits.json"
+    path.write_text('{"traceEvents": [' + ", ".join(rows) + "]}")
+    return path
+
+
+def test_the_narration_says_why_a_stream_waits_as_the_trace_shows_it(
+    window: MainWindow, tmp_path: Path
+) -> None:
+    """Stream 7 computes, waits (as stream 9 does) while stream 8 copies in and computes
+    again; then the device runs nothing (stream 9 waits for the host) and stream 9
+    computes last. The app's narration gives each idle stream the
+    trace's reason (the copy by name, the host, no work left), never the pipeline's
+    ("waits for op 2", "it starts at") that a trace cannot know."""
+    copy = "Memcpy HtoD (Pinned -> Device)"
+    path = _kineto(
+        tmp_path,
+        [
+            ("kernel", "first_kernel", 7, 0.0, 10.0),
+            ("gpu_memcpy", copy, 8, 10.0, 10.0),
+            ("kernel", "second_kernel", 7, 20.0, 10.0),
+            ("kernel", "last_kernel", 9, 40.0, 10.0),
+        ],
+    )
+    assert window.open_file(path)
+    shown = window.model.shown
+    assert shown is not None
+    lines = {}
+    for at in (15e-6, 35e-6, 45e-6):
+        window.clock.seek(at)
+        lines[at] = window.view.narration_lines()[0]
+    copying, nothing, last = lines.values()
+    assert (
+        f"compute · stream 7 and compute · stream 9 wait for data: {copy} runs on another stream"
+        in copying
+    )
+    assert "compute · stream 9 waits for the host: the GPU runs nothing" in nothing
+    assert "load · stream 8 and compute · stream 7 have no work left" in last
+    assert "compute · stream 9 starts last_kernel" in last  # (the event at or before 45 µs)
+    for line in lines.values():
+        assert "op " not in line and "starts at" not in line
+        assert "load · no stream" not in line and "store" not in line  # rows that ran nothing
