@@ -19,7 +19,7 @@ from engine.assembly_model import (
 )
 from engine.assembly_slots import SLOT_WORDS, SlotState
 from engine.schedule import Schedule
-from engine.text import format_time
+from engine.text import elided, format_time
 from engine.timeline import WorkersNow, workers_at
 from gui.assembly_paint import (
     chip_ink,
@@ -227,7 +227,10 @@ class LanePainter:
         for station in self.lane.stations:
             for cell in station.cells:
                 op = int(now.op[cell.row])
-                colour = op_colour(op) if op >= 0 else self.theme.colour("idle_hatch")
+                names = s.task_name  # (an imported run's: its ops are its tasks)
+                named = s.task_title(op) if op >= 0 else None
+                key = op if names is None else int(names[op])  # one kernel, one colour
+                colour = op_colour(key) if op >= 0 else self.theme.colour("idle_hatch")
                 size = int(cell.figure.width())
                 image = tinted("worker", size, size, colour.rgba(), ratio)
                 self.p.drawImage(cell.figure.topLeft(), image)
@@ -243,7 +246,11 @@ class LanePainter:
                     )
                     stage = s.stage_names[int(now.stage[cell.row])]
                     n, pct = op + 1, f"{fraction:.0%}"
-                    words = (f"op {n} {stage} {pct}", f"op {n} {pct}", f"{n} · {pct}", f"{n}")
+                    words: tuple[str, ...] = (
+                        f"op {n} {stage} {pct}", f"op {n} {pct}", f"{n} · {pct}", f"{n}"
+                    )  # fmt: skip
+                    if named is not None:  # a kernel's or a copy's own name, cut to fit
+                        words = (*(f"{elided(named, k)} {pct}" for k in (40, 20, 10)), pct)
                     self.fit(cell.label, words, small, "text")
                 else:
                     spent = format_time(float(idle[cell.row]), s.time_unit)

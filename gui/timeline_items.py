@@ -25,10 +25,11 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QImage, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from engine.schedule import Schedule
-from engine.text import format_time
+from engine.text import count_words, format_time
 from gui.colours import OP_COLOURS, Theme, density_colours, idle_style, ink_on
 from gui.derived_of import derived_of
 from gui.figure.bars import BAR_HEIGHT, THIN_PIXELS, BarPlan, LazyRows, plan_bars
+from gui.figure.kinds import kind_of
 from gui.figure.legend import Entry, legend_entries, legend_figure
 from gui.figure.model import Figure
 from gui.figure.painter import render_image
@@ -78,7 +79,8 @@ def layout_groups(
     groups = []
     y = gap + 0.5
     for schedule in schedules:
-        title = f"{schedule.label or schedule.policy} · {schedule.source} · {schedule.n_ops:,} ops"
+        ops = count_words(schedule.n_ops, *kind_of(schedule).op_nouns)  # "3 ops", "98 activities"
+        title = f"{schedule.label or schedule.policy} · {schedule.source} · {ops}"
         group = RowGroup(schedule, y, title, rows)
         groups.append(group)
         y += group.n_rows + gap
@@ -236,7 +238,7 @@ class BarsItem(pg.GraphicsObject):
             len(wide) <= OUTLINE_LIMIT
             and float(np.median(ends - starts)) * sx >= OUTLINE_MIN_PIXELS
         )
-        colour_of = s.op[wide] % len(OP_COLOURS)
+        colour_of = kind_of(s).colour_keys(s, wide) % len(OP_COLOURS)  # (a kernel: its name)
         for colour_index, name in enumerate(OP_COLOURS):
             mask = colour_of == colour_index
             if not mask.any():
@@ -319,8 +321,8 @@ class BarsItem(pg.GraphicsObject):
     def _paint_labels(
         self, painter: QPainter, group: RowGroup, wide: np.ndarray, rows: np.ndarray
     ) -> None:
-        """Op numbers (one row per op: stage names) inside bars wide enough for them,
-        drawn in screen pixels."""
+        """Op numbers (an imported activity: its name; one row per op: stage names)
+        inside bars wide enough for them, drawn in screen pixels."""
         transform = painter.transform()
         sx, dx = transform.m11(), transform.m31()
         sy, dy = transform.m22(), transform.m32()
@@ -340,23 +342,24 @@ class BarsItem(pg.GraphicsObject):
         candidates = np.flatnonzero(px_width >= metrics.horizontalAdvance("8") + 4)
         if not len(candidates) or len(candidates) > LABEL_LIMIT:
             return
+        kind = kind_of(s)
+        keys = kind.colour_keys(s, wide[candidates])
         painter.save()
         painter.resetTransform()
         painter.setFont(font)
-        for k in candidates.tolist():
+        for k, key in zip(candidates.tolist(), keys.tolist(), strict=True):
             task = int(wide[k])
-            op = int(s.op[task])
             left, right = float(starts[k]) * sx + dx, float(ends[k]) * sx + dx
             if group.rows == "ops":
                 name = s.stage_names[int(s.stage[task])]
-                words = (name, name[:1])
+                words = [name, name[:1]]
             else:
-                words = (f"op {op + 1}", str(op + 1))
+                words = kind.bar_words(s, int(s.op[task]))  # "op 3"; a kernel's name
             text = next((w for w in words if metrics.horizontalAdvance(w) + 6 <= right - left), "")
             if not text:
                 continue
             centre_y = (float(rows[k]) + group.first_row) * sy + dy
-            painter.setPen(ink_on(QColor(OP_COLOURS[op % len(OP_COLOURS)])))
+            painter.setPen(ink_on(QColor(OP_COLOURS[key % len(OP_COLOURS)])))
             box = QRectF(left, centre_y - metrics.height() / 2, right - left, metrics.height())
             painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
         painter.restore()

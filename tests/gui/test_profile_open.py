@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
@@ -189,3 +190,50 @@ def test_the_narration_says_why_a_stream_waits_as_the_trace_shows_it(
     for line in lines.values():
         assert "op " not in line and "starts at" not in line
         assert "load · no stream" not in line and "store" not in line  # rows that ran nothing
+
+
+def test_the_gantt_names_and_colours_a_trace_s_activities_by_kernel(
+    window: MainWindow, tmp_path: Path
+) -> None:
+    """On screen as in the exports: a group of imported lanes counts activities (not
+    ops), and a bar takes its kernel's colour: one kernel, one colour, on any stream."""
+    from collections import Counter
+
+    from PySide6.QtCore import QPointF
+
+    path = _kineto(
+        tmp_path,
+        [
+            ("kernel", "k_alpha", 7, 0.0, 10.0),
+            ("kernel", "k_beta", 7, 20.0, 10.0),
+            ("kernel", "k_alpha", 9, 40.0, 10.0),
+        ],
+    )
+    assert window.open_file(path)
+    timeline = window.view.timeline
+    measured = window.model.shown.schedules[0]
+    group = next(g for g in timeline.groups if g.schedule is measured)
+    assert group.title.endswith("· 3 activities")
+    window.resize(1280, 800)
+    timeline.getPlotItem().getViewBox().setXRange(0.0, 50e-6, padding=0.0)
+    image = timeline.grab().toImage()
+    box = timeline.getPlotItem().getViewBox()
+
+    def bar_colour(task: int) -> int:
+        """The commonest pixel inside the bar's middle (its label is a minority)."""
+        row = group.first_row + int(measured.rows_of(task))
+        start, end = float(measured.start[task]), float(measured.end[task])
+        pixels = Counter()
+        for f in np.linspace(0.2, 0.8, 13):
+            for dy in (-0.2, 0.0, 0.2):
+                scene = box.mapViewToScene(QPointF(start + f * (end - start), row + dy))
+                point = timeline.mapFromScene(scene)
+                pixels[image.pixel(point.x(), point.y())] += 1
+        return pixels.most_common(1)[0][0]
+
+    by_name = {measured.task_title(t): [] for t in range(len(measured))}
+    for task in range(len(measured)):
+        by_name[measured.task_title(task)].append(bar_colour(task))
+    first, second = by_name["k_alpha"]
+    [beta] = by_name["k_beta"]
+    assert first == second != beta
