@@ -49,7 +49,6 @@ from engine.errors import PipeLabError
 from engine.scenario import Scenario, load_preset
 from engine.schedule import Schedule
 from gui import theme as themes
-from gui.about import about_text
 from gui.app_model import AppModel, ScenarioChange
 from gui.clock import Clock
 from gui.elided_label import window_title
@@ -123,8 +122,13 @@ class MainWindow(QMainWindow):
         self._tab = PIPELINE_TAB
         self._pipeline_state: QByteArray | None = None  # its docks, while another tab shows
         self._status: QStatusBar | None = None
-        self._theme_choice = "system"
-        self.theme = themes.resolve("system")
+        # The saved theme, on the app before any widget: each is polished once, with it.
+        choice = str(settings().value("view/theme", "system"))
+        self._theme_choice = choice if choice in themes.CHOICES else "system"
+        self.theme = themes.resolve(self._theme_choice)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            themes.apply(app, self.theme)
         if model is None:
             chosen = scenario if scenario is not None else load_preset(preset or "book")
             mode = str(settings().value("view/mode", "both"))
@@ -746,6 +750,8 @@ class MainWindow(QMainWindow):
         self.help_dock.raise_()
 
     def _about(self) -> None:
+        from gui.about import about_text  # (PySide6's, numpy's… versions: when asked)
+
         QMessageBox.about(self, "About PipeLab", about_text())
 
     # -- settings -----------------------------------------------------------------------
