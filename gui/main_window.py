@@ -122,13 +122,8 @@ class MainWindow(QMainWindow):
         self._tab = PIPELINE_TAB
         self._pipeline_state: QByteArray | None = None  # its docks, while another tab shows
         self._status: QStatusBar | None = None
-        # The saved theme, on the app before any widget: each is polished once, with it.
-        choice = str(settings().value("view/theme", "system"))
-        self._theme_choice = choice if choice in themes.CHOICES else "system"
-        self.theme = themes.resolve(self._theme_choice)
-        app = QApplication.instance()
-        if isinstance(app, QApplication):
-            themes.apply(app, self.theme)
+        self._theme_choice = "system"
+        self.theme = themes.resolve("system")
         if model is None:
             chosen = scenario if scenario is not None else load_preset(preset or "book")
             mode = str(settings().value("view/mode", "both"))

@@ -31,17 +31,8 @@ def stylesheet(theme: Theme) -> str:
     return text
 
 
-#: The QApplication property naming the theme `apply` gave it last.
-APPLIED = "pipelab_theme"
-
-
 def apply(app: QApplication, theme: Theme) -> None:
-    """Give the whole application the theme's palette and stylesheet; nothing when it has
-    them already (setting them again re-polishes every widget: tens of ms at start-up,
-    where the window applies its theme before it builds a widget, then restores it)."""
-    if app.property(APPLIED) == theme.name:
-        return
-    app.setProperty(APPLIED, theme.name)
+    """Give the whole application the theme's palette and stylesheet."""
     app.setStyle("Fusion")
     palette = QPalette()
     roles = {
