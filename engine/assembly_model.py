@@ -31,7 +31,7 @@ from engine.assembly_slots import (
     sorted_and_order,
     touching_tolerance,
 )
-from engine.columns import task_dtype
+from engine.columns import sorted_unique, task_dtype
 from engine.schedule import OpOrder, Schedule
 from engine.timeline import WorkersNow, workers_at
 
@@ -328,7 +328,7 @@ def assembly_frame(
     slots = slots_now(derived, time, slots_shown)
     first_waiting = _first_waiting(index, started, shelf)
     last_done = _last_done(index, done, shelf)
-    candidates = np.unique(
+    candidates = sorted_unique(
         np.concatenate(
             [first_waiting, last_done, workers.op[workers.op >= 0], slots.op[slots.op >= 0]]
         )

@@ -104,6 +104,30 @@ def pipeline_layout(n_ops: int, n_stages: int = 3) -> tuple[IntArray, IntArray, 
     return columns[0], columns[1], columns[2]
 
 
+def sorted_unique(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """The distinct values of ``values``, ascending, as ``np.unique(values)`` gives them
+    for times and indices (no NaN). Not np.unique itself: since NumPy 2.3 its first call
+    imports numpy.ma (as np.median's does, see `median_of`), a tenth of a second of the
+    app's start-up (the first screen asks for these on its first run and every frame)."""
+    ordered = np.sort(values, axis=None)
+    if len(ordered) < 2:
+        return ordered
+    first = np.empty(len(ordered), dtype=bool)
+    first[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    return ordered[first]
+
+
+def median_of(values: npt.NDArray[Any]) -> float:
+    """``np.median(values)`` for values without NaN (a few thousand at most: it sorts a
+    copy), without np.median's NaN check, which imports numpy.ma (see `sorted_unique`)."""
+    ordered = np.sort(values, axis=None)
+    n = len(ordered)
+    if not n:
+        raise ValueError("the median of no values")
+    return (float(ordered[(n - 1) // 2]) + float(ordered[n // 2])) / 2
+
+
 def op_numbers(n_ops: int) -> IntArray:
     """0 .. n_ops - 1, read-only and shared (like `pipeline_layout`)."""
     return shared_layout(("ops", n_ops, 1), lambda: np.arange(n_ops, dtype=np.int64))

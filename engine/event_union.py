@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import fast_scheduler
+from engine.columns import sorted_unique
 from engine.schedule import Schedule
 from engine.tolerance import time_tolerance
 
@@ -52,7 +53,7 @@ def sorted_common(a: FloatArray, b: FloatArray) -> FloatArray:
     at = np.searchsorted(b, a)  # the first of b at or above each of a
     inside = at < len(b)
     shared = a[inside][b[at[inside]] == a[inside]]
-    return np.unique(shared)
+    return sorted_unique(shared)
 
 
 class EventUnion:
@@ -129,7 +130,7 @@ class EventUnion:
                 for b in earlier.arrays
                 for common in (sorted_common(a, b),)
             ]
-            removed.append(np.unique(np.concatenate(shared)))
+            removed.append(sorted_unique(np.concatenate(shared)))
         # A value one union drops is a time where another holds it.
         dropped = [
             d[~np.any([other.holds(d) for other in unions if other is not union], axis=0)]
@@ -141,7 +142,7 @@ class EventUnion:
         union._set(
             tuple(a for u in unions for a in u.arrays),
             np.sort(np.concatenate(removed)),
-            np.unique(np.concatenate(dropped)) if dropped else np.zeros(0),
+            sorted_unique(np.concatenate(dropped)) if dropped else np.zeros(0),
         )
         return union
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 import sys
 import tomllib
@@ -398,6 +397,8 @@ class Scenario:
 
 def _suggestion(key: str, allowed: Iterable[str], path: tuple[str | int, ...]) -> str:
     """ "; did you mean 'buffers'?", a hint that a key belongs at the top, or the list."""
+    import difflib  # (a bad file's words only: not at the app's start-up)
+
     close = difflib.get_close_matches(key, list(allowed), n=1, cutoff=0.6)
     if close:
         return f"; did you mean {close[0]!r}?"
@@ -450,6 +451,8 @@ def _close_preset(name: str) -> list[str]:
     folded = name.strip().casefold().removesuffix(".toml")
     if folded in by_fold:
         return [by_fold[folded]]
+    import difflib  # (a bad name's words only: not at the app's start-up)
+
     close = difflib.get_close_matches(folded, list(by_fold), n=1)
     return [by_fold[c] for c in close]
 

@@ -49,7 +49,6 @@ from engine.errors import PipeLabError
 from engine.scenario import Scenario, load_preset
 from engine.schedule import Schedule
 from gui import theme as themes
-from gui.about import about_text
 from gui.app_model import AppModel, ScenarioChange
 from gui.clock import Clock
 from gui.elided_label import window_title
@@ -746,6 +745,8 @@ class MainWindow(QMainWindow):
         self.help_dock.raise_()
 
     def _about(self) -> None:
+        from gui.about import about_text  # (PySide6's, numpy's… versions: when asked)
+
         QMessageBox.about(self, "About PipeLab", about_text())
 
     # -- settings -----------------------------------------------------------------------

@@ -16,7 +16,6 @@ both do nothing.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 import sys
 
@@ -69,7 +68,9 @@ def _glibc() -> ctypes.CDLL | None:
     if not sys.platform.startswith("linux"):
         return None
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        # The process's own symbols, its C library's among them: no search for the
+        # library's file (ctypes.util.find_library runs ldconfig, a process of its own).
+        libc = ctypes.CDLL(None)
         libc.malloc_trim.argtypes = [ctypes.c_size_t]
         libc.mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     except (OSError, AttributeError):

@@ -3,14 +3,16 @@ known) and then derived step by step (`gui.runs.DERIVATIONS`), timed, in turn or
 runs, side by side on one thread each (the compiled scheduler and numpy release the
 GIL); a big Schedule derived alone runs the steps that share nothing with the others
 (`Apart`) on a thread of their own beside them; and how the memory a dropped run freed
-goes back to the system."""
+goes back to the system.
+
+The thread pools (concurrent.futures) load with the first big run: the app starts on a
+small one."""
 
 from __future__ import annotations
 
 import threading
 import time
 from collections.abc import Callable, Generator
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 from engine.derived import Derived
@@ -104,6 +106,8 @@ def _derive(
 
     pool = helper = None
     if elsewhere:
+        from concurrent.futures import ThreadPoolExecutor
+
         assert aside is not None
         aside.prepare(derived)
         pool = ThreadPoolExecutor(1, thread_name_prefix="pipelab-derive")
@@ -117,6 +121,8 @@ def _derive(
             values[name], times[name] = _timed(derive, derived, scenario)
             yield name
         if helper is not None:
+            from concurrent.futures import wait
+
             while not helper.done():
                 wait([helper], timeout=POLL_SECONDS)
                 yield "deriving"
@@ -158,6 +164,8 @@ def side_by_side(
 ) -> Generator[str, None, list[Result]]:
     """One thread per Schedule; yields every `POLL_SECONDS` while they work (a dropped
     job stops them after the step in progress)."""
+    from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+
     stop = threading.Event()
 
     def work(plan: Plan) -> Result:

@@ -24,6 +24,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QImage, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
+from engine.columns import median_of, sorted_unique
 from engine.schedule import Schedule
 from engine.text import count_words, format_time
 from gui.colours import OP_COLOURS, Theme, density_colours, idle_style, ink_on
@@ -213,7 +214,7 @@ class BarsItem(pg.GraphicsObject):
             base = "idle" if group.rows == "workers" else "background"
             colours = density_colours(theme, base)
             runs = plan.density
-            for level in np.unique(runs.level).tolist():
+            for level in sorted_unique(runs.level).tolist():
                 mask = runs.level == level
                 array = _rect_array(
                     runs.t[mask],
@@ -234,10 +235,7 @@ class BarsItem(pg.GraphicsObject):
         task_row = rows_of(s, group.rows, wide)
         starts, ends = s.start[wide], s.end[wide]
         ys = task_row + offset - BAR_HEIGHT / 2
-        outline = (
-            len(wide) <= OUTLINE_LIMIT
-            and float(np.median(ends - starts)) * sx >= OUTLINE_MIN_PIXELS
-        )
+        outline = len(wide) <= OUTLINE_LIMIT and median_of(ends - starts) * sx >= OUTLINE_MIN_PIXELS
         colour_of = kind_of(s).colour_keys(s, wide) % len(OP_COLOURS)  # (a kernel: its name)
         for colour_index, name in enumerate(OP_COLOURS):
             mask = colour_of == colour_index

@@ -7,27 +7,26 @@ The format is told by the content, not the suffix; a ``.gz`` of any of them is r
 Anything else — empty, not JSON/SQLite/CSV, a truncated gzip, no GPU activity — is a
 one-line `PipeLabError` naming the file. Pure Python and numpy (``sqlite3`` from the
 standard library): no Qt, no CuPy.
+
+Importing this package (as every `gpu.profile.lanes` import does: the app's Gantt asks
+whether a run is a profile's) loads no reader: the readers, with json, gzip and sqlite3,
+load when a file is read (`load_profile`), so the app's start-up does not pay for them.
 """
 
 from __future__ import annotations
 
-import gzip
-import json
 import os
-import tempfile
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import PipeLabError
 from engine.schedule import UNITS, Schedule
 from engine.validation import path_text
-from gpu.profile.activity import Activity
-from gpu.profile.kineto import read_kineto, trace_events
-from gpu.profile.lanes import DeviceRun, device_run
-from gpu.profile.nsys import read_nsys_csv, read_nsys_sqlite
-from gpu.profile.pipelab_trace import is_pipelab_trace, read_pipelab_trace
+
+if TYPE_CHECKING:
+    from gpu.profile.activity import Activity
+    from gpu.profile.lanes import DeviceRun
 
 FORMATS = ("kineto", "nsys-sqlite", "nsys-csv", "pipelab-trace")
 _SQLITE = b"SQLite format 3\x00"
@@ -73,6 +72,8 @@ def load_profile(path: str | os.PathLike[str]) -> Profile:
         ) from None
     if text.lstrip()[:1] in ("{", "["):
         return _from_json(text, source)
+    from gpu.profile.nsys import read_nsys_csv
+
     return _profile("nsys-csv", read_nsys_csv(text, source), source)
 
 
@@ -102,6 +103,9 @@ def looks_like_profile(path: str | os.PathLike[str]) -> bool:
 
 
 def _gunzipped(raw: bytes, source: str) -> bytes:
+    import gzip
+    import zlib
+
     try:
         return gzip.decompress(raw)
     except (OSError, EOFError, zlib.error) as error:
@@ -111,6 +115,10 @@ def _gunzipped(raw: bytes, source: str) -> bytes:
 def _from_sqlite(gunzipped: bytes | None, path: Path, source: str) -> Profile:
     """An SQLite file, or the ``gunzipped`` content of one (written to a temporary file:
     sqlite3 reads files)."""
+    import tempfile
+
+    from gpu.profile.nsys import read_nsys_sqlite
+
     if gunzipped is None:
         return _profile("nsys-sqlite", read_nsys_sqlite(path, source), source)
     with tempfile.TemporaryDirectory(prefix="pipelab-") as folder:
@@ -120,6 +128,11 @@ def _from_sqlite(gunzipped: bytes | None, path: Path, source: str) -> Profile:
 
 
 def _from_json(text: str, source: str) -> Profile:
+    import json
+
+    from gpu.profile.kineto import read_kineto, trace_events
+    from gpu.profile.pipelab_trace import is_pipelab_trace, read_pipelab_trace
+
     try:
         data: Any = json.loads(text)
     except json.JSONDecodeError as error:
@@ -137,6 +150,8 @@ def _from_json(text: str, source: str) -> Profile:
 
 def _own_run(number: int, schedule: Schedule, source: str) -> DeviceRun:
     """A PipeLab run read back: its own Schedule, every worker its own lane."""
+    from gpu.profile.lanes import DeviceRun
+
     if schedule.unit_names != UNITS:
         raise PipeLabError(
             f"{source}: a PipeLab trace without load, compute and store units "
@@ -147,6 +162,8 @@ def _own_run(number: int, schedule: Schedule, source: str) -> DeviceRun:
 
 
 def _profile(format: str, activity: Activity, source: str) -> Profile:
+    from gpu.profile.lanes import device_run
+
     activity = activity.checked(source)
     name = Path(source).name
     runs = tuple(

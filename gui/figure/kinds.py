@@ -9,23 +9,23 @@ that is its label already), and the legend explains the warps' colours and the l
 An imported profile (`gpu.profile`) has activities for ops on rows that are streams: a bar
 is coloured by its name (one kernel, one colour) and says its name where it fits.
 The model decides which a run is (`engine.warp_idle.is_warp_schedule`,
-`gpu.profile.lanes.is_profile_schedule`); views only read.
+`gpu.profile.lanes.is_profile_schedule`); views only read. A run with the pipeline's
+stages is neither, and those modules load with the first run that may be one (the app
+starts on a pipeline run and does not pay for them).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 import numpy.typing as npt
 
 from engine.errors import PipeLabError
 from engine.naming import slots_words
-from engine.schedule import Schedule
+from engine.schedule import STAGES, Schedule
 from engine.text import count_words, elided
-from engine.warp_idle import is_warp_schedule
-from engine.warps import ISSUE_UNIT, MEMORY
-from gpu.profile.lanes import is_profile_schedule
 from gui.figure.rows import ROW_MODES
 
 IntArray = npt.NDArray[np.int64]
@@ -102,18 +102,25 @@ class RunKind:
 
 
 PIPELINE = RunKind("pipeline")
-WARPS = RunKind(
-    "warps",
-    op_word="warp",
-    neutral=(NeutralStage(MEMORY, "memory", "waiting for memory (load in flight)"),),
-    labelled_units=(ISSUE_UNIT,),
-    rows=("workers",),
-    colour_words="computing (each warp its colour)",
-    wait_title=False,
-    noun="warp run",
-    worker_rows_tall=20,  # 64 warps: a page's height, a label every few rows
-    own_rows="its warps and the issue unit already",
-)
+
+
+@cache
+def warps_kind() -> RunKind:
+    """A warp run's kind (made with the first warp run: `engine.warps` names its parts)."""
+    from engine.warps import ISSUE_UNIT, MEMORY
+
+    return RunKind(
+        "warps",
+        op_word="warp",
+        neutral=(NeutralStage(MEMORY, "memory", "waiting for memory (load in flight)"),),
+        labelled_units=(ISSUE_UNIT,),
+        rows=("workers",),
+        colour_words="computing (each warp its colour)",
+        wait_title=False,
+        noun="warp run",
+        worker_rows_tall=20,  # 64 warps: a page's height, a label every few rows
+        own_rows="its warps and the issue unit already",
+    )
 
 
 PROFILE = RunKind(
@@ -127,6 +134,11 @@ PROFILE = RunKind(
 
 def kind_of(schedule: Schedule) -> RunKind:
     """The kind of run ``schedule`` is."""
+    if schedule.stage_names == STAGES:  # read, compute, write: a pipeline's (nothing to load)
+        return PIPELINE
+    from engine.warp_idle import is_warp_schedule
+    from gpu.profile.lanes import is_profile_schedule
+
     if is_warp_schedule(schedule):
-        return WARPS
+        return warps_kind()
     return PROFILE if is_profile_schedule(schedule) else PIPELINE

@@ -14,20 +14,24 @@ A pipeline run's worker rows are never held as spans here: at 10^6 ops they are 
 Each function takes the Schedule's `engine.derived.Derived` (its run's). What this module
 shapes from it for a figure (the spans of a row mode, the reasons a legend lists) is kept
 per Derived, weakly: it goes with the run.
+
+A warp run's and an imported profile's reasons (`engine.warp_idle`, `gpu.profile.idle`)
+load with the first such run: a run with the pipeline's stages is neither, and the app
+starts on one (its start-up test holds the modules out).
 """
 
 from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
 from engine.derived import Derived
 from engine.errors import PipeLabError
-from engine.schedule import Schedule
+from engine.schedule import STAGES, Schedule
 from engine.span_index import SpanIndex
 from engine.waits import (
     IDLE_REASONS,
@@ -38,11 +42,11 @@ from engine.waits import (
     reaching,
 )
 from engine.waits import IdleSpans as EngineIdleSpans
-from engine.warp_idle import WARP_IDLE_REASONS, is_warp_schedule, warp_idle
-from gpu.profile.idle import IMPORTED_REASONS, ImportedIdle, lane_idle
-from gpu.profile.lanes import is_profile_schedule
 from gui.colours import IDLE_STYLES
 from gui.export_formats import ROWS
+
+if TYPE_CHECKING:
+    from gpu.profile.idle import ImportedIdle
 
 ROW_MODES = ROWS  # (declared with the exports' other options)
 
@@ -191,24 +195,40 @@ def describe_wait(derived: Derived, mode: str, spans: IdleSpans, index: int) -> 
     if mode == "ops":
         return derived.op_waits.describe(index) if schedule.is_pipeline else ""
     # (a warp run's: worker rows with pipeline runs' spans describe themselves, above)
+    from engine.warp_idle import WARP_IDLE_REASONS, warp_idle
+
     return IDLE_STYLES[WARP_IDLE_REASONS[int(warp_idle(schedule).reason[index])]].label
 
 
 def _own_reasons(schedule: Schedule) -> bool:
     """Whether ``schedule``'s worker rows wait for reasons of their own, not the
     pipeline's: a warp run's (stalls), an imported profile's (what the trace shows)."""
+    if schedule.stage_names == STAGES:  # read, compute, write: neither (nothing to load)
+        return False
+    from engine.warp_idle import is_warp_schedule
+    from gpu.profile.lanes import is_profile_schedule
+
     return is_warp_schedule(schedule) or is_profile_schedule(schedule)
 
 
-def _worker_spans(derived: Derived) -> IdleSpans:
+def _own_spans(derived: Derived) -> IdleSpans:
+    """The worker rows' gaps of a warp run or an imported profile (`_own_reasons`)."""
+    from engine.warp_idle import WARP_IDLE_REASONS, is_warp_schedule, warp_idle
+    from gpu.profile.idle import IMPORTED_REASONS, ImportedIdle, lane_idle
+
     schedule = derived.schedule
     if is_warp_schedule(schedule):  # a warp run's gaps are stalls, not pipeline waits
         gaps = warp_idle(schedule)
         return IdleSpans(gaps.row, gaps.start, gaps.end, gaps.reason, WARP_IDLE_REASONS)
-    if is_profile_schedule(schedule):
-        own = derived.own_reasons  # (`gui.derived_of.derived_for` gives them)
-        lanes = own if isinstance(own, ImportedIdle) else lane_idle(schedule)
-        return IdleSpans(lanes.row, lanes.start, lanes.end, lanes.reason, IMPORTED_REASONS, lanes)
+    own = derived.own_reasons  # (`gui.derived_of.derived_for` gives them)
+    lanes = own if isinstance(own, ImportedIdle) else lane_idle(schedule)
+    return IdleSpans(lanes.row, lanes.start, lanes.end, lanes.reason, IMPORTED_REASONS, lanes)
+
+
+def _worker_spans(derived: Derived) -> IdleSpans:
+    schedule = derived.schedule
+    if _own_reasons(schedule):
+        return _own_spans(derived)
     spans = derived.idle_spans
     # The engine's int8 reason codes as they are: a copy in int64 is 8 bytes a span, and
     # a run of 10^6 ops with 2 workers a unit has millions of spans.
