@@ -1,0 +1,205 @@
+"""A pipeline's shape: its stages, the units that run them and the buffer pools ops hold
+between two stages — and the reference loop that simulates any shape.
+
+The contract (docs/model.md, binding):
+
+* **Stages**: 1 to `MAX_STAGES`, in order, each on a unit. Each op runs every stage in order.
+* **Units**: each with k ≥ 1 workers; a unit may run several stages (one copy engine for
+  host-to-device and device-to-host).
+* **Pools**: a size B (0 = unlimited) and two stages ``first`` ≤ ``last``: an op takes a slot
+  before its ``first`` stage can start and gives it back when its ``last`` stage ends. Slots
+  go out in op order (a ring: op i gets one only after op i − 1 has), when one is free; an op
+  asks when its stage before ``first`` ends (at 0 when ``first`` is the first stage). Pools
+  with the same ``first`` are taken in the order they are listed, each asked for once the
+  one before it is granted.
+* **Dispatch**: a unit gives a free worker (lowest index first) to the ready stage with the
+  earliest ready time; ties go to the lower op, then to the earlier stage. At each instant
+  every task ending then is finished (freeing workers and slots, readying stages) and the
+  free slots are granted before any worker is handed out. A stage is ready when the op's
+  previous stage has ended and it holds every pool whose ``first`` is this stage.
+
+The book's pipeline is three stages on the load, compute and store units and one pool from
+the read to the write (`book_shape`); its sequential policy is that pool with one slot.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.errors import PipeLabError
+from engine.schedule import STAGES, UNITS
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+#: The most stages a shape may have.
+MAX_STAGES = 8
+
+
+@dataclass(frozen=True)
+class Pool:
+    """Slots an op holds from the start of stage ``first`` to the end of stage ``last``
+    (stage indices); ``size`` 0 is unlimited."""
+
+    name: str
+    size: int
+    first: int
+    last: int
+
+
+@dataclass(frozen=True)
+class Shape:
+    """Stages (names, and the unit each runs on), units (names, workers) and pools."""
+
+    stages: tuple[str, ...]
+    stage_units: tuple[int, ...]
+    units: tuple[str, ...]
+    workers: tuple[int, ...]
+    pools: tuple[Pool, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not 1 <= len(self.stages) <= MAX_STAGES:
+            raise PipeLabError(f"a pipeline has 1 to {MAX_STAGES} stages, not {len(self.stages)}")
+        for kind, names in (("stage", self.stages), ("unit", self.units)):
+            seen = set()
+            for name in names:
+                if not name:
+                    raise PipeLabError(f"a {kind} needs a name")
+                if name in seen:
+                    raise PipeLabError(f"two {kind}s are named {name!r}")
+                seen.add(name)
+        if len(self.stage_units) != len(self.stages):
+            raise PipeLabError("every stage needs its unit")
+        if len(self.workers) != len(self.units):
+            raise PipeLabError("every unit needs its number of workers")
+        for unit in self.stage_units:
+            if not 0 <= unit < len(self.units):
+                raise PipeLabError(f"a stage runs on unit {unit}, which the pipeline lacks")
+        for name, k in zip(self.units, self.workers, strict=True):
+            if k < 1:
+                raise PipeLabError(f"unit {name!r} needs at least 1 worker, not {k}")
+        pools = set()
+        for pool in self.pools:
+            if pool.name in pools:
+                raise PipeLabError(f"two pools are named {pool.name!r}")
+            pools.add(pool.name)
+            if pool.size < 0:
+                raise PipeLabError(f"pool {pool.name!r} needs a size of 0 (unlimited) or more")
+            if not 0 <= pool.first <= pool.last < len(self.stages):
+                raise PipeLabError(
+                    f"pool {pool.name!r} must be taken at a stage no later than the one "
+                    "that frees it"
+                )
+
+
+def book_shape(workers: tuple[int, ...] = (1, 1, 1), buffers: int = 0) -> Shape:
+    """The book's pipeline: read → compute → write on the load, compute and store units,
+    one pool of ``buffers`` slots held from the read to the write (0 = unlimited)."""
+    return Shape(STAGES, (0, 1, 2), UNITS, tuple(workers), (Pool("slots", buffers, 0, 2),))
+
+
+def shape_tasks(shape: Shape, durations: FloatArray) -> tuple[FloatArray, IntArray, FloatArray]:
+    """The reference loop: for (n, stages) ``durations``, each stage's start (n, stages),
+    its worker within its unit (n, stages) and each pool's grant times (n, pools).
+
+    Per instant: finish the tasks ending now (free their workers, release the pools whose
+    ``last`` stage they are, ready or make ask the next stage), grant free slots (pools in
+    their order, ops in op order), then let each unit (in the order of its first stage) hand
+    its free workers to its ready stages, earliest ready first (lower op, then earlier
+    stage, on ties). A zero-length stage ends on the spot: whatever it frees or readies is
+    served at the same instant; so is everything granted meanwhile.
+    """
+    n_stages, n_pools = len(shape.stages), len(shape.pools)
+    n = len(durations)
+    length = durations.reshape(-1).tolist()  # op-major: [op * n_stages + stage]
+    starts = [0.0] * (n * n_stages)
+    workers = [0] * (n * n_stages)
+    grants = [[0.0] * n for _ in shape.pools]
+    # Pools taken at each stage (in their listed order), and freed at each stage's end.
+    taken: list[list[int]] = [[] for _ in range(n_stages)]
+    freed: list[list[int]] = [[] for _ in range(n_stages)]
+    for p, pool in enumerate(shape.pools):
+        taken[pool.first].append(p)
+        freed[pool.last].append(p)
+    unit_of = shape.stage_units
+    serving = sorted(range(len(shape.units)), key=lambda u: unit_of.index(u) if u in unit_of else 0)
+    free = [list(range(k)) for k in shape.workers]
+    ready: list[list[tuple[float, int, int]]] = [[] for _ in shape.units]
+    asked = [[False] * n for _ in shape.pools]  # op i has asked for a slot of pool p
+    next_op = [0] * n_pools  # the op whose turn it is in each pool's ring
+    in_use = [0] * n_pools
+    running: list[tuple[float, int, int, int]] = []  # (end, op, stage, sequence)
+    sequence = 0
+
+    def arrive(op: int, stage: int, now: float, k: int = 0) -> None:
+        """Op ``op`` may start ``stage`` once it holds the pools taken there from the
+        ``k``-th on: ask for the next one, or be ready."""
+        if k < len(taken[stage]):
+            asked[taken[stage][k]][op] = True
+        else:
+            heapq.heappush(ready[unit_of[stage]], (now, op, stage))
+
+    def finish(op: int, stage: int, now: float) -> None:
+        for p in freed[stage]:
+            in_use[p] -= 1
+        if stage + 1 < n_stages:
+            arrive(op, stage + 1, now)
+
+    def grant(now: float) -> None:
+        for p, pool in enumerate(shape.pools):
+            wants, stage = asked[p], pool.first
+            # The ring: the op whose turn it is, once it has asked and a slot is free.
+            while next_op[p] < n and wants[next_op[p]] and (not pool.size or in_use[p] < pool.size):
+                op = next_op[p]
+                grants[p][op] = now
+                next_op[p] += 1
+                in_use[p] += 1
+                arrive(op, stage, now, taken[stage].index(p) + 1)
+
+    def dispatch(now: float) -> bool:
+        nonlocal sequence
+        served = False
+        for unit in serving:
+            queue, idle = ready[unit], free[unit]
+            while queue and idle:
+                _, op, stage = heapq.heappop(queue)
+                worker = heapq.heappop(idle)
+                task = op * n_stages + stage
+                starts[task] = now
+                workers[task] = worker
+                served = True
+                end = now + length[task]
+                if end > now:  # (a denormal duration added to `now` is zero too)
+                    sequence += 1
+                    heapq.heappush(running, (end, op, stage, sequence))
+                    continue
+                heapq.heappush(idle, worker)
+                finish(op, stage, now)
+        return served
+
+    def settle(now: float) -> None:
+        grant(now)
+        while dispatch(now):  # (zero-length stages free and ready at this instant)
+            grant(now)
+
+    for op in range(n):
+        arrive(op, 0, 0.0)
+    settle(0.0)
+    while running:
+        now = running[0][0]
+        while running and running[0][0] <= now:
+            _, op, stage, _ = heapq.heappop(running)
+            heapq.heappush(free[unit_of[stage]], workers[op * n_stages + stage])
+            finish(op, stage, now)
+        settle(now)
+    if any(k < n for k in next_op):  # (the ring rules it out: a check, not a case)
+        raise PipeLabError("the pipeline stops: some op never gets its slot")
+    return (
+        np.array(starts, dtype=np.float64).reshape(n, n_stages),
+        np.array(workers, dtype=np.int64).reshape(n, n_stages),
+        np.array(grants, dtype=np.float64).reshape(n_pools, n).T.copy(),
+    )

@@ -1,0 +1,193 @@
+"""Pipeline shapes (`engine.shape`): the shape's checks, the book's shape giving the book's
+reference bit for bit, and random shapes against an independent SimPy model of the
+contract (engine/shape.py's docstring) written here."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.errors import PipeLabError
+from engine.scheduler import reference_tasks
+from engine.shape import MAX_STAGES, Pool, Shape, book_shape, shape_tasks
+
+# -- the shape's checks ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("shape", "words"),
+    [
+        (lambda: Shape((), (), ("u",), (1,)), "1 to 8 stages"),
+        (lambda: Shape(("s",) * 2, (0, 0), ("u",), (1,)), "two stages are named 's'"),
+        (lambda: Shape(tuple("abcdefghi"), (0,) * 9, ("u",), (1,)), "not 9"),
+        (lambda: Shape(("a",), (1,), ("u",), (1,)), "which the pipeline lacks"),
+        (lambda: Shape(("a",), (0,), ("u",), (0,)), "unit 'u' needs at least 1 worker"),
+        (lambda: Shape(("a",), (0,), ("u", "u"), (1, 1)), "two units are named 'u'"),
+        (lambda: Shape(("a", "b"), (0, 0), ("u",), (1,), (Pool("p", 1, 1, 0),)), "frees it"),
+        (lambda: Shape(("a",), (0,), ("u",), (1,), (Pool("p", -1, 0, 0),)), "size of 0"),
+        (
+            lambda: Shape(("a",), (0,), ("u",), (1,), (Pool("p", 1, 0, 0), Pool("p", 1, 0, 0))),
+            "two pools are named 'p'",
+        ),
+    ],
+)
+def test_a_bad_shape_is_refused_in_one_line(shape: object, words: str) -> None:
+    with pytest.raises(PipeLabError, match=words) as refused:
+        shape()  # type: ignore[operator]
+    assert "\n" not in str(refused.value)
+
+
+# -- the book's shape is the book ----------------------------------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(0, 14),
+    st.tuples(*(st.integers(1, 3) for _ in range(3))),
+    st.integers(0, 4),
+    st.sampled_from(["integers", "zeros", "floats"]),
+    st.integers(0, 2**32 - 1),
+)
+def test_the_book_s_shape_gives_the_book_s_reference_bit_for_bit(
+    n: int, workers: tuple[int, int, int], buffers: int, times: str, seed: int
+) -> None:
+    """Every start, worker and grant time: tie-heavy integers, zero-length stages (which
+    end on the spot and free or ready at the same instant) and floats."""
+    rng = np.random.default_rng(seed)
+    if times == "floats":
+        durations = rng.uniform(0.1, 5.0, (n, 3))
+    else:
+        durations = rng.integers(0 if times == "zeros" else 1, 4, (n, 3)).astype(np.float64)
+    starts, on, grants = shape_tasks(book_shape(workers, buffers), durations)
+    book_starts, book_on, book_grants = reference_tasks(durations, workers, buffers)
+    assert np.array_equal(starts, book_starts)
+    assert np.array_equal(on, book_on)
+    assert np.array_equal(grants[:, 0], book_grants)
+
+
+# -- random shapes against SimPy -------------------------------------------------------------
+
+
+def simpy_shape(shape: Shape, durations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The contract as SimPy processes, one per task, and an arbiter that runs after every
+    other event of an instant (a lower priority than SimPy's own): it grants free slots in
+    ring order, pool by pool, then lets each unit, in the order of its first stage, hand
+    its lowest free worker to the ready stage with the earliest ready time, then the lower
+    op, then the earlier stage. Positive durations only (a zero-length stage's instant is
+    the reference's own business). Returns the starts and each pool's grant times."""
+    import simpy
+
+    env = simpy.Environment()
+    n, n_stages = durations.shape
+    free = [set(range(k)) for k in shape.workers]
+    ready: list[list[tuple[float, int, int]]] = [[] for _ in shape.units]
+    wants: list[set[int]] = [set() for _ in shape.pools]
+    turn = [0] * len(shape.pools)
+    held = [0] * len(shape.pools)
+    starts = np.full((n, n_stages), np.nan)
+    grants = np.full((n, len(shape.pools)), np.nan)
+    order = sorted(range(len(shape.units)), key=lambda u: min(
+        (s for s, unit in enumerate(shape.stage_units) if unit == u), default=0
+    ))  # fmt: skip
+    called = [False]
+
+    def needs(op: int, stage: int, granted: int = -1) -> None:
+        """Op ``op`` has finished the stage before ``stage``, or just got pool
+        ``granted``: ask for the next pool taken at ``stage``, else be ready."""
+        taken = [p for p, pool in enumerate(shape.pools) if pool.first == stage]
+        later = taken[taken.index(granted) + 1 :] if granted >= 0 else taken
+        if later:
+            wants[later[0]].add(op)
+        else:
+            ready[shape.stage_units[stage]].append((env.now, op, stage))
+        call_arbiter()
+
+    def call_arbiter() -> None:
+        if not called[0]:
+            called[0] = True
+            event = simpy.Event(env)
+            event._ok, event._value = True, None  # (scheduled by hand, below)
+            event.callbacks.append(arbitrate)
+            env.schedule(event, priority=2)  # type: ignore[arg-type]  # (after NORMAL ones)
+
+    def arbitrate(_: object) -> None:
+        called[0] = False
+        for p, pool in enumerate(shape.pools):
+            while turn[p] in wants[p] and (pool.size == 0 or held[p] < pool.size):
+                op = turn[p]
+                wants[p].discard(op)
+                grants[op, p] = env.now
+                held[p] += 1
+                turn[p] += 1
+                needs(op, pool.first, granted=p)
+        for unit in order:
+            while ready[unit] and free[unit]:
+                best = min(ready[unit])
+                ready[unit].remove(best)
+                worker = min(free[unit])
+                free[unit].discard(worker)
+                env.process(run(best[1], best[2], unit, worker))
+
+    def run(op: int, stage: int, unit: int, worker: int):  # type: ignore[no-untyped-def]
+        starts[op, stage] = env.now
+        yield env.timeout(float(durations[op, stage]))
+        free[unit].add(worker)
+        for p, pool in enumerate(shape.pools):
+            if pool.last == stage:
+                held[p] -= 1
+        if stage + 1 < n_stages:
+            needs(op, stage + 1)
+        else:
+            call_arbiter()
+
+    for op in range(n):
+        needs(op, 0)
+    env.run()
+    return starts, grants
+
+
+@st.composite
+def shapes(draw: st.DrawFn) -> Shape:
+    """2–5 stages on 1–3 units (shared), 1–3 workers each, 0–2 pools of 0–3 slots."""
+    n_stages = draw(st.integers(2, 5))
+    n_units = draw(st.integers(1, min(3, n_stages)))
+    stage_units = tuple(draw(st.integers(0, n_units - 1)) for _ in range(n_stages))
+    workers = tuple(draw(st.integers(1, 3)) for _ in range(n_units))
+    pools = []
+    for p in range(draw(st.integers(0, 2))):
+        first = draw(st.integers(0, n_stages - 1))
+        last = draw(st.integers(first, n_stages - 1))
+        pools.append(Pool(f"pool {p}", draw(st.integers(0, 3)), first, last))
+    names = tuple(f"stage {s}" for s in range(n_stages))
+    return Shape(
+        names, stage_units, tuple(f"unit {u}" for u in range(n_units)), workers, tuple(pools)
+    )
+
+
+@settings(max_examples=250, deadline=None)
+@given(shapes(), st.integers(1, 12), st.integers(0, 2**32 - 1))
+def test_random_shapes_agree_with_simpy(shape: Shape, n: int, seed: int) -> None:
+    """Tie-heavy integer times: every start and grant as the contract says."""
+    durations = np.random.default_rng(seed).integers(1, 4, (n, len(shape.stages))).astype(float)
+    starts, _, grants = shape_tasks(shape, durations)
+    theirs, their_grants = simpy_shape(shape, durations)
+    assert np.array_equal(starts, theirs)
+    assert np.array_equal(grants, their_grants)
+
+
+def test_a_pool_freed_after_the_compute_is_a_ring_of_k_stages() -> None:
+    """A cp.async mainloop: load (1) then MMA (2) on one tile each, 4 shared-memory
+    stages taken at the load and freed after the MMA. The loads run ahead by 4 tiles at
+    most, the tensor cores never wait after the first load: 1 + 2n."""
+    shape = Shape(
+        ("load", "mma"), (0, 1), ("TMA", "tensor cores"), (1, 1), (Pool("smem", 4, 0, 1),)
+    )
+    n = 12
+    durations = np.tile([1.0, 2.0], (n, 1))
+    starts, _, grants = shape_tasks(shape, durations)
+    assert starts[-1, 1] + 2.0 == 1 + 2 * n
+    # Tile i's slot is tile i - 4's, freed when its MMA ends.
+    assert np.array_equal(grants[4:, 0], starts[:-4, 1] + 2.0)
+    assert MAX_STAGES == 8
