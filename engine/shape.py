@@ -30,8 +30,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from engine.columns import pipeline_layout
 from engine.errors import PipeLabError
-from engine.schedule import STAGES, UNITS
+from engine.schedule import STAGES, UNITS, Schedule
+from engine.validation import check_durations
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -202,4 +204,37 @@ def shape_tasks(shape: Shape, durations: FloatArray) -> tuple[FloatArray, IntArr
         np.array(starts, dtype=np.float64).reshape(n, n_stages),
         np.array(workers, dtype=np.int64).reshape(n, n_stages),
         np.array(grants, dtype=np.float64).reshape(n_pools, n).T.copy(),
+    )
+
+
+def simulate_shape(shape: Shape, durations: npt.ArrayLike, label: str = "pipelined") -> Schedule:
+    """The Schedule of ops of ``durations`` (n_ops, stages) through ``shape``: tasks
+    op-major, each stage on its unit, rows per worker of each unit. A shape whose one pool
+    is held from the first stage to the last (the book's) records its grants and size."""
+    matrix = np.array(durations, dtype=np.float64, ndmin=2)
+    n_stages = len(shape.stages)
+    if matrix.shape[1:] != (n_stages,) or not len(matrix):
+        raise PipeLabError(f"durations need one row per op and one column per stage ({n_stages})")
+    for column, name in enumerate(shape.stages):
+        check_durations(np.ascontiguousarray(matrix[:, column]), name)  # "mma duration of op 3…"
+    starts, workers, grants = shape_tasks(shape, matrix)
+    op, stage, _ = pipeline_layout(len(matrix), n_stages)
+    pools = shape.pools
+    book_pool = len(pools) == 1 and (pools[0].first, pools[0].last) == (0, n_stages - 1)
+    return Schedule(
+        op=op,
+        stage=stage,
+        unit=np.asarray(shape.stage_units, dtype=np.int64)[stage],
+        worker=workers.reshape(-1),
+        start=starts.reshape(-1),
+        end=(starts + matrix).reshape(-1),
+        workers=shape.workers,
+        n_ops=len(matrix),
+        policy="pipelined",
+        source="simulated",
+        buffers=shape.pools[0].size if book_pool else 0,
+        label=label,
+        unit_names=shape.units,
+        stage_names=shape.stages,
+        grant=grants[:, 0] if book_pool else None,
     )

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from engine.errors import PipeLabError
 from engine.scheduler import reference_tasks
-from engine.shape import MAX_STAGES, Pool, Shape, book_shape, shape_tasks
+from engine.shape import MAX_STAGES, Pool, Shape, book_shape, shape_tasks, simulate_shape
 
 # -- the shape's checks ------------------------------------------------------------------
 
@@ -191,3 +191,92 @@ def test_a_pool_freed_after_the_compute_is_a_ring_of_k_stages() -> None:
     # Tile i's slot is tile i - 4's, freed when its MMA ends.
     assert np.array_equal(grants[4:, 0], starts[:-4, 1] + 2.0)
     assert MAX_STAGES == 8
+
+
+# -- the shapes the issue names, against their closed forms ---------------------------------
+
+
+def hopper(warpgroups: int) -> Shape:
+    """Hopper's warp-specialized GEMM: a TMA producer, the tensor cores, two consumer
+    warpgroups for the epilogue; 4 shared-memory stages freed after the MMA; the consumer
+    warpgroups held from the MMA to the epilogue (2: ping-pong, 1: cooperative)."""
+    return Shape(
+        ("load", "mma", "epilogue"),
+        (0, 1, 2),
+        ("TMA", "tensor cores", "consumers"),
+        (1, 1, 2),
+        (Pool("smem stages", 4, 0, 1), Pool("consumer warpgroups", warpgroups, 1, 2)),
+    )
+
+
+@pytest.mark.parametrize("n", [1, 2, 12, 97])
+@pytest.mark.parametrize(("load", "mma", "epilogue"), [(1.0, 2.0, 1.5), (0.5, 3.0, 3.0)])
+def test_ping_pong_keeps_the_tensor_cores_busy_and_cooperative_does_not(
+    n: int, load: float, mma: float, epilogue: float
+) -> None:
+    """Ping-pong (epilogue no longer than the MMA): load + n·mma + epilogue; cooperative:
+    load + n·(mma + epilogue)."""
+    durations = np.tile([load, mma, epilogue], (n, 1))
+    ping_pong = simulate_shape(hopper(2), durations)
+    cooperative = simulate_shape(hopper(1), durations)
+    assert ping_pong.makespan == pytest.approx(load + n * mma + epilogue)
+    assert cooperative.makespan == pytest.approx(load + n * (mma + epilogue))
+    assert ping_pong.stage_names == ("load", "mma", "epilogue")
+    assert ping_pong.unit_names == ("TMA", "tensor cores", "consumers")
+    assert ping_pong.n_workers == 4 and ping_pong.grant is None
+
+
+@pytest.mark.parametrize(("stages", "micro"), [(4, 8), (2, 1), (8, 32), (3, 5)])
+def test_pipeline_parallelism_s_bubble(stages: int, micro: int) -> None:
+    """S GPUs, M micro-batches of time t each: (M + S − 1)·t, of which each GPU idles
+    (S − 1)·t — the bubble, (S − 1) / (M + S − 1) of the run."""
+    t = 0.25
+    shape = Shape(
+        tuple(f"layer {s + 1}" for s in range(stages)),
+        tuple(range(stages)),
+        tuple(f"GPU {s}" for s in range(stages)),
+        (1,) * stages,
+    )
+    schedule = simulate_shape(shape, np.full((micro, stages), t))
+    assert schedule.makespan == (micro + stages - 1) * t
+    busy = micro * t
+    assert 1 - busy / schedule.makespan == pytest.approx((stages - 1) / (micro + stages - 1))
+
+
+def test_one_copy_engine_for_both_directions_is_shared_in_ready_order() -> None:
+    """H2D and D2H on one copy engine, a kernel on the SMs, 2 pinned staging buffers held
+    from the H2D to the D2H: the engine never runs two copies at once, and an op's D2H
+    waits for the engine while an H2D runs."""
+    shape = Shape(
+        ("H2D", "kernel", "D2H"),
+        (0, 1, 0),
+        ("copy engine", "SMs"),
+        (1, 1),
+        (Pool("pinned buffers", 2, 0, 2),),
+    )
+    schedule = simulate_shape(shape, np.tile([1.0, 1.0, 1.0], (6, 1)))
+    engine = np.flatnonzero(schedule.unit == 0)
+    order = np.argsort(schedule.start[engine])
+    assert (schedule.start[engine][order][1:] >= schedule.end[engine][order][:-1]).all()
+    assert schedule.buffers == 2 and schedule.grant is not None
+    # 12 copies of 1 s on the one engine: it never idles, every kernel is hidden.
+    assert schedule.makespan == 12.0
+
+
+def test_the_book_s_shape_makes_the_book_s_schedule() -> None:
+    from engine.scenario import Scenario
+    from engine.scheduler import simulate_reference
+
+    scenario = Scenario.uniform_ops(3, buffers=3)
+    ours = simulate_shape(book_shape(scenario.workers, 3), scenario.durations)
+    book = simulate_reference(scenario)
+    for column in ("op", "stage", "unit", "worker", "start", "end", "grant"):
+        assert np.array_equal(getattr(ours, column), getattr(book, column)), column
+    assert ours.makespan == 5.0 and ours.buffers == 3  # the book's 9 s → 5 s
+
+
+def test_durations_that_do_not_fit_the_shape_are_refused() -> None:
+    with pytest.raises(PipeLabError, match="one column per stage"):
+        simulate_shape(book_shape(), np.ones((3, 2)))
+    with pytest.raises(PipeLabError, match="compute duration of op 2"):
+        simulate_shape(book_shape(), [[1, 1, 1], [1, -1, 1]])
