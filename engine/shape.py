@@ -25,6 +25,8 @@ the read to the write (`book_shape`); its sequential policy is that pool with on
 from __future__ import annotations
 
 import heapq
+import itertools
+from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
@@ -129,46 +131,66 @@ def shape_tasks(shape: Shape, durations: FloatArray) -> tuple[FloatArray, IntArr
         freed[pool.last].append(p)
     unit_of = shape.stage_units
     serving = sorted(range(len(shape.units)), key=lambda u: unit_of.index(u) if u in unit_of else 0)
+    # Per stage: the first pool taken there (-1: none), and the one taken after each pool.
+    asks = [pools[0] if pools else -1 for pools in taken]
+    then = [-1] * n_pools
+    for pools in taken:
+        for before, after in itertools.pairwise(pools):
+            then[before] = after
+    sizes = [pool.size or n for pool in shape.pools]  # (0: unlimited; n slots are)
+    firsts = [pool.first for pool in shape.pools]
     free = [list(range(k)) for k in shape.workers]
     ready: list[list[tuple[float, int, int]]] = [[] for _ in shape.units]
-    asked = [[False] * n for _ in shape.pools]  # op i has asked for a slot of pool p
+    # Ops ready for their first stage come in op order at nondecreasing times (the last
+    # pool taken there grants in op order): a queue, not a heap.
+    arrived: deque[tuple[float, int, int]] = deque()
+    asked = [[False] * (n + 1) for _ in shape.pools]  # op i has asked for pool p (n: never)
     next_op = [0] * n_pools  # the op whose turn it is in each pool's ring
     in_use = [0] * n_pools
     running: list[tuple[float, int, int, int]] = []  # (end, op, stage, sequence)
     sequence = 0
 
-    def arrive(op: int, stage: int, now: float, k: int = 0) -> None:
-        """Op ``op`` may start ``stage`` once it holds the pools taken there from the
-        ``k``-th on: ask for the next one, or be ready."""
-        if k < len(taken[stage]):
-            asked[taken[stage][k]][op] = True
-        else:
-            heapq.heappush(ready[unit_of[stage]], (now, op, stage))
-
     def finish(op: int, stage: int, now: float) -> None:
+        """Stage ``stage`` of ``op`` ends: free its pools; the next stage asks or is ready."""
         for p in freed[stage]:
             in_use[p] -= 1
-        if stage + 1 < n_stages:
-            arrive(op, stage + 1, now)
+        stage += 1
+        if stage < n_stages:
+            p = asks[stage]
+            if p < 0:
+                heapq.heappush(ready[unit_of[stage]], (now, op, stage))
+            else:
+                asked[p][op] = True
 
     def grant(now: float) -> None:
-        for p, pool in enumerate(shape.pools):
-            wants, stage = asked[p], pool.first
-            # The ring: the op whose turn it is, once it has asked and a slot is free.
-            while next_op[p] < n and wants[next_op[p]] and (not pool.size or in_use[p] < pool.size):
-                op = next_op[p]
+        """The ring: each pool's slots to the op whose turn it is, once it has asked and a
+        slot is free; pools in their order (a grant may ask for the next pool)."""
+        for p in range(n_pools):
+            wants, size, op = asked[p], sizes[p], next_op[p]
+            while wants[op] and in_use[p] < size:
                 grants[p][op] = now
-                next_op[p] += 1
                 in_use[p] += 1
-                arrive(op, stage, now, taken[stage].index(p) + 1)
+                after = then[p]
+                if after >= 0:
+                    asked[after][op] = True
+                elif firsts[p]:
+                    heapq.heappush(ready[unit_of[firsts[p]]], (now, op, firsts[p]))
+                else:
+                    arrived.append((now, op, 0))
+                op += 1
+            next_op[p] = op
 
     def dispatch(now: float) -> bool:
         nonlocal sequence
         served = False
         for unit in serving:
             queue, idle = ready[unit], free[unit]
-            while queue and idle:
-                _, op, stage = heapq.heappop(queue)
+            first = arrived if unit == unit_of[0] else ()
+            while (queue or first) and idle:
+                if first and (not queue or first[0] < queue[0]):
+                    _, op, stage = first.popleft()
+                else:
+                    _, op, stage = heapq.heappop(queue)
                 worker = heapq.heappop(idle)
                 task = op * n_stages + stage
                 starts[task] = now
@@ -188,8 +210,10 @@ def shape_tasks(shape: Shape, durations: FloatArray) -> tuple[FloatArray, IntArr
         while dispatch(now):  # (zero-length stages free and ready at this instant)
             grant(now)
 
-    for op in range(n):
-        arrive(op, 0, 0.0)
+    if asks[0] < 0:  # every op arrives at its first stage at 0
+        arrived.extend((0.0, op, 0) for op in range(n))
+    else:
+        asked[asks[0]][:n] = [True] * n
     settle(0.0)
     while running:
         now = running[0][0]
