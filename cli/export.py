@@ -22,7 +22,7 @@ from cli.scenario_args import add_scenario_arguments, scenario_flags_given, scen
 from engine.atomic import write_text_atomic
 from engine.errors import PipeLabError
 from engine.schedule import Schedule
-from engine.scheduler import simulate
+from engine.shape_file import simulated
 from engine.validation import shown, value_text
 from engine.writers import write_trace
 from gui.export_formats import (  # the one table of formats and limits: no Qt
@@ -230,7 +230,7 @@ def _scenario_runs(
     schedules = []
     for policy in policies:
         progress.phase(f"simulating {scenario.n_ops:,} ops, {policy}")
-        schedules.append(simulate(scenario, policy))
+        schedules.append(simulated(scenario, policy))
     return schedules, scenario.name
 
 

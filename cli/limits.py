@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 
 from engine.errors import PipeLabError
-from engine.scenario import Scenario
+from engine.shape_file import AnyScenario, ShapedScenario
 from engine.text import duration_words
 
 #: Refuse runs estimated above these: "several GB", "a few minutes", "several GB written".
@@ -59,24 +59,29 @@ class Estimate:
         return f"{memory}, writing {_gigabytes(self.output_bytes)}"
 
 
-def estimate_simulation(scenario: Scenario, policies: int, output: str) -> Estimate:
+def estimate_simulation(scenario: AnyScenario, policies: int, output: str) -> Estimate:
     """What simulating ``scenario`` under ``policies`` policies and writing ``output`` (a
     key of `OUTPUTS`) will take; the time includes writing the output at
-    `WRITE_BYTES_PER_S`."""
-    kind = "one worker" if scenario.workers == (1, 1, 1) else "several workers"
+    `WRITE_BYTES_PER_S`. The figures are per op of three stages: a pipeline shape's ops
+    cost in proportion to their stages, at the event-by-event loop's rate."""
+    stages = 3
+    if isinstance(scenario, ShapedScenario):
+        kind, stages = "several workers", len(scenario.shape.stages)
+    else:
+        kind = "one worker" if scenario.workers == (1, 1, 1) else "several workers"
     first_bytes, first_seconds = _SCHEDULE[kind]
     more_bytes, more_seconds = _FURTHER[kind]
     out_memory, out_seconds, out_written = OUTPUTS[output]
     per_op_bytes = first_bytes + (policies - 1) * more_bytes + policies * out_memory
     per_op_seconds = first_seconds + (policies - 1) * more_seconds + policies * out_seconds
-    n = scenario.n_ops
+    n = scenario.n_ops * stages / 3
     written = n * policies * out_written
     return Estimate(
         BASE_BYTES + n * per_op_bytes, n * per_op_seconds + written / WRITE_BYTES_PER_S, written
     )
 
 
-def check_simulation(scenario: Scenario, policies: int, output: str) -> Estimate:
+def check_simulation(scenario: AnyScenario, policies: int, output: str) -> Estimate:
     """`estimate_simulation`, or a one-line PipeLabError when the run is too big (memory,
     time or output); the message gives the estimate and the most ops that fit."""
     estimate = estimate_simulation(scenario, policies, output)
@@ -94,7 +99,9 @@ def check_simulation(scenario: Scenario, policies: int, output: str) -> Estimate
     )
     others = [
         "one policy" if policies > 1 else "",
-        "one worker per unit" if scenario.workers != (1, 1, 1) else "",
+        "one worker per unit"
+        if not isinstance(scenario, ShapedScenario) and scenario.workers != (1, 1, 1)
+        else "",
         "--format table" if output in ("json", "trace") else "",
     ]
     alternative = " or ".join(o for o in others if o)
@@ -112,7 +119,9 @@ def _gigabytes(size: float) -> str:
     return f"{size / 2**30:.1f} GB".replace(".0 GB", " GB")
 
 
-def _one_op(scenario: Scenario) -> Scenario:
+def _one_op(scenario: AnyScenario) -> AnyScenario:
+    if isinstance(scenario, ShapedScenario):
+        return scenario.with_ops(1)
     return scenario.with_changes(ops=1)
 
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 
 from cli.parser import whole
 from cli.paths import nonempty
+from engine.errors import PipeLabError
 from engine.naming import renamed_if_changed
-from engine.scenario import MAX_OPS, MAX_WORKERS, Scenario, load_preset, preset_names
+from engine.scenario import MAX_OPS, MAX_WORKERS, preset_names
 from engine.schedule import STAGES, UNITS
+from engine.shape_file import AnyScenario, ShapedScenario, load_any_preset, read_scenario
 
 
 def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
@@ -18,15 +21,15 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
         "--preset",
         type=nonempty,
         default=None,
-        help=f"a shipped preset: {', '.join(preset_names())} (default: book)",
+        help=f"a shipped preset: {', '.join(preset_names(shapes=True))} (default: book)",
     )
     source.add_argument(
         "--scenario",
         type=nonempty,
         default=None,
         metavar="FILE",
-        help="a scenario TOML file, '-' for standard input (its format and limits: the "
-        "model, see below)",
+        help="a scenario TOML file, book-shaped or a pipeline shape ([[stages]]), '-' for "
+        "standard input (its format and limits: the model, see below)",
     )
     group.add_argument(
         "--ops",
@@ -60,15 +63,17 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
         )
 
 
-def scenario_from_args(args: argparse.Namespace) -> Scenario:
+def scenario_from_args(args: argparse.Namespace) -> AnyScenario:
     """The scenario the flags describe: preset or file (default: the book example), then
     the overrides; an override that changes the run names the change ("The book example
-    with 1,000,000 ops"), so no figure or table passes it off as the preset. Raises
-    PipeLabError on any bad value."""
+    with 1,000,000 ops"), so no figure or table passes it off as the preset. A pipeline
+    shape takes ``--ops`` alone. Raises PipeLabError on any bad value."""
     if args.scenario is not None:
-        scenario = Scenario.load(args.scenario)
+        scenario = read_scenario(args.scenario)
     else:
-        scenario = load_preset("book" if args.preset is None else args.preset)
+        scenario = load_any_preset("book" if args.preset is None else args.preset)
+    if isinstance(scenario, ShapedScenario):
+        return _shape_with_ops(scenario, args)
     workers = tuple(
         given if given is not None else current
         for given, current in zip(
@@ -92,3 +97,22 @@ def scenario_flags_given(args: argparse.Namespace) -> list[str]:
     """The scenario flags the command line gave ("--preset", "--read"…), in order."""
     names = ["preset", "scenario", "ops", *STAGES, "buffers", *(f"{u}_workers" for u in UNITS)]
     return [f"--{n.replace('_', '-')}" for n in names if getattr(args, n, None) is not None]
+
+
+def _shape_with_ops(scenario: ShapedScenario, args: argparse.Namespace) -> ShapedScenario:
+    """A pipeline shape with ``--ops`` (its ops' times repeated in order); the book's
+    stage, slot and worker flags are refused: the shape's file names its own."""
+    given = [
+        flag
+        for flag in scenario_flags_given(args)
+        if flag not in ("--preset", "--scenario", "--ops")
+    ]
+    if given:
+        raise PipeLabError(
+            f"{', '.join(given)} set the book's stages, slots and workers; "
+            f"{scenario.name!r} is a pipeline shape: change its [[stages]], [units] and "
+            "[[pools]] in its file (--ops works)"
+        )
+    if args.ops is None or args.ops == scenario.n_ops:
+        return scenario
+    return replace(scenario.with_ops(args.ops), name=f"{scenario.name} with {args.ops:,} ops")

@@ -13,7 +13,7 @@ from cli.scenario_args import add_scenario_arguments, scenario_from_args
 from cli.table import describe, policy_block, seconds
 from engine.metrics import speedup
 from engine.schedule import Schedule
-from engine.scheduler import simulate
+from engine.shape_file import simulated
 from engine.text import number_text
 from engine.writers import Write, write_both_json, write_json, write_trace
 
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         schedules = {}
         for p in policies:
             progress.phase(f"simulating {scenario.n_ops:,} ops, {p}")
-            schedules[p] = simulate(scenario, p)
+            schedules[p] = simulated(scenario, p)
 
         if args.format != "table":  # JSON and traces stream: 10^6 ops would not fit in memory
             tasks = sum(len(s) for s in schedules.values())

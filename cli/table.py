@@ -10,6 +10,7 @@ import numpy as np
 from engine.derived import Derived
 from engine.scenario import Scenario
 from engine.schedule import UNITS, Schedule
+from engine.shape_file import AnyScenario, ShapedScenario, shape_words
 from engine.stats import schedule_stats
 from engine.text import elided, time_text
 
@@ -74,13 +75,17 @@ def text_gantt(schedule: Schedule, width: int = 80) -> str:
 _NAME_COLUMNS = 80
 
 
-def describe(scenario: Scenario, width: int = 100) -> str:
+def describe(scenario: AnyScenario, width: int = 100) -> str:
     """The table's heading: the scenario's name, escaped and cut to what ``width`` leaves
     (a file's name is hostile text: no escape sequence or megabyte line reaches the
-    terminal), then its ops, workers and slots."""
-    workers = ", ".join(f"{k} {unit}" for unit, k in zip(UNITS, scenario.workers, strict=True))
-    slots = "unlimited" if scenario.buffers == 0 else str(scenario.buffers)
-    details = f": {scenario.n_ops:,} ops, workers {workers}, buffer slots {slots}"
+    terminal), then its ops, workers and slots (a pipeline shape: its stages on their
+    units, and its pools)."""
+    if isinstance(scenario, ShapedScenario):
+        details = f": {scenario.n_ops:,} ops; {shape_words(scenario.shape)}"
+    else:
+        workers = ", ".join(f"{k} {u}" for u, k in zip(UNITS, scenario.workers, strict=True))
+        slots = "unlimited" if scenario.buffers == 0 else str(scenario.buffers)
+        details = f": {scenario.n_ops:,} ops, workers {workers}, buffer slots {slots}"
     name = elided(scenario.name, max(_NAME_COLUMNS, width - len(details)))
     return name + details
 
@@ -89,11 +94,12 @@ def describe(scenario: Scenario, width: int = 100) -> str:
 _LABEL = 13
 
 
-def metrics_lines(schedule: Schedule, scenario: Scenario, width: int = 100) -> list[str]:
+def metrics_lines(schedule: Schedule, scenario: AnyScenario, width: int = 100) -> list[str]:
     """The stats the app shows, as lines of at most ``width`` columns: makespan,
     utilization, what binds and why, the closed form with its numbers, each worker's idle
     time with its reasons, and any anomaly (with its explanation)."""
-    stats = schedule_stats(Derived(schedule), scenario, time_text=seconds)
+    book = scenario if isinstance(scenario, Scenario) else None  # (its formula, anomalies)
+    stats = schedule_stats(Derived(schedule), book, time_text=seconds)
     indent = " " * _LABEL
 
     def block(label: str, text: str, hang: int = _LABEL) -> list[str]:
@@ -129,8 +135,12 @@ def metrics_lines(schedule: Schedule, scenario: Scenario, width: int = 100) -> l
     return lines
 
 
-def policy_block(schedule: Schedule, scenario: Scenario, width: int) -> str:
-    slots = "unlimited" if schedule.buffers == 0 else schedule.buffers
-    title = f"{schedule.policy} (buffer slots: {slots})"
+def policy_block(schedule: Schedule, scenario: AnyScenario, width: int) -> str:
+    if isinstance(scenario, ShapedScenario):
+        held = "one op at a time" if schedule.policy == "sequential" else "the shape's pools"
+        title = f"{schedule.policy} ({held})"
+    else:
+        slots = "unlimited" if schedule.buffers == 0 else schedule.buffers
+        title = f"{schedule.policy} (buffer slots: {slots})"
     lines = metrics_lines(schedule, scenario, width)
     return "\n".join([title, text_gantt(schedule, width), *lines])

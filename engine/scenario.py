@@ -44,8 +44,10 @@ MAX_FILE_BYTES = 64 * 2**20
 #: The file name that means standard input (or output), as in every Unix tool.
 STDIN = "-"
 
-#: The shipped presets (assets/presets/*.toml).
+#: The shipped presets: book-shaped (assets/presets/*.toml) and pipeline shapes
+#: (assets/shapes/*.toml, read by `engine.shape_file`).
 PRESETS_DIR = asset("presets")
+SHAPES_DIR = asset("shapes")
 
 #: A line that opens an [[ops]] table (counted before a file is parsed).
 _OPS_HEADER = re.compile(r"^[ \t]*\[\[[ \t]*ops[ \t]*\]\]", re.MULTILINE)
@@ -105,7 +107,7 @@ class Scenario:
 
     def __post_init__(self) -> None:
         for what in TEXT_LIMITS:
-            _text(getattr(self, what), what)
+            text_field(getattr(self, what), what)
         read = _durations(self.read, "read", None)  # (as many ops as read durations)
         n = whole_number(len(read), "the number of ops", 1, MAX_OPS)
         object.__setattr__(self, "read", read)
@@ -225,68 +227,17 @@ class Scenario:
 
     @classmethod
     def from_toml(cls, text: str, source: str = "scenario", max_ops: int = MAX_OPS) -> Scenario:
-        """Parse and validate a scenario file's text; errors name the key and its line, and
-        begin with ``source`` as given (`Scenario.load` gives the path, escaped).
-        A leading byte-order mark (Notepad writes one) is no part of the TOML; it is no
-        newline either, so line numbers stay right. A file that lists more than
-        ``max_ops`` [[ops]] is refused before it is parsed (a million tables take a
-        minute to parse), and white space that ends it is not parsed at all."""
-        text = text.removeprefix("\ufeff").rstrip()
-        listed = len(_OPS_HEADER.findall(text))
-        if listed > max_ops:
-            raise PipeLabError(
-                f"{source}: {listed:,} [[ops]] tables: at most {max_ops:,} ops can be read"
-            )
-        depth, line = deepest_nesting(text)
-        if depth > MAX_NESTING:
-            raise PipeLabError(
-                f"{source}, line {line}: arrays or tables nested more than {MAX_NESTING} "
-                "levels deep (a scenario file needs two)"
-            )
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as error:
-            # tomllib quotes keys whole ("Cannot declare ('xxx…',) twice"): cut to a line
-            problem = elided_middle(str(error), 2 * SHOWN)
-            raise PipeLabError(f"{source}: not valid TOML: {problem}") from None
-        except ValueError:  # tomllib's int(): more than 4,300 digits
-            raise PipeLabError(f"{source}: not valid TOML: a number with too many digits") from None
-        except RecursionError:  # guarded above; kept so no traceback can ever escape
-            raise PipeLabError(f"{source}: not valid TOML: nested too deeply") from None
+        """Parse and validate a scenario file's text (`toml_document`); errors name the key
+        and its line, and begin with ``source`` as given (`Scenario.load` gives the path,
+        escaped)."""
+        data, text = toml_document(text, source, max_ops)
         return cls.from_dict(data, source=source, text=text)
 
     @classmethod
     def load(cls, path: str | Path, max_ops: int = MAX_OPS) -> Scenario:
         """Read a scenario file (see `from_toml`); "-" reads standard input, as Unix tools
         do (at most `MAX_FILE_BYTES` of it)."""
-        if str(path) == STDIN:
-            return cls._decoded(_read_stdin(), "standard input", max_ops)
-        path = Path(path)
-        shown_path = path_text(path)  # a file name is hostile text: escaped, cut to a line
-        try:
-            if path.exists() and not path.is_dir() and not path.is_file():
-                # /dev/zero, a pipe: reading would never end (or never stop growing)
-                raise PipeLabError(f"{shown_path}: not a regular file, so not a scenario file")
-            if path.is_file() and path.stat().st_size > MAX_FILE_BYTES:
-                raise PipeLabError(
-                    f"{shown_path}: {path.stat().st_size:,} bytes is too big for a scenario "
-                    f"file (at most {MAX_FILE_BYTES:,})"
-                )
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            raise PipeLabError(f"{shown_path}: no such scenario file") from None
-        except IsADirectoryError:
-            raise PipeLabError(f"{shown_path}: is a folder, not a scenario file") from None
-        except OSError as error:
-            raise PipeLabError(f"{shown_path}: cannot read: {error.strerror}") from None
-        return cls._decoded(raw, shown_path, max_ops)
-
-    @classmethod
-    def _decoded(cls, raw: bytes, source: str, max_ops: int) -> Scenario:
-        try:
-            text = raw.decode("utf-8-sig")  # UTF-8, with or without a byte-order mark
-        except UnicodeDecodeError:
-            raise PipeLabError(f"{source}: not a text (UTF-8) file") from None
+        text, source = file_text(path)
         return cls.from_toml(text, source=source, max_ops=max_ops)
 
     @classmethod
@@ -295,29 +246,12 @@ class Scenario:
     ) -> Scenario:
         """Validate a parsed scenario file; ``text``, when given, is the TOML it came from
         and lets errors name the line of the key they are about."""
-        lines = key_lines(text) if text else {}
-
-        def where(*path: str | int) -> str:
-            line = line_of(lines, path)
-            return f"{source}, line {line}" if line else source
-
-        def check_keys(
-            table: Mapping[str, Any], allowed: Iterable[str], path: tuple[str | int, ...]
-        ) -> None:
-            for key in table:
-                if key not in allowed:
-                    context = _context(path)
-                    hint = _suggestion(str(key), allowed, path)
-                    raise PipeLabError(
-                        f"{where(*path, key)}: unknown key {shown(key)}{context}{hint}"
-                    )
-
-        def field(path: tuple[str | int, ...], convert: Any) -> Any:
-            try:
-                return convert()
-            except PipeLabError as error:
-                raise PipeLabError(f"{where(*path)}: {error}") from None
-
+        keys = FileKeys(source, text, _TOP_KEYS)
+        where, check_keys, field = keys.where, keys.check, keys.field
+        if "stages" in data:
+            raise PipeLabError(
+                f"{where('stages')}: a pipeline-shape file ([[stages]]), not a book-shaped scenario"
+            )
         check_keys(data, _TOP_KEYS, ())
         workers_table = data.get("workers", {})
         if not isinstance(workers_table, Mapping):
@@ -331,11 +265,11 @@ class Scenario:
             for u in UNITS
         )
         common: dict[str, Any] = {
-            "name": field(("name",), lambda: _text(data.get("name", "Untitled"), "name")),
+            "name": field(("name",), lambda: text_field(data.get("name", "Untitled"), "name")),
             "description": field(
-                ("description",), lambda: _text(data.get("description", ""), "description")
+                ("description",), lambda: text_field(data.get("description", ""), "description")
             ),
-            "policy": field(("policy",), lambda: _policy(data.get("policy", "pipelined"))),
+            "policy": field(("policy",), lambda: policy_field(data.get("policy", "pipelined"))),
             "buffers": field(
                 ("buffers",), lambda: whole_number(data.get("buffers", 0), "buffers", 0, MAX_OPS)
             ),
@@ -395,7 +329,104 @@ class Scenario:
         return cls(r, c, w, **common)
 
 
-def _suggestion(key: str, allowed: Iterable[str], path: tuple[str | int, ...]) -> str:
+def toml_document(text: str, source: str, max_ops: int = MAX_OPS) -> tuple[dict[str, Any], str]:
+    """A scenario file's ``text`` parsed: (its tables, the text they came from), or one
+    line beginning with ``source``. A leading byte-order mark (Notepad writes one) is no
+    part of the TOML; it is no newline either, so line numbers stay right. A file that
+    lists more than ``max_ops`` [[ops]] is refused before it is parsed (a million tables
+    take a minute to parse), and white space that ends it is not parsed at all."""
+    text = text.removeprefix("\ufeff").rstrip()
+    listed = len(_OPS_HEADER.findall(text))
+    if listed > max_ops:
+        raise PipeLabError(
+            f"{source}: {listed:,} [[ops]] tables: at most {max_ops:,} ops can be read"
+        )
+    depth, line = deepest_nesting(text)
+    if depth > MAX_NESTING:
+        raise PipeLabError(
+            f"{source}, line {line}: arrays or tables nested more than {MAX_NESTING} "
+            "levels deep (a scenario file needs two)"
+        )
+    try:
+        return tomllib.loads(text), text
+    except tomllib.TOMLDecodeError as error:
+        # tomllib quotes keys whole ("Cannot declare ('xxx…',) twice"): cut to a line
+        problem = elided_middle(str(error), 2 * SHOWN)
+        raise PipeLabError(f"{source}: not valid TOML: {problem}") from None
+    except ValueError:  # tomllib's int(): more than 4,300 digits
+        raise PipeLabError(f"{source}: not valid TOML: a number with too many digits") from None
+    except RecursionError:  # guarded above; kept so no traceback can ever escape
+        raise PipeLabError(f"{source}: not valid TOML: nested too deeply") from None
+
+
+def file_text(path: str | Path) -> tuple[str, str]:
+    """(the text of the scenario file at ``path``, its name for messages, escaped); "-"
+    reads standard input (at most `MAX_FILE_BYTES`). PipeLabError, one line, when it
+    cannot be read as text."""
+    if str(path) == STDIN:
+        raw, source = _read_stdin(), "standard input"
+    else:
+        path = Path(path)
+        source = path_text(path)  # a file name is hostile text: escaped, cut to a line
+        try:
+            if path.exists() and not path.is_dir() and not path.is_file():
+                # /dev/zero, a pipe: reading would never end (or never stop growing)
+                raise PipeLabError(f"{source}: not a regular file, so not a scenario file")
+            if path.is_file() and path.stat().st_size > MAX_FILE_BYTES:
+                raise PipeLabError(
+                    f"{source}: {path.stat().st_size:,} bytes is too big for a scenario "
+                    f"file (at most {MAX_FILE_BYTES:,})"
+                )
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            raise PipeLabError(f"{source}: no such scenario file") from None
+        except IsADirectoryError:
+            raise PipeLabError(f"{source}: is a folder, not a scenario file") from None
+        except OSError as error:
+            raise PipeLabError(f"{source}: cannot read: {error.strerror}") from None
+    try:
+        return raw.decode("utf-8-sig"), source  # UTF-8, with or without a byte-order mark
+    except UnicodeDecodeError:
+        raise PipeLabError(f"{source}: not a text (UTF-8) file") from None
+
+
+class FileKeys:
+    """Errors about a parsed file's keys, each beginning with the file and the key's line
+    (``text`` is the TOML the tables came from; empty: no lines). ``top`` are the keys
+    that belong at the top of the file (a misplaced one is pointed there)."""
+
+    def __init__(self, source: str, text: str, top: Iterable[str]) -> None:
+        self.source = source
+        self.lines = key_lines(text) if text else {}
+        self.top = sorted(top)
+
+    def where(self, *path: str | int) -> str:
+        line = line_of(self.lines, path)
+        return f"{self.source}, line {line}" if line else self.source
+
+    def check(
+        self, table: Mapping[str, Any], allowed: Iterable[str], path: tuple[str | int, ...]
+    ) -> None:
+        """No key of ``table`` (at ``path``) but the ``allowed``: else the first other one,
+        with the key it was probably meant to be."""
+        for key in table:
+            if key not in allowed:
+                hint = _suggestion(str(key), allowed, path, self.top)
+                raise PipeLabError(
+                    f"{self.where(*path, key)}: unknown key {shown(key)}{_context(path)}{hint}"
+                )
+
+    def field(self, path: tuple[str | int, ...], convert: Any) -> Any:
+        """``convert()``, its error prefixed with where ``path`` is."""
+        try:
+            return convert()
+        except PipeLabError as error:
+            raise PipeLabError(f"{self.where(*path)}: {error}") from None
+
+
+def _suggestion(
+    key: str, allowed: Iterable[str], path: tuple[str | int, ...], top: list[str]
+) -> str:
     """ "; did you mean 'buffers'?", a hint that a key belongs at the top, or the list."""
     import difflib  # (a bad file's words only: not at the app's start-up)
 
@@ -403,9 +434,9 @@ def _suggestion(key: str, allowed: Iterable[str], path: tuple[str | int, ...]) -
     if close:
         return f"; did you mean {close[0]!r}?"
     if path:
-        top = difflib.get_close_matches(key, sorted(_TOP_KEYS), n=1, cutoff=0.75)
-        if top:
-            return f"; {top[0]!r} goes at the top of the file, above every [table]"
+        close = difflib.get_close_matches(key, top, n=1, cutoff=0.75)
+        if close:
+            return f"; {close[0]!r} goes at the top of the file, above every [table]"
     return f" (expected one of: {', '.join(sorted(allowed))})"
 
 
@@ -413,12 +444,12 @@ def _context(path: tuple[str | int, ...]) -> str:
     """Where an unknown key was found, in the file's own words."""
     if not path:
         return ""
-    if path[0] == "ops" and len(path) == 2 and isinstance(path[1], int):
-        return f" in op {path[1] + 1}"
+    if len(path) == 2 and isinstance(path[1], int):  # [[ops]], [[stages]], [[pools]]
+        return f" in {str(path[0]).removesuffix('s')} {path[1] + 1}"
     return f" in [{'.'.join(str(p) for p in path)}]"
 
 
-def _text(value: Any, what: str) -> str:
+def text_field(value: Any, what: str) -> str:
     """A scenario's ``what`` ("name" or "description"): text of at most its
     `TEXT_LIMITS` characters."""
     if not isinstance(value, str):
@@ -429,24 +460,27 @@ def _text(value: Any, what: str) -> str:
     return value
 
 
-def _policy(value: Any) -> str:
+def policy_field(value: Any) -> str:
     if value not in POLICIES:
         raise PipeLabError(f"policy must be sequential or pipelined, not {shown(value)}")
     return str(value)
 
 
-def preset_names() -> list[str]:
-    """Names of the presets shipped in assets/presets (file stems), book example first."""
+def preset_names(shapes: bool = False) -> list[str]:
+    """Names of the presets shipped in assets/presets (file stems), book example first;
+    with ``shapes``, the pipeline-shape presets of assets/shapes after them."""
     names = sorted(p.stem for p in PRESETS_DIR.glob("*.toml"))
     if "book" in names:
         names.remove("book")
         names.insert(0, "book")
+    if shapes:
+        names += sorted(p.stem for p in SHAPES_DIR.glob("*.toml"))
     return names
 
 
 def _close_preset(name: str) -> list[str]:
     """The preset ``name`` was probably meant to be, whatever its case ("BOOK" → "book")."""
-    names = preset_names()
+    names = preset_names(shapes=True)
     by_fold = {known.casefold(): known for known in names}
     folded = name.strip().casefold().removesuffix(".toml")
     if folded in by_fold:
@@ -477,7 +511,7 @@ def load_preset(name: str) -> Scenario:
     """The shipped preset ``name`` (a file stem in assets/presets; nothing else)."""
     path = PRESETS_DIR / f"{name}.toml"
     if name not in preset_names():
-        known = ", ".join(preset_names())
+        known = ", ".join(preset_names(shapes=True))
         close = _close_preset(name)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise PipeLabError(f"unknown preset {shown(name)}{hint} (known: {known})")

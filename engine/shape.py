@@ -231,7 +231,9 @@ def shape_tasks(shape: Shape, durations: FloatArray) -> tuple[FloatArray, IntArr
     )
 
 
-def simulate_shape(shape: Shape, durations: npt.ArrayLike, label: str = "pipelined") -> Schedule:
+def simulate_shape(
+    shape: Shape, durations: npt.ArrayLike, label: str = "pipelined", policy: str = "pipelined"
+) -> Schedule:
     """The Schedule of ops of ``durations`` (n_ops, stages) through ``shape``: tasks
     op-major, each stage on its unit, rows per worker of each unit. A shape whose one pool
     is held from the first stage to the last (the book's) records its grants and size."""
@@ -254,7 +256,7 @@ def simulate_shape(shape: Shape, durations: npt.ArrayLike, label: str = "pipelin
         end=(starts + matrix).reshape(-1),
         workers=shape.workers,
         n_ops=len(matrix),
-        policy="pipelined",
+        policy=policy,
         source="simulated",
         buffers=shape.pools[0].size if book_pool else 0,
         label=label,

@@ -213,3 +213,54 @@ def test_out_of_memory_is_one_line_exit_1(
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.startswith("pipelab: out of memory") and captured.err.count("\n") == 1
+
+
+def test_a_pipeline_shape_preset_simulates_with_its_own_stages_and_units() -> None:
+    result = pipelab("simulate", "--preset", "hopper-ping-pong", "--policy", "both")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert out.startswith("Hopper warp-specialized GEMM, ping-pong: 12 ops; load on TMA,")
+    assert "sequential (one op at a time)" in out and "pipelined (the shape's pools)" in out
+    assert "makespan     26.5 s" in out and "makespan     54 s" in out
+    rows = [line.split()[0] for line in out.splitlines() if line[:1] in ("T", "c")]
+    assert {"TMA", "tensor", "consumers"} <= set(rows)
+
+
+def test_a_shape_file_gives_json_with_stage_and_unit_names(tmp_path: Path) -> None:
+    shape = tmp_path / "pp.toml"
+    shape.write_text(
+        "ops = 2\n"
+        + "".join(f'[[stages]]\nname = "layers {g}"\nunit = "GPU {g}"\ntime = 1\n' for g in (1, 2))
+        + '[units]\n"GPU 1" = 1\n"GPU 2" = 1\n'
+    )
+    result = pipelab("simulate", "--scenario", str(shape), "--format", "json", "--ops", "4")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["makespan"] == 4 + 2 - 1  # (M + S − 1)·t
+    assert data["workers"] == {"GPU 1": 1, "GPU 2": 1}
+    assert {(t["stage"], t["unit"]) for t in data["tasks"]} == {
+        ("layers 1", "GPU 1"),
+        ("layers 2", "GPU 2"),
+    }
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (("--preset", "hopper-cooperative", "--read", "2"), "--read set the book's stages"),
+        (("--preset", "hoper-cooperative"), "did you mean 'hopper-cooperative'?"),
+    ],
+)
+def test_a_shape_refuses_the_book_s_flags_in_one_line(args: tuple[str, ...], expected: str) -> None:
+    result = pipelab("simulate", *args)
+    assert result.returncode == 2
+    assert expected in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_bad_shape_file_is_one_line_naming_the_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[stages]]\nname = "a"\nunit = "u"\ntime = 1\n\n[units]\n"v" = 1\n')
+    result = pipelab("simulate", "--scenario", str(bad))
+    assert result.returncode == 2
+    assert result.stderr.strip().endswith("line 3: no unit is named 'u' (there are 'v')")
+    assert "Traceback" not in result.stderr

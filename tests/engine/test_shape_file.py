@@ -1,0 +1,215 @@
+"""Pipeline-shape files (engine.shape_file): the TOML form, its one-line errors with the
+key's line, the round trip, and the shipped shape presets against their closed forms."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.errors import PipeLabError
+from engine.scenario import Scenario, preset_names
+from engine.shape_file import (
+    ShapedScenario,
+    load_any_preset,
+    read_scenario,
+    shape_words,
+    simulated,
+)
+
+PING_PONG = """\
+name = "Hopper warp-specialized GEMM, ping-pong"
+ops = 12
+
+[[stages]]
+name = "load"
+unit = "TMA"
+time = 1.0
+
+[[stages]]
+name = "mma"
+unit = "tensor cores"
+time = 2.0
+
+[[stages]]
+name = "epilogue"
+unit = "consumers"
+time = 1.5
+
+[units]
+"TMA" = 1
+"tensor cores" = 1
+"consumers" = 2
+
+[[pools]]
+name = "smem stages"
+size = 4
+from = "load"
+to = "mma"
+
+[[pools]]
+name = "consumer warpgroups"
+size = 2
+from = "mma"
+to = "epilogue"
+"""
+
+
+def test_the_issue_s_ping_pong_file_reads_as_the_shape_it_says() -> None:
+    scenario = ShapedScenario.from_toml(PING_PONG)
+    shape = scenario.shape
+    assert shape.stages == ("load", "mma", "epilogue")
+    assert shape.units == ("TMA", "tensor cores", "consumers")
+    assert shape.workers == (1, 1, 2)
+    assert [(p.name, p.size, p.first, p.last) for p in shape.pools] == [
+        ("smem stages", 4, 0, 1),
+        ("consumer warpgroups", 2, 1, 2),
+    ]
+    assert scenario.n_ops == 12 and scenario.times.shape == (12, 3)
+    assert not scenario.times.flags.writeable
+    # ping-pong: the tensor cores never rest once fed: load + n·mma + epilogue
+    assert scenario.simulate().makespan == 1.0 + 12 * 2.0 + 1.5
+    assert shape_words(shape).endswith("consumer warpgroups 2 (mma → epilogue)")
+
+
+def test_a_shape_file_round_trips_through_toml(tmp_path: Path) -> None:
+    text = PING_PONG.replace("time = 2.0", "time = [2.0, 3.0, 2.0]").replace("ops = 12", "")
+    scenario = ShapedScenario.from_toml(text)
+    assert scenario.n_ops == 3  # as many ops as the list gives
+    path = tmp_path / "again.toml"
+    path.write_text(scenario.to_toml())
+    again = read_scenario(path)
+    assert isinstance(again, ShapedScenario)
+    assert again.shape == scenario.shape and again.name == scenario.name
+    assert np.array_equal(again.times, scenario.times)
+    assert np.array_equal(again.simulate().start, scenario.simulate().start)
+
+
+def test_read_scenario_reads_either_form(tmp_path: Path) -> None:
+    book = tmp_path / "book.toml"
+    book.write_text("[defaults]\ncount = 3\n")
+    assert isinstance(read_scenario(book), Scenario)
+    shaped = tmp_path / "shape.toml"
+    shaped.write_text(PING_PONG)
+    assert isinstance(read_scenario(shaped), ShapedScenario)
+    with pytest.raises(PipeLabError, match=r"line 4: a pipeline-shape file"):
+        Scenario.load(shaped)  # the book's reader says what the file is
+
+
+def test_sequential_holds_one_op_in_flight() -> None:
+    scenario = ShapedScenario.from_toml(PING_PONG)
+    schedule = scenario.simulate("sequential")
+    assert schedule.policy == "sequential"
+    assert schedule.makespan == 12 * (1.0 + 2.0 + 1.5)
+    assert simulated(scenario, "sequential").makespan == schedule.makespan
+
+
+def test_with_ops_repeats_the_ops_in_order() -> None:
+    scenario = ShapedScenario.from_toml(
+        PING_PONG.replace("time = 1.0", "time = [1.0, 0.5]").replace("ops = 12", "ops = 2")
+    )
+    more = scenario.with_ops(5)
+    assert more.times[:, 0].tolist() == [1.0, 0.5, 1.0, 0.5, 1.0]
+
+
+def _error(text: str) -> str:
+    with pytest.raises(PipeLabError) as caught:
+        ShapedScenario.from_toml(text, source="s.toml")
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith("s.toml")
+    return message
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (
+            ('from = "mma"\nto = "epilogue"', 'from = "epilogue"\nto = "mma"'),
+            "line 34: pool 'consumer warpgroups' is taken at 'epilogue' but given back at 'mma'",
+        ),
+        (
+            ('unit = "consumers"', 'unit = "consumer"'),
+            "line 16: no unit is named 'consumer'; did you mean 'consumers'?",
+        ),
+        (('to = "mma"', 'to = "mmma"'), "line 28: no stage is named 'mmma'; did you mean 'mma'?"),
+        (
+            ('"consumers" = 2', '"consumers" = 0'),
+            "line 22: unit 'consumers''s workers must be between 1 and 1,024, not 0",
+        ),
+        (("size = 4", "size = -1"), "line 26: pool 'smem stages''s size (0: unlimited) must be"),
+        (
+            ("time = 2.0", "time = [2.0, 1.0]"),
+            "line 12: stage 'mma' lists 2 times but ops gives 12 ops",
+        ),
+        (('name = "mma"', 'name = "load"'), "line 10: two stages are named 'load'"),
+        (
+            ('name = "consumer warpgroups"', 'name = "smem stages"'),
+            "line 31: two pools are named 'smem stages'",
+        ),
+        (("time = 1.5", "time = -1.5"), "line 17: epilogue time must be 0 or more, not -1.5"),
+        (("time = 1.5", 'time = "fast"'), "line 17: epilogue time must be a number of seconds"),
+        (('"TMA" = 1', '"TMA" = 1\n"spare" = 1'), "line 21: unit 'spare' runs no stage"),
+        (("ops = 12", "ops = 0"), "line 2: ops must be between 1 and 10,000,000, not 0"),
+        (
+            ('unit = "TMA"\ntime = 1.0', 'unit = "TMA"\nspeed = 1.0'),
+            "line 7: unknown key 'speed' in stage 1 (expected one of: name, time, unit)",
+        ),
+        (("size = 4\n", ""), "line 24: pool 'smem stages' needs 'size'"),
+        (
+            ('[[pools]]\nname = "smem stages"', '[[pools]]\nnam = "smem stages"'),
+            "line 25: unknown key 'nam' in pool 1; did you mean 'name'?",
+        ),
+    ],
+)
+def test_every_error_in_a_shape_is_one_line_naming_its_key_and_line(
+    change: tuple[str, str], expected: str
+) -> None:
+    old, new = change
+    assert old in PING_PONG
+    assert expected in _error(PING_PONG.replace(old, new, 1))
+
+
+def test_more_than_eight_stages_is_refused_at_the_stages() -> None:
+    stages = "".join(f'[[stages]]\nname = "s{i}"\nunit = "u"\ntime = 1\n' for i in range(9))
+    message = _error(stages + '[units]\n"u" = 1\n')
+    assert "line 1: 9 [[stages]]: at most 8" in message
+
+
+def test_a_shape_without_units_or_stages_says_what_it_needs() -> None:
+    assert "[units] must be a table" in _error('[[stages]]\nname = "a"\nunit = "u"\ntime = 1\n')
+    assert "needs at least one [[stages]]" in _error("stages = []\n")
+
+
+@pytest.mark.parametrize(
+    ("preset", "makespan"),
+    [
+        ("hopper-ping-pong", 1.0 + 12 * 2.0 + 1.5),  # load + n·mma + epilogue
+        ("hopper-cooperative", 1.0 + 12 * (2.0 + 1.5)),  # load + n·(mma + epilogue)
+        ("cp-async-ring", 1.0 + 12 * 2.0 + 1.0),  # load + n·compute + store
+        ("pipeline-parallel", (8 + 4 - 1) * 1.0),  # (M + S − 1)·t
+        ("host-pipeline", 0.5 + 8 * 2 * 1.0),  # one copy engine carries both directions
+    ],
+)
+def test_the_shape_presets_meet_their_closed_forms(preset: str, makespan: float) -> None:
+    scenario = load_any_preset(preset)
+    assert isinstance(scenario, ShapedScenario)
+    assert scenario.description and scenario.name
+    assert scenario.simulate().makespan == makespan
+
+
+def test_pipeline_parallelism_s_bubble_is_its_idle_share() -> None:
+    scenario = load_any_preset("pipeline-parallel")
+    schedule = simulated(scenario)
+    busy = np.bincount(schedule.unit, weights=schedule.duration) / schedule.makespan
+    stages, micro = 4, 8
+    assert np.allclose(1 - busy, (stages - 1) / (micro + stages - 1))
+
+
+def test_every_preset_loads_in_its_form_and_unknown_names_list_all() -> None:
+    names = preset_names(shapes=True)
+    assert names[0] == "book" and "hopper-ping-pong" in names and "triple-buffering" in names
+    for name in names:
+        assert load_any_preset(name).name
+    with pytest.raises(PipeLabError, match=r"did you mean 'hopper-ping-pong'\?.*cp-async-ring"):
+        load_any_preset("hoper-ping-pong")
