@@ -222,7 +222,7 @@ def test_a_pipeline_shape_preset_simulates_with_its_own_stages_and_units() -> No
     assert out.startswith("Hopper warp-specialized GEMM, ping-pong: 12 ops; load on TMA,")
     assert "sequential (one op at a time)" in out and "pipelined (the shape's pools)" in out
     assert "makespan     26.5 s" in out and "makespan     54 s" in out
-    rows = [line.split()[0] for line in out.splitlines() if line[:1] in ("T", "c")]
+    rows = [line.split()[0] for line in out.splitlines() if line[:1] in ("T", "t", "c")]
     assert {"TMA", "tensor", "consumers"} <= set(rows)
 
 
