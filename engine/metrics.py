@@ -262,8 +262,8 @@ class OpWork:
 def op_work(schedule: Schedule) -> OpWork | None:
     """`OpWork` of a three-stage pipeline on three units (None for other Schedules; kept
     by `Derived.op_work`)."""
-    if not len(schedule) or schedule.n_units != 3 or not schedule.is_pipeline:
-        return None
+    if not len(schedule) or schedule.n_units != 3 or schedule.pools or not schedule.is_pipeline:
+        return None  # (a pipeline shape's run: `_shape_state`)
     return _measure_work(schedule)
 
 
@@ -335,6 +335,8 @@ def steady_state(derived: Derived) -> SteadyState:
         return time_text(value, t)
 
     work = derived.op_work
+    if len(schedule) and (schedule.pools or (work is None and schedule.is_pipeline)):
+        return _shape_state(schedule)  # (a pipeline of other stages, units or pools)
     if work is None:
         neck = bottleneck(derived) if len(schedule) else None
         if neck is None or neck.work_per_worker <= 0:
@@ -378,6 +380,68 @@ def steady_state(derived: Derived) -> SteadyState:
         why = f"the {title}: each {stage} takes {sec(float(work.first[index]))}"
         why += f" on {k} workers: {every}" if k > 1 else f": {every}"
     return SteadyState(resource, top, why, listed, tied, identical)
+
+
+def _shape_state(schedule: Schedule) -> SteadyState:
+    """What binds a pipeline shape's run: each unit allows one op every (its work per op)
+    / k, each pool of B slots one every (the time an op works while holding it) / B; the
+    largest period binds (ties: balanced). Uneven ops: the same over all ops (a mean)."""
+    t = schedule.time_unit
+    n = max(schedule.n_ops, 1)
+    durations = schedule.duration
+    per_stage = np.bincount(schedule.stage, weights=durations, minlength=len(schedule.stage_names))
+    per_unit = np.bincount(schedule.unit, weights=durations, minlength=schedule.n_units)
+    names = list(schedule.unit_names)
+    periods = list(per_unit / np.asarray(schedule.workers, dtype=float) / n)
+    for pool in schedule.pools:
+        if pool.size:
+            names.append(pool.name)
+            periods.append(float(per_stage[pool.first : pool.last + 1].sum()) / pool.size / n)
+    listed = tuple((name, float(p)) for name, p in zip(names, periods, strict=True))
+    top = max(periods)
+    if top <= 0:
+        return SteadyState("none", 0.0, "no op takes any time: nothing binds", listed)
+    tied = tuple(name for name, p in listed if p >= top - time_tolerance(top))
+    spread = np.ptp(durations.reshape(n, -1), axis=0) if schedule.op_major else durations
+    identical = bool((spread <= time_tolerance(float(durations.max()))).all())
+    every = f"one op every {time_text(top, t)}" + ("" if identical else " on average")
+    mean = "" if identical else " on average"
+    if len(tied) > 1:
+        words = " = ".join(_resource_title(schedule, name) for name in tied)
+        return SteadyState(
+            "none", top, f"none: {words}: each allows {every} (balanced)", listed, tied, identical
+        )
+    (resource,) = tied
+    if resource in schedule.unit_names:
+        unit = schedule.unit_names.index(resource)
+        stages = [
+            i for i in range(len(per_stage)) if np.any(schedule.unit[schedule.stage == i] == unit)
+        ]
+        times = [(schedule.stage_names[i], time_text(float(per_stage[i]) / n, t)) for i in stages]
+        if len(times) == 1:
+            each = "each {} takes {}".format(*times[0])
+        else:
+            each = "each op's " + " + ".join(f"{stage} {time}" for stage, time in times)
+        k = schedule.workers[unit]
+        why = f"{schedule.unit_title(unit)}: {each}{mean}" + (
+            f" on {k} workers" if k > 1 else ""
+        )
+    else:
+        pool = next(p for p in schedule.pools if p.name == resource)
+        held = float(per_stage[pool.first : pool.last + 1].sum()) / n
+        span = schedule.stage_names[pool.first]
+        if pool.last != pool.first:
+            span += f" to {schedule.stage_names[pool.last]}"
+        which = "the only slot" if pool.size == 1 else f"one of {pool.size}"
+        why = f"{pool.name}: each op holds {which} for {time_text(held, t)}{mean} ({span})"
+    return SteadyState(resource, top, f"{why}: {every}", listed, tied, identical)
+
+
+def _resource_title(schedule: Schedule, name: str) -> str:
+    """A unit's title ("tensor cores") or a pool's name, for a sentence."""
+    if name in schedule.unit_names:
+        return schedule.unit_title(schedule.unit_names.index(name))
+    return name
 
 
 def _uneven_state(

@@ -41,6 +41,17 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 
+@dataclass(frozen=True)
+class Pool:
+    """Slots an op holds from the start of stage ``first`` to the end of stage ``last``
+    (stage indices); ``size`` 0 is unlimited (a pipeline shape's buffer pool)."""
+
+    name: str
+    size: int
+    first: int
+    last: int
+
+
 @dataclass(frozen=True, eq=False)
 class Schedule:
     """An immutable, columnar timeline of tasks.
@@ -63,6 +74,9 @@ class Schedule:
     grant
         Optional, per op: the time the op was granted its buffer slot (it holds the slot
         until its last stage ends). Simulated pipelines carry it; measured runs may not.
+    pools
+        The buffer pools of a pipeline shape's run (`engine.shape`), for what binds it;
+        empty for the book's pipeline, whose one pool is ``buffers``.
     row_titles
         Optional: a name for every row (worker), where the maker knows better than "load
         unit 2" (an imported profile's rows are its streams: "load · stream 7").
@@ -93,6 +107,7 @@ class Schedule:
     stage_names: tuple[str, ...] = STAGES
     grant: FloatArray | None = field(default=None)
     unit_titles: tuple[str, ...] | None = None
+    pools: tuple[Pool, ...] = ()
     row_titles: tuple[str, ...] | None = None
     task_name: IntArray | None = field(default=None)
     names: tuple[str, ...] = ()

@@ -34,7 +34,7 @@ import numpy.typing as npt
 
 from engine.columns import pipeline_layout
 from engine.errors import PipeLabError
-from engine.schedule import STAGES, UNITS, Schedule
+from engine.schedule import STAGES, UNITS, Pool, Schedule
 from engine.validation import check_durations
 
 FloatArray = npt.NDArray[np.float64]
@@ -42,17 +42,6 @@ IntArray = npt.NDArray[np.int64]
 
 #: The most stages a shape may have.
 MAX_STAGES = 8
-
-
-@dataclass(frozen=True)
-class Pool:
-    """Slots an op holds from the start of stage ``first`` to the end of stage ``last``
-    (stage indices); ``size`` 0 is unlimited."""
-
-    name: str
-    size: int
-    first: int
-    last: int
 
 
 @dataclass(frozen=True)
@@ -263,4 +252,5 @@ def simulate_shape(
         unit_names=shape.units,
         stage_names=shape.stages,
         grant=grants[:, 0] if book_pool else None,
+        pools=shape.pools,
     )

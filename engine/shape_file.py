@@ -49,8 +49,8 @@ from engine.scenario import (
     text_field,
     toml_document,
 )
-from engine.schedule import Schedule
-from engine.shape import MAX_STAGES, Pool, Shape, simulate_shape
+from engine.schedule import Pool, Schedule
+from engine.shape import MAX_STAGES, Shape, simulate_shape
 from engine.validation import check_durations, duration, shown, whole_number
 
 FloatArray = npt.NDArray[np.float64]

@@ -55,6 +55,18 @@ def _summary(derived: Derived, baseline: Schedule | None) -> tuple[dict[str, Any
         "workers": dict(zip(schedule.unit_names, schedule.workers, strict=True)),
     }
     neck = steady_state(derived)
+    if schedule.pools:  # a pipeline shape's: each with the period it alone would allow
+        periods = dict(neck.periods)
+        head["pools"] = [
+            {
+                "name": pool.name,
+                "size": pool.size,
+                "from": schedule.stage_names[pool.first],
+                "to": schedule.stage_names[pool.last],
+                "period": json_number(periods.get(pool.name, 0.0)),
+            }
+            for pool in schedule.pools
+        ]
     tail: dict[str, Any] = {
         "utilization": {k: json_number(v) for k, v in utilization_by_unit(derived).items()},
         "bottleneck": {

@@ -3,6 +3,7 @@ key's line, the round trip, and the shipped shape presets against their closed f
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -213,3 +214,48 @@ def test_every_preset_loads_in_its_form_and_unknown_names_list_all() -> None:
         assert load_any_preset(name).name
     with pytest.raises(PipeLabError, match=r"did you mean 'hopper-ping-pong'\?.*cp-async-ring"):
         load_any_preset("hoper-ping-pong")
+
+
+@pytest.mark.parametrize(
+    ("preset", "resource", "period", "why"),
+    [
+        (
+            "hopper-ping-pong",
+            "tensor cores",
+            2.0,
+            "tensor cores: each mma takes 2 s: one op every 2 s",
+        ),
+        (
+            "hopper-cooperative",
+            "consumer warpgroups",
+            3.5,
+            "consumer warpgroups: each op holds the only slot for 3.5 s (mma to epilogue)",
+        ),
+        ("host-pipeline", "copy engine", 2.0, "copy engine: each op's H2D 1 s + D2H 1 s"),
+        ("pipeline-parallel", "none", 1.0, "none: GPU 1 = GPU 2 = GPU 3 = GPU 4: each allows"),
+    ],
+)
+def test_what_binds_a_shape_is_a_unit_or_a_pool_with_its_numbers(
+    preset: str, resource: str, period: float, why: str
+) -> None:
+    from engine.derived import Derived
+    from engine.metrics import steady_state
+
+    scenario = load_any_preset(preset)
+    state = steady_state(Derived(simulated(scenario)))
+    assert (state.resource, state.period) == (resource, period)
+    assert state.why.startswith(why)
+
+
+def test_a_ring_smaller_than_the_work_it_holds_binds() -> None:
+    from engine.derived import Derived
+    from engine.metrics import steady_state
+
+    scenario = load_any_preset("cp-async-ring")
+    assert isinstance(scenario, ShapedScenario)
+    pools = (replace(scenario.shape.pools[0], size=1),)
+    one_slot = replace(scenario, shape=replace(scenario.shape, pools=pools))
+    schedule = one_slot.simulate()
+    state = steady_state(Derived(schedule))
+    assert state.resource == "smem stages" and state.period == 3.0  # cp.async + mma, 1 slot
+    assert schedule.makespan == 12 * 3.0 + 1.0  # each op's load and mma in turn; last store

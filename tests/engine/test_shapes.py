@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import PipeLabError
+from engine.schedule import Pool
 from engine.scheduler import reference_tasks
-from engine.shape import MAX_STAGES, Pool, Shape, book_shape, shape_tasks, simulate_shape
+from engine.shape import MAX_STAGES, Shape, book_shape, shape_tasks, simulate_shape
 
 # -- the shape's checks ------------------------------------------------------------------
 
