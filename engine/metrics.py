@@ -423,9 +423,7 @@ def _shape_state(schedule: Schedule) -> SteadyState:
         else:
             each = "each op's " + " + ".join(f"{stage} {time}" for stage, time in times)
         k = schedule.workers[unit]
-        why = f"{schedule.unit_title(unit)}: {each}{mean}" + (
-            f" on {k} workers" if k > 1 else ""
-        )
+        why = f"{schedule.unit_title(unit)}: {each}{mean}" + (f" on {k} workers" if k > 1 else "")
     else:
         pool = next(p for p in schedule.pools if p.name == resource)
         held = float(per_stage[pool.first : pool.last + 1].sum()) / n

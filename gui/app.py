@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QApplication
 from engine.errors import PipeLabError
 from engine.resources import version
 from engine.scenario import Scenario, load_preset
+from engine.shape_file import ShapedScenario, load_any_preset
 from engine.validation import shown
 from gui.errors import install_excepthook
 from gui.memory import hold_freed_memory
@@ -42,16 +43,30 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     return app
 
 
-def initial_scenario(scenario_path: str | None, preset: str | None) -> tuple[Scenario, str]:
-    """What to open: the given file or preset, else the last scenario, else the book example.
+def initial_scenario(
+    scenario_path: str | None, preset: str | None
+) -> tuple[Scenario, str, ShapedScenario | None]:
+    """What to open: the given file or preset, else the last scenario, else the book
+    example; a pipeline shape given (file or preset) comes third, to be shown over the
+    book example (the form edits book-shaped scenarios).
 
     Raises PipeLabError for a bad file or preset name given on the command line, or one
     bigger than the app shows (`check_app_size`, as File → Open refuses it).
     """
+    given = None
     if scenario_path:
-        return load_for_app(scenario_path), ""
-    if preset:
-        return load_preset(preset), preset
+        given, name = load_for_app(scenario_path), ""
+    elif preset:
+        given, name = load_any_preset(preset), preset
+    if isinstance(given, ShapedScenario):
+        return load_preset("book"), "book", given
+    if given is not None:
+        return given, name, None
+    return (*_last_scenario(), None)
+
+
+def _last_scenario() -> tuple[Scenario, str]:
+    """The scenario the app showed when it was last closed, else the book example."""
     store = settings()
     text = store.value("scenario/toml")
     if isinstance(text, str) and text:
@@ -65,7 +80,11 @@ def initial_scenario(scenario_path: str | None, preset: str | None) -> tuple[Sce
 
 def make_window(scenario_path: str | None = None, preset: str | None = None) -> MainWindow:
     """Create the app (if needed) and the main window on the chosen scenario."""
-    return window_on(*initial_scenario(scenario_path, preset))
+    scenario, name, shape = initial_scenario(scenario_path, preset)
+    window = window_on(scenario, name)
+    if shape is not None:
+        window.model.open_shape(shape, wait=True)
+    return window
 
 
 def window_on(scenario: Scenario, preset: str) -> MainWindow:
@@ -155,7 +174,10 @@ def run_app(
     if problem:
         raise PipeLabError(problem)
     app = make_app()
-    window = window_on(*opened)
+    scenario, name, shape = opened
+    window = window_on(scenario, name)
+    if shape is not None:
+        window.model.open_shape(shape, wait=True)
     if external is not None:
         window.show_schedules(list(external.schedules), external.title, external.description)
     install_excepthook(window.show_error)

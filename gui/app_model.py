@@ -20,8 +20,9 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from engine.errors import PipeLabError
 from engine.naming import renamed_if_changed
-from engine.scenario import Scenario, load_preset
+from engine.scenario import Scenario
 from engine.schedule import Schedule
+from engine.shape_file import ShapedScenario, load_any_preset
 from gui import scenario_edits as edits
 from gui.external_run import ExternalMode, ExternalRun
 from gui.memory import release_freed_memory
@@ -198,12 +199,29 @@ class AppModel(QObject):
         return True
 
     def choose_preset(self, name: str, wait: bool = False) -> bool:
+        """The shipped preset ``name``: a book-shaped one becomes the form's scenario, a
+        pipeline shape is shown as an external run (`open_shape`)."""
         try:
-            scenario = load_preset(name)
+            scenario = load_any_preset(name)
         except PipeLabError as error:
             self._set_error(str(error))
             return False
+        if isinstance(scenario, ShapedScenario):
+            return self.open_shape(scenario, wait)
         return self.set_scenario(scenario, name, wait)
+
+    def open_shape(self, scenario: ShapedScenario, wait: bool = False) -> bool:
+        """Show a pipeline shape (`gui.shape_open`), read-only: the form edits book-shaped
+        scenarios; False with a message if too big for the app."""
+        try:
+            edits.check_app_size(scenario)
+        except PipeLabError as error:
+            self._set_error(str(error))
+            return False
+        from gui.shape_open import shape_run
+
+        self.open_external(lambda: shape_run(scenario), wait=wait)
+        return True
 
     def set_view_mode(self, mode: str, wait: bool = False) -> None:
         if mode not in VIEW_MODES:

@@ -48,6 +48,7 @@ from PySide6.QtWidgets import (
 from engine.errors import PipeLabError
 from engine.scenario import Scenario, load_preset
 from engine.schedule import Schedule
+from engine.shape_file import ShapedScenario
 from gui import theme as themes
 from gui.app_model import AppModel, ScenarioChange
 from gui.clock import Clock
@@ -394,10 +395,13 @@ class MainWindow(QMainWindow):
                 message = f"{path}: nested too deeply to be a scenario file"
             warn(self, "Cannot open scenario", message)
             return False
-        if not self.model.set_scenario(scenario, "", wait=wait):
+        if isinstance(scenario, ShapedScenario):
+            opened = self.model.open_shape(scenario, wait=wait)
+        else:
+            opened = self.model.set_scenario(scenario, "", wait=wait)
+        if not opened:
             warn(self, "Cannot open scenario", self.model.error)
-            return False
-        return True
+        return opened
 
     def save_scenario_file(self, path: str | Path) -> bool:
         try:

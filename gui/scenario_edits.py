@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -18,6 +18,7 @@ from engine.errors import PipeLabError
 from engine.naming import all_alike
 from engine.scenario import MAX_OPS, Scenario
 from engine.schedule import STAGES, UNITS
+from engine.shape_file import AnyScenario, ShapedScenario, read_scenario
 from engine.validation import duration, whole_number
 
 FloatArray = npt.NDArray[np.float64]
@@ -38,22 +39,36 @@ def _settled(scenario: Scenario) -> Scenario:
     return replace(scenario, uniform=all_alike(scenario))
 
 
+S = TypeVar("S", bound=AnyScenario)
+
 #: The app refuses scenarios beyond this many ops (the command line takes any size).
 GUI_MAX_OPS = 1_000_000
 
 
-def check_app_size(scenario: Scenario) -> Scenario:
-    """``scenario``, if the app can show it (at most `GUI_MAX_OPS` ops): every way a
+def check_app_size(scenario: S) -> S:
+    """``scenario``, if the app can show it (at most `GUI_MAX_OPS` ops; a pipeline shape,
+    at most as many tasks as that many ops of the book's three stages): every way a
     scenario enters the app (its command line, File → Open, the last session's, an edit)
     checks this one cap."""
+    if isinstance(scenario, ShapedScenario):
+        stages = len(scenario.shape.stages)
+        tasks = scenario.n_ops * stages
+        if tasks > 3 * GUI_MAX_OPS:
+            raise PipeLabError(
+                f"the app shows at most {3 * GUI_MAX_OPS:,} tasks, not {tasks:,} "
+                f"({scenario.n_ops:,} ops of {stages} stages; the simulate command takes any "
+                "size)"
+            )
+        return scenario
     op_count(scenario.n_ops, GUI_MAX_OPS)
     return scenario
 
 
-def load_for_app(path: str | Path) -> Scenario:
-    """The scenario file at ``path``, if the app can show it (`check_app_size`; a file
-    that lists more ops than that is refused before it is parsed)."""
-    return check_app_size(Scenario.load(path, max_ops=GUI_MAX_OPS))
+def load_for_app(path: str | Path) -> AnyScenario:
+    """The scenario file at ``path``, book-shaped or a pipeline shape, if the app can show
+    it (at most `GUI_MAX_OPS` ops; a file that lists more is refused before it is
+    parsed)."""
+    return check_app_size(read_scenario(path, max_ops=GUI_MAX_OPS))
 
 
 def op_count(value: Any, max_ops: int = MAX_OPS) -> int:

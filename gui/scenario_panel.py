@@ -25,8 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.scenario import MAX_OPS, MAX_WORKERS, Scenario, load_preset, preset_names
+from engine.scenario import MAX_OPS, MAX_WORKERS, Scenario, preset_names
 from engine.schedule import STAGES, UNITS
+from engine.shape_file import load_any_preset
 from engine.text import span_text
 from gui.app_model import ScenarioChange
 from gui.duration_box import DurationBox
@@ -72,10 +73,20 @@ class ScenarioPanel(QWidget):
         outer.addLayout(form)
         self.preset = QComboBox(self)
         self.preset.addItem("(custom)", "")
-        for name in preset_names():
-            scenario = load_preset(name)
+        books = preset_names()
+        for name in preset_names(shapes=True):  # pipeline shapes last (shown read-only)
+            scenario = load_any_preset(name)
             self.preset.addItem(scenario.name, name)
             self.preset.setItemData(self.preset.count() - 1, scenario.description, 3)
+            if name == books[-1]:
+                self.preset.insertSeparator(self.preset.count())
+        # Its width is the form's, whatever the presets' names (a long shape's name would
+        # widen the window); the list shows each name whole.
+        self.preset.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.preset.setMinimumContentsLength(12)
+        self.preset.view().setMinimumWidth(self.preset.view().sizeHintForColumn(0))
         self.preset.activated.connect(self._on_preset)
         form.addRow("Preset", self.preset)
         self.description = ElidedLabel(parent=self, lines=DESCRIPTION_LINES)

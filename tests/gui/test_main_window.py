@@ -152,7 +152,7 @@ def test_settings_are_remembered(qtbot, tmp_path: Path) -> None:
     assert second.view_mode == "sequential"
     from gui.app import initial_scenario
 
-    scenario, _ = initial_scenario(None, None)
+    scenario, _, _ = initial_scenario(None, None)
     assert scenario.n_ops == 4  # the last scenario comes back
     second.set_theme("light")
 
