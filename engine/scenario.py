@@ -183,7 +183,7 @@ class Scenario:
         if ops is not None and only_count and not self.uniform:
             # Keep per-op durations, repeating the list to the new count.
             n = whole_number(ops, "the number of ops", 1, MAX_OPS)
-            arrays = {s: repeated_to(getattr(self, s), n) for s in STAGES}
+            arrays: dict[str, Any] = {s: repeated_to(getattr(self, s), n) for s in STAGES}
             return replace(self, **arrays, uniform=False, **kwargs)
         fields: dict[str, Any] = {
             "workers": self.workers,
