@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from engine.scenario import Scenario
+from engine.scenario import Scenario, repeated_to
 from engine.schedule import STAGES, UNITS
 from engine.text import format_time
 
@@ -77,7 +77,7 @@ def renamed_if_changed(original: Scenario, changed: Scenario) -> Scenario:
         words.append(f"{changed.n_ops:,} op" + ("" if changed.n_ops == 1 else "s"))
     for stage in STAGES:  # (more ops repeat the ops' durations: not a change of them)
         mine, theirs = getattr(changed, stage), getattr(original, stage)
-        if not np.array_equal(mine, np.resize(theirs, len(mine))):
+        if not np.array_equal(mine, repeated_to(theirs, len(mine))):
             words.append(f"{stage} {stage_words(changed, stage)}")
     if changed.buffers != original.buffers:
         words.append(slots_words(changed.buffers))

@@ -86,6 +86,13 @@ def _frozen_column(values: Any) -> bool:
     )
 
 
+def repeated_to(values: npt.NDArray[np.float64], count: int) -> npt.NDArray[np.float64]:
+    """``values`` end to end as often as it takes, cut to ``count`` long (more ops than a
+    scenario lists take its ops' durations in turn). np.resize does the same, but joins
+    the copies one by one: 30x slower for 8 durations repeated to 10^6."""
+    return np.tile(values, -(-count // len(values)))[:count]
+
+
 @dataclass(frozen=True, eq=False)
 class Scenario:
     """N ops of three stages each, the workers per unit, buffer slots and the policy.
@@ -178,8 +185,7 @@ class Scenario:
         if ops is not None and only_count and not self.uniform:
             # Keep per-op durations, repeating the list to the new count.
             n = whole_number(ops, "the number of ops", 1, MAX_OPS)
-            reps = np.resize(np.arange(self.n_ops), n)
-            arrays = {s: getattr(self, s)[reps] for s in STAGES}
+            arrays: dict[str, Any] = {s: repeated_to(getattr(self, s), n) for s in STAGES}
             return replace(self, **arrays, uniform=False, **kwargs)
         fields: dict[str, Any] = {
             "workers": self.workers,

@@ -32,8 +32,22 @@ def stylesheet(theme: Theme) -> str:
 
 
 def apply(app: QApplication, theme: Theme) -> None:
-    """Give the whole application the theme's palette and stylesheet."""
+    """Give the whole application the theme's palette and stylesheet; nothing when it has
+    both already. Setting them again re-polishes every widget (55 ms a window where a
+    process makes many, as the tests do); a widget made while the app has them is
+    polished with them anyway, and a window made so draws the same pixels."""
+    palette = palette_of(theme)
+    sheet = stylesheet(theme)
+    if app.styleSheet() == sheet and app.palette() == palette:
+        return  # (only `apply` sets the app's style, to Fusion, with these two)
     app.setStyle("Fusion")
+    app.setPalette(palette)
+    app.setStyleSheet(sheet)
+
+
+def palette_of(theme: Theme) -> QPalette:
+    """The theme's colours in a Qt palette (Fusion draws with it; the stylesheet names
+    the rest)."""
     palette = QPalette()
     roles = {
         QPalette.ColorRole.Window: theme.surface,
@@ -58,5 +72,4 @@ def apply(app: QApplication, theme: Theme) -> None:
         QPalette.ColorRole.ButtonText,
     ):
         palette.setColor(QPalette.ColorGroup.Disabled, role, QColor(theme.muted))
-    app.setPalette(palette)
-    app.setStyleSheet(stylesheet(theme))
+    return palette

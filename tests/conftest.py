@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 import time
@@ -16,6 +17,15 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Every test module is imported: move what exists now (Qt's, pyqtgraph's, numpy's
+    and hypothesis' module objects) out of the cyclic collector's reach, so that its
+    collections during the tests stop rescanning them (tests/gui/test_main_window.py and
+    test_window_layout.py: about 6.2 s -> 5.8 s)."""
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.fixture(autouse=True)

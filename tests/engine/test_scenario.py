@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import PipeLabError
-from engine.scenario import MAX_OPS, Scenario, load_preset, preset_names
+from engine.scenario import MAX_OPS, Scenario, load_preset, preset_names, repeated_to
 from engine.validation import MAX_DURATION, MIN_DURATION
 
 EXPECTED_PRESETS = {
@@ -194,6 +194,14 @@ def test_with_changes_keeps_per_op_lists_when_only_the_count_changes() -> None:
     flat = uneven.with_changes(read=2.0)
     assert flat.uniform and flat.n_ops == uneven.n_ops and (flat.read == 2.0).all()
     assert flat.compute[0] == uneven.compute[0]
+
+
+@given(st.lists(st.floats(0.5, 9.0), min_size=1, max_size=9), st.integers(1, 40))
+def test_repeated_to_repeats_the_values_in_turn(values: list[float], count: int) -> None:
+    """As numpy's own np.resize (the oracle) does it: the values end to end, cut."""
+    repeated = repeated_to(np.array(values), count)
+    assert np.array_equal(repeated, np.resize(np.array(values), count))
+    assert [repeated[i] for i in range(count)] == [values[i % len(values)] for i in range(count)]
 
 
 # -- the magnitude policy -------------------------------------------------------------------
