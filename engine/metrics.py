@@ -113,14 +113,6 @@ def speedup(baseline: Schedule, improved: Schedule) -> float:
     return baseline.makespan / improved.makespan
 
 
-def work_by_stage(schedule: Schedule) -> FloatArray:
-    """Total duration of each stage's tasks."""
-    counts = np.bincount(
-        schedule.stage, weights=schedule.duration, minlength=len(schedule.stage_names)
-    )
-    return counts.astype(np.float64)
-
-
 @dataclass(frozen=True)
 class Bottleneck:
     """The stage whose unit has the most work per worker: a lower bound on any makespan."""

@@ -80,10 +80,6 @@ class State:
     def slots_in_use(self) -> int:
         return int(self.op_holds_slot.sum())
 
-    def place_counts(self) -> dict[Place, int]:
-        counts = np.bincount(self.op_place, minlength=len(Place))
-        return {place: int(counts[place]) for place in Place}
-
 
 @dataclass(frozen=True, eq=False)
 class WorkersNow:
