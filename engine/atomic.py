@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import os
 import stat
 import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from engine.errors import PipeLabError, RunFailed
 from engine.validation import path_text
@@ -196,3 +197,16 @@ def _write_stream(shown: Path, target: Path, data: bytes | Callable[[BinaryIO], 
         raise  # the reader stopped reading (`| head`): its choice, for the caller to take
     except OSError as error:
         raise RunFailed(f"{path_text(shown)}: cannot write: {error.strerror}") from None
+
+
+def write_text_atomic(path: str | Path, produce: Callable[[Callable[[str], Any]], None]) -> None:
+    """Atomically write the UTF-8 text that ``produce`` hands, piece by piece, to the
+    ``write`` function it is given (large outputs never sit in memory whole)."""
+
+    def to_stream(stream: BinaryIO) -> None:
+        text = io.TextIOWrapper(stream, encoding="utf-8", newline="\n")
+        produce(text.write)
+        text.flush()
+        text.detach()  # the caller still owns (and closes) the binary stream
+
+    write_atomic(path, to_stream)

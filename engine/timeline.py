@@ -12,7 +12,6 @@ import numpy.typing as npt
 
 from engine.schedule import Schedule
 from engine.text import elided, join_words, op_list, time_text
-from engine.tolerance import time_tolerance
 from engine.waits import (
     DONE,
     OVERHEAD,
@@ -390,10 +389,3 @@ def _waiting_phrase(schedule: Schedule, waiting: OpsWaiting) -> str:
     if not waiting.contiguous and plural:
         text += f" (op {waiting.next_op + 1:,} goes next)"
     return text
-
-
-def event_index_at(schedule: Schedule, time: float) -> int:
-    """Index of the last event time at or before ``time``."""
-    times = schedule.event_times
-    tolerance = time_tolerance(float(times[-1]))
-    return max(0, int(np.searchsorted(times, time + tolerance, side="right")) - 1)
