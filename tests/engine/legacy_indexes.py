@@ -307,3 +307,19 @@ class SpanIndex:
             busy = np.where(inside, self.merged_before[lo:hi][k] + partial, 0.0)
             out[r] = np.diff(busy) / ((t1 - t0) / columns)
         return np.clip(out, 0.0, 1.0)
+
+
+def idle_gaps(schedule: Schedule, row: int) -> list[tuple[float, float]]:
+    """The (start, end) intervals in [0, makespan] when timeline row ``row`` is idle, one
+    task at a time (engine.metrics had it)."""
+    mine = np.flatnonzero(schedule.row == row)
+    mine = mine[np.lexsort((schedule.end[mine], schedule.start[mine]))]
+    gaps: list[tuple[float, float]] = []
+    reached = 0.0
+    for s, e in zip(schedule.start[mine].tolist(), schedule.end[mine].tolist(), strict=True):
+        if s > reached:
+            gaps.append((reached, s))
+        reached = max(reached, e)
+    if schedule.makespan > reached:
+        gaps.append((reached, schedule.makespan))
+    return gaps

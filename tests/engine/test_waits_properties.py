@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.derived import Derived
-from engine.metrics import idle_gaps, makespan_formula, steady_state
+from engine.metrics import makespan_formula, steady_state
 from engine.schedule import Schedule
 from engine.scheduler import simulate
 from engine.timeline import narrate
@@ -22,6 +22,7 @@ from engine.waits import (
     WAIT_WORKER,
     idle_now,
 )
+from tests.engine.legacy_indexes import idle_gaps
 from tests.engine.strategies import scenarios
 
 EPS = 1e-9
