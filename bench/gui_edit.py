@@ -376,7 +376,8 @@ def narration_ms(schedules: list[Schedule], end: float) -> float:
 
     s = schedules[-1]
     derived = derived_of(s)  # (the run's, as the view reads it)
-    times = s.event_times[:: max(1, len(s.event_times) // 20)]
+    events = derived.events
+    times = [events[k] for k in range(0, len(events), max(1, len(events) // 20))]
     start = time.perf_counter()
     for t in times:
         narrate(derived, float(t))

@@ -4,12 +4,13 @@
     uv run python bench/waits.py --quick    # up to 10^5 ops
 
 For each size, workers per unit (k) and slot count (B): simulate() (the reference, same
-run), idle_spans and op_waits on a fresh Schedule (cold: builds the index on the
-Schedule), each as a ratio to simulate();
+run), idle_spans and op_waits on a fresh Schedule and `Derived` (cold: builds the wait
+index too), each as a ratio to simulate();
 then narrate(): the first call (builds the per-Schedule index), and the mean of later calls
 at other event times (what the animation pays per tick), in microseconds. A later call must
 cost about the same at 10^6 ops as at 10^3 (it never scans the tasks). Last, the JSON
-writer's peak extra memory at the largest size (it streams).
+writer's peak extra memory at the largest size (it streams; what it derives, the idle
+spans among them, counts).
 """
 
 from __future__ import annotations
@@ -25,11 +26,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 
+from engine.derived import Derived
 from engine.scenario import Scenario
 from engine.scheduler import simulate
 from engine.timeline import narrate
-from engine.waits import idle_spans as spans_of
-from engine.waits import op_waits
 from engine.writers import write_json
 
 
@@ -59,22 +59,22 @@ def main() -> None:
             sims, idles, waits_times = [], [], []
             for _ in range(repeats):  # each on a fresh Schedule: nothing cached is reused
                 sim, schedule = best_of(1, lambda s=scenario: simulate(s))
-                idle, spans = best_of(1, lambda s=schedule: spans_of(s))
+                idle, spans = best_of(1, lambda s=schedule: Derived(s).idle_spans)
                 fresh = simulate(scenario)
-                waits, _ = best_of(1, lambda s=fresh: op_waits(s))
+                waits, _ = best_of(1, lambda s=fresh: Derived(s).op_waits)
                 sims.append(sim)
                 idles.append(idle)
                 waits_times.append(waits)
             sim, idle, waits = min(sims), min(idles), min(waits_times)
-            schedule = simulate(scenario)
-            events = schedule.event_times
+            derived = Derived(simulate(scenario))
+            events = np.asarray(derived.events)
             start = time.perf_counter()
-            narrate(schedule, float(events[len(events) // 2]))
+            narrate(derived, float(events[len(events) // 2]))
             first = time.perf_counter() - start
             picks = np.random.default_rng(1).choice(len(events), 200)
             start = time.perf_counter()
             for pick in picks.tolist():
-                narrate(schedule, float(events[pick]))
+                narrate(derived, float(events[pick]))
             later = (time.perf_counter() - start) / len(picks)
             print(
                 f"{n:>9,} {k:>2} {buffers:>3} {sim:>10.3f} {idle:>8.3f} {idle / sim:>6.2f} "
@@ -84,7 +84,6 @@ def main() -> None:
             )
     n = sizes[-1]
     schedule = simulate(Scenario.uniform_ops(n, 1.0, 1.3, 0.7, buffers=2))
-    spans_of(schedule)
     tracemalloc.start()
     sink = io.StringIO()
     written = 0

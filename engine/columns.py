@@ -219,43 +219,15 @@ class TimeOrder:
         return order, bounds, starts, ends, frozenset(resorted)
 
 
-def time_order(
-    start: FloatArray, end: FloatArray, row: IntArray, n_rows: int
-) -> tuple[TaskOrder, IntArray, FloatArray, FloatArray, frozenset[int]]:
-    """Spans sorted by (row, start, end; then index) in O(n) where rows are in time order
-    already: (order, `task_dtype`; row bounds; starts and ends in that order; rows that
-    were not). Compiled (engine/_row_order.c: a counting sort, then a merge sort of the
-    rows not in order) where that was built; else numpy, with the same arrays."""
-    n = len(row)
-    order: TaskOrder
-    compiled = fast_scheduler.compiled if fast_scheduler.use_compiled else None
-    if compiled is not None and task_dtype(n) is np.int32:
-        order, bounds = np.empty(n, np.int32), np.empty(n_rows + 1, np.int64)
-        starts, ends, resorted = np.empty(n), np.empty(n), np.empty(n_rows, np.bool_)
-        compiled.rows_in_time_order(
-            np.ascontiguousarray(start, np.float64), np.ascontiguousarray(end, np.float64),
-            np.ascontiguousarray(row, np.int64), n_rows, order, bounds, starts, ends, resorted,
-        )  # fmt: skip
-        return order, bounds, starts, ends, frozenset(np.flatnonzero(resorted).tolist())
-    if len(row) < 2 or bool((row[1:] >= row[:-1]).all()):
-        order = np.arange(n, dtype=task_dtype(n))  # grouped by row already
-        starts, ends = np.array(start, dtype=np.float64), np.array(end, dtype=np.float64)
-        bounds = np.searchsorted(row, np.arange(n_rows + 1)).astype(np.int64)
-    else:
-        small = row.astype(np.int16) if n_rows <= np.iinfo(np.int16).max else row
-        order = np.argsort(small, kind="stable").astype(task_dtype(n))  # a radix sort: O(n)
-        bounds = np.searchsorted(row[order], np.arange(n_rows + 1)).astype(np.int64)
-        starts, ends = start[order], end[order]
-    return TimeOrder(order, bounds, starts, ends).sorted_rows()
-
-
 def rows_time_order(
     start: FloatArray, end: FloatArray, row: IntArray, n_rows: int
 ) -> tuple[TaskOrder, IntArray, FloatArray, frozenset[int], bool]:
-    """`time_order` without the ends in that order (a Schedule whose rows do not overlap
-    never needs them: 24 MB at 10^6 ops): (order, bounds, starts, rows that were not in
-    order, whether some row's spans overlap). Compiled, the ends are read through the
-    order and never copied."""
+    """Spans sorted by (row, start, end; then index) in O(n) where rows are in time order
+    already: (order, `task_dtype`; row bounds; starts in that order; the rows that were
+    not in order; whether some row's spans overlap). Compiled (engine/_row_order.c: a
+    counting sort, then a merge sort of the rows not in order; the ends read through the
+    order, never copied: a Schedule whose rows do not overlap never needs them, 24 MB at
+    10^6 ops) where that was built; else numpy, with the same arrays."""
     n = len(row)
     order: TaskOrder
     compiled = fast_scheduler.compiled if fast_scheduler.use_compiled else None
@@ -270,5 +242,14 @@ def rows_time_order(
         )  # fmt: skip
         again = frozenset(np.flatnonzero(resorted).tolist())
         return order, bounds, starts, again, bool(overlaps.any())
-    order, bounds, starts, ends, again = time_order(start, end, row, n_rows)
+    if len(row) < 2 or bool((row[1:] >= row[:-1]).all()):
+        order = np.arange(n, dtype=task_dtype(n))  # grouped by row already
+        starts, ends = np.array(start, dtype=np.float64), np.array(end, dtype=np.float64)
+        bounds = np.searchsorted(row, np.arange(n_rows + 1)).astype(np.int64)
+    else:
+        small = row.astype(np.int16) if n_rows <= np.iinfo(np.int16).max else row
+        order = np.argsort(small, kind="stable").astype(task_dtype(n))  # a radix sort: O(n)
+        bounds = np.searchsorted(row[order], np.arange(n_rows + 1)).astype(np.int64)
+        starts, ends = start[order], end[order]
+    order, bounds, starts, ends, again = TimeOrder(order, bounds, starts, ends).sorted_rows()
     return order, bounds, starts, again, overlapping(starts, ends, bounds)

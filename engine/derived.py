@@ -104,7 +104,7 @@ class Derived:
 
     @property
     def events(self) -> EventUnion:
-        """The event times (`Schedule.event_times`, the same set) as an `EventUnion`."""
+        """The event times (0, every start and end; `engine.event_union.schedule_events`)."""
         return self._member("events", lambda: schedule_events(self.schedule, self.columns))
 
     @property

@@ -10,7 +10,7 @@ stage's ends, sorted, are what the wait reasons search anyway (`OpColumns`; with
 one worker a unit, the column itself). So an `EventUnion` keeps ascending arrays as they
 are, and beside them the few occurrences that are no event of their own: a time repeated,
 or (within one Schedule) one that lies within the rounding tolerance above the time
-before it, as `Schedule.event_times` merges them. That is all it needs to count — the
+before it (`schedule_events` merges them so). That is all it needs to count — the
 times up to t are each array's up to t, less those occurrences up to t — and to search.
 """
 
@@ -65,8 +65,8 @@ class EventUnion:
 
     ``EventUnion(arrays, tolerance)``: one Schedule's times — a time that lies within
     ``tolerance`` above the time before it (all occurrences merged in order) is none of
-    its own, as `Schedule.event_times` has them. `EventUnion.joined`: several Schedules'
-    times on one clock, each time once."""
+    its own (`schedule_events`). `EventUnion.joined`: several Schedules' times on one
+    clock, each time once."""
 
     __slots__ = ("_length", "arrays", "dropped", "removed")
 
@@ -225,16 +225,26 @@ class EventUnion:
 
 
 def schedule_events(schedule: Schedule, columns: OpColumns) -> EventUnion:
-    """``schedule``'s event times (`Schedule.event_times`, the same set) as an `EventUnion`
-    of columns it holds already (`engine.derived.Derived.events` keeps it). A simulated
-    run's times are 0 and its ends: the end column itself where it rises (a sequential
-    run), else each stage's ends in time order (``columns``: a view of the column where
-    it is in op order, every one-worker unit's). Any other Schedule's: its event times."""
+    """``schedule``'s event times — 0 and every start and end, sorted, a time within the
+    rounding tolerance above the one before it merged into it — as an `EventUnion`
+    (`engine.derived.Derived.events` keeps it). A simulated run's times are 0 and its
+    ends: the end column itself where it rises (a sequential run), else each stage's
+    ends in time order (``columns``: a view of the column where it is in op order, every
+    one-worker unit's), none copied. Any other Schedule's: one merged, sorted array."""
     stages = len(schedule.stage_names)
-    if not (schedule.ends_hold_starts and schedule.is_pipeline):
-        return EventUnion([schedule.event_times])
-    end = schedule.end
     tolerance = time_tolerance(schedule.makespan)
+    if not (schedule.ends_hold_starts and schedule.is_pipeline):
+        times = np.concatenate([[0.0], schedule.start, schedule.end])
+        times.sort()
+        # A time is kept when it lies more than the tolerance above the one before it
+        # (equal times differ by 0).
+        keep = np.empty(len(times), dtype=bool)
+        keep[0] = True
+        np.greater(times[1:] - times[:-1], tolerance, out=keep[1:])
+        times = times[keep]
+        times.flags.writeable = False
+        return EventUnion([times])
+    end = schedule.end
     if len(end) < 2 or bool((end[1:] >= end[:-1]).all()):  # one task at a time
         return EventUnion([np.zeros(1), end], tolerance)
     parts = [np.zeros(1)] + [columns.sorted("end", s)[0] for s in range(stages)]

@@ -76,10 +76,6 @@ def utilization_by_worker(derived: Derived) -> FloatArray:
     return derived.busy_by_worker / span if span > 0 else np.zeros(schedule.n_workers)
 
 
-def idle_by_worker(derived: Derived) -> FloatArray:
-    return derived.schedule.makespan - derived.busy_by_worker
-
-
 def utilization_by_unit(derived: Derived) -> dict[str, float]:
     """Mean utilization of each unit's workers, keyed by unit name."""
     schedule = derived.schedule
@@ -91,34 +87,11 @@ def utilization_by_unit(derived: Derived) -> dict[str, float]:
     }
 
 
-def idle_gaps(schedule: Schedule, row: int) -> list[tuple[float, float]]:
-    """The (start, end) intervals in [0, makespan] when timeline row ``row`` is idle."""
-    order, bounds = schedule.by_row
-    idx = order[bounds[row] : bounds[row + 1]]
-    gaps: list[tuple[float, float]] = []
-    reached = 0.0
-    for s, e in zip(schedule.start[idx].tolist(), schedule.end[idx].tolist(), strict=True):
-        if s > reached:
-            gaps.append((reached, s))
-        reached = max(reached, e)
-    if schedule.makespan > reached:
-        gaps.append((reached, schedule.makespan))
-    return gaps
-
-
 def speedup(baseline: Schedule, improved: Schedule) -> float:
     """How many times faster ``improved`` finishes than ``baseline``."""
     if improved.makespan <= 0:
         return float("inf") if baseline.makespan > 0 else 1.0
     return baseline.makespan / improved.makespan
-
-
-def work_by_stage(schedule: Schedule) -> FloatArray:
-    """Total duration of each stage's tasks."""
-    counts = np.bincount(
-        schedule.stage, weights=schedule.duration, minlength=len(schedule.stage_names)
-    )
-    return counts.astype(np.float64)
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,6 @@ from engine.columns import (
     transposed,
 )
 from engine.errors import PipeLabError
-from engine.tolerance import time_tolerance
 
 #: The pipeline's stages, in order, and the unit that runs each (same index).
 STAGES: tuple[str, ...] = ("read", "compute", "write")
@@ -85,9 +84,9 @@ class Schedule:
         kernel and copy names, a few distinct strings for 10^6 tasks).
     starts_at_ends
         Said by the one who made it (engine.scheduler) when every task starts at 0 or at
-        some task's end, bit for bit: `event_times` then needs only the ends. Kept as
-        ``ends_hold_starts``; copies (`with_meta`, ``dataclasses.replace``) do not carry it
-        and read the starts too, which gives the same times.
+        some task's end, bit for bit: its event times (`engine.event_union`) then need
+        only the ends. Kept as ``ends_hold_starts``; copies (`with_meta`,
+        ``dataclasses.replace``) do not carry it and read the starts too (the same times).
     """
 
     op: IntArray
@@ -506,25 +505,6 @@ class Schedule:
             if end > time or (side == "left" and end == time):
                 return k - 1
         return k
-
-    @cached_property
-    def event_times(self) -> FloatArray:
-        """Every start and end, sorted and unique (times within rounding merged), from 0."""
-        # A simulated run starts every task at 0 or when another ends (the event loop
-        # only stands at those instants): its ends hold every start already.
-        times = np.concatenate(
-            [[0.0], self.end] if self.ends_hold_starts else [[0.0], self.start, self.end]
-        )
-        times.sort()
-        # Unique, then merged within the tolerance: a time is kept when it lies more than
-        # the tolerance above the one before it (equal times differ by 0).
-        tolerance = time_tolerance(float(times[-1]))
-        keep = np.empty(len(times), dtype=bool)
-        keep[0] = True
-        np.greater(times[1:] - times[:-1], tolerance, out=keep[1:])
-        times = times[keep]
-        times.flags.writeable = False
-        return times
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,6 +1,6 @@
-"""`SpanIndex`: spans (tasks or idle gaps) on rows, indexed once so that a view of them —
+"""`SpanIndex`: a Schedule's tasks on its rows, indexed once so that a view of them —
 which are visible, which are long, each row's busy share per pixel column — costs what
-the view's pixels need, not what the run holds (engine.density draws with it)."""
+the view's pixels need, not what the run holds (the Gantt and the figures draw with it)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import fast_scheduler
-from engine.columns import TaskOrder, across_segments, sorted_within, time_order
+from engine.columns import TaskOrder
 from engine.schedule import Schedule
 
 FloatArray = npt.NDArray[np.float64]
@@ -26,22 +26,20 @@ _FENCE = 16
 
 
 class SpanIndex:
-    """Spans (tasks or idle gaps) with rows, indexed once so that a view of them costs what
-    its pixels need, not what the run holds.
+    """A Schedule's tasks (spans) on its rows, indexed once so that a view of them costs
+    what its pixels need, not what the run holds. Made by `of_schedule` only: it reads
+    the Schedule's own row order (`Schedule.by_row`) and shares its arrays, no copy.
 
     ``order`` sorts the spans by (row, start, end); row r's spans are
     ``order[bounds[r]:bounds[r + 1]]``, with their ``starts`` and ``reach`` (running
     maximum of the ends: overlapping spans allowed; None where no span starts before the
     one before it on its row ended: then each span's reach is its own end, read from
-    ``end`` for the spans a question needs, as `of_schedule` has it for a simulated run).
-    ``merged_*``: each row's busy time as disjoint intervals and the busy time before each
-    (prefix sums), so the busy time up to any instant is one binary search. ``lengths``:
-    every span's length, sorted (how many are at least so long is one binary search); the
-    long ones themselves are found through the longest span of each block of 64.
-
-    Building costs a few passes over the spans: rows already in time order (a simulated
-    run's, idle spans) need no sort, and `of_schedule` shares the Schedule's own
-    `Schedule.by_row` arrays instead of copying them.
+    ``end`` for the spans a question needs). ``merged_*``: each row's busy time as
+    disjoint intervals and the busy time before each (prefix sums), so the busy time up
+    to any instant is one binary search. ``lengths``: every span's length, sorted (how
+    many are at least so long is one binary search); the long ones themselves are found
+    through the longest span of each block of 64. Its own cost: the blocks' extremes,
+    one pass over the spans.
     """
 
     def __init__(
@@ -49,14 +47,14 @@ class SpanIndex:
         n_rows: int,
         start: FloatArray,
         end: FloatArray,
-        order: TaskOrder | None,
+        order: TaskOrder,
         bounds: IntArray,
         starts: FloatArray,
         reach: FloatArray | None,
     ) -> None:
         self.n_rows = n_rows
         self._start, self._end = start, end
-        self._order = order  # None: the spans are in (row, start) order already
+        self._order = order
         self.bounds = bounds
         self.starts = starts
         self.reach = reach
@@ -90,21 +88,6 @@ class SpanIndex:
                 self._block_shortest[b + whole] = durations[whole * _BLOCK :].min()
 
     @classmethod
-    def build(
-        cls, start: npt.ArrayLike, end: npt.ArrayLike, row: npt.ArrayLike, n_rows: int
-    ) -> SpanIndex:
-        """Index spans: O(n) when each row's spans come in time order, O(n log n) at worst."""
-        starts = np.asarray(start, dtype=np.float64)
-        ends = np.asarray(end, dtype=np.float64)
-        rows = np.asarray(row, dtype=np.int64)
-        if len(rows) < 2 or bool((rows[1:] >= rows[:-1]).all()):
-            bounds = np.searchsorted(rows, np.arange(n_rows + 1)).astype(np.int64)
-            if sorted_within(starts, ends, bounds):  # in order already: share the spans
-                return cls(n_rows, starts, ends, None, bounds, starts, _reach(ends, bounds))
-        order, bounds, s, e, _ = time_order(starts, ends, rows, n_rows)
-        return cls(n_rows, starts, ends, order, bounds, s, _reach(e, bounds))
-
-    @classmethod
     def of_schedule(cls, schedule: Schedule) -> SpanIndex:
         """The Schedule's tasks on its worker rows, on the Schedule's own row order (and
         its own reach, none on disjoint rows: `Schedule.rows_disjoint`)."""
@@ -120,8 +103,7 @@ class SpanIndex:
         if self.reach is not None:
             kept: FloatArray = self.reach[positions]
             return kept
-        spans = positions if self._order is None else self._order[positions]
-        reach: FloatArray = self._end[spans]
+        reach: FloatArray = self._end[self._order[positions]]
         return reach
 
     @cached_property
@@ -223,21 +205,12 @@ class SpanIndex:
     @property
     def order(self) -> TaskOrder:
         """Span indices sorted by (row, start, end)."""
-        if self._order is None:
-            return np.arange(len(self._start), dtype=np.int64)
         return self._order
-
-    @cached_property
-    def by_length(self) -> IntArray:
-        """Span indices sorted by length (ties: index order)."""
-        return np.argsort(self._end - self._start, kind="stable").astype(np.int64)
 
     def __len__(self) -> int:
         return len(self._start)
 
     def _positions(self, lo: int, hi: int) -> IntArray:
-        if self._order is None:
-            return np.arange(lo, hi, dtype=np.int64)
         return self._order[lo:hi].astype(np.int64)
 
     def at_least(self, length: float) -> IntArray:
@@ -339,8 +312,6 @@ class SpanIndex:
             fences, offsets = self._fences
             if self.reach is not None:  # (in row order: a span's reach is its end here)
                 ends, order, offset = self.reach, None, lo
-            elif self._order is None:  # the spans are in row order
-                ends, order, offset = self._end, None, lo
             else:
                 ends, order, offset = self._end, self._order[lo:hi], 0
             out = np.empty(len(times))
@@ -374,20 +345,3 @@ class SpanIndex:
         for r in range(self.n_rows):
             out[r] = np.diff(self.busy_until(r, edges)) / step
         return np.clip(out, 0.0, 1.0)
-
-
-def _reach(ends: FloatArray, bounds: IntArray) -> FloatArray:
-    """The running maximum of ``ends`` within each row (``ends`` itself when it never
-    falls: spans that do not overlap)."""
-    if len(ends) < 2:
-        return ends
-    falls = ends[1:] < ends[:-1]
-    falls[across_segments(bounds, len(ends))] = False
-    if not falls.any():
-        return ends
-    reach = np.empty_like(ends)
-    for r in range(len(bounds) - 1):
-        lo, hi = int(bounds[r]), int(bounds[r + 1])
-        if lo < hi:
-            reach[lo:hi] = np.maximum.accumulate(ends[lo:hi])
-    return reach

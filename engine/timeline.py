@@ -12,7 +12,6 @@ import numpy.typing as npt
 
 from engine.schedule import Schedule
 from engine.text import elided, join_words, op_list, time_text
-from engine.tolerance import time_tolerance
 from engine.waits import (
     DONE,
     OVERHEAD,
@@ -79,10 +78,6 @@ class State:
     @property
     def slots_in_use(self) -> int:
         return int(self.op_holds_slot.sum())
-
-    def place_counts(self) -> dict[Place, int]:
-        counts = np.bincount(self.op_place, minlength=len(Place))
-        return {place: int(counts[place]) for place in Place}
 
 
 @dataclass(frozen=True, eq=False)
@@ -394,10 +389,3 @@ def _waiting_phrase(schedule: Schedule, waiting: OpsWaiting) -> str:
     if not waiting.contiguous and plural:
         text += f" (op {waiting.next_op + 1:,} goes next)"
     return text
-
-
-def event_index_at(schedule: Schedule, time: float) -> int:
-    """Index of the last event time at or before ``time``."""
-    times = schedule.event_times
-    tolerance = time_tolerance(float(times[-1]))
-    return max(0, int(np.searchsorted(times, time + tolerance, side="right")) - 1)

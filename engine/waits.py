@@ -40,18 +40,14 @@ from engine.columns import task_dtype
 from engine.idle_cuts import (
     Summary,
     TaskArray,
+    awaited,
+    compiled_columns,
     compiled_summary,
-    idle_columns,
     window_columns,
 )
 from engine.schedule import Schedule, op_column
 from engine.text import join_words, op_list, time_text
-from engine.wait_index import (
-    WaitIndex,
-    cut_at_points,
-    cut_at_starts,
-    cut_count,
-)
+from engine.wait_index import WaitIndex, cut_at_points
 
 if TYPE_CHECKING:
     from engine.derived import Derived
@@ -275,7 +271,8 @@ def _budget(schedule: Schedule) -> int:
 
 
 def _cut_like_simulated(index: WaitIndex) -> bool:
-    """Whether slot holders and readiness never change inside a gap (`idle_columns`)."""
+    """Whether slot holders and readiness never change inside a gap (the compiled pass's
+    runs, engine.idle_cuts)."""
     s = index.schedule
     return not (index.measured or (index.pipeline and index.slots > 0 and s.grant is None))
 
@@ -287,66 +284,50 @@ def _ready_of(index: WaitIndex, task: int) -> float:
     return index.ready_of(int(s.op[task]), int(s.stage[task]))
 
 
-def build_idle_spans(index: WaitIndex) -> IdleSpans:
+def build_idle_spans(index: WaitIndex, budget: int | None = None) -> IdleSpans:
     """Every worker's idle time with its reason (see the module docstring; kept by
-    `Derived.idle_spans`)."""
-    if not _cut_like_simulated(index):
-        return _build_idle_measured(index)
-    columns, totals = idle_columns(
-        index, _budget(index.schedule), (INPUT, SLOT, DONE), len(IDLE_REASONS)
-    )
-    # (`totals`, where the pass that wrote the spans added them up, is that)
-    return IdleSpans(*columns, index, totals)
-
-
-def _build_idle_measured(index: WaitIndex) -> IdleSpans:
-    """`_build_idle` where holders or readiness change inside gaps (measured runs)."""
+    `Derived.idle_spans`). A unit's gaps are cut at its starts where it has several
+    workers, at its last start only past ``budget`` cuts (default `_budget`). A simulated
+    run's by the compiled pass (engine.idle_cuts) where it is built; else, and for
+    measured runs, in numpy here: the same columns, bit for bit."""
+    budget = _budget(index.schedule) if budget is None else budget
+    if _cut_like_simulated(index):
+        found = compiled_columns(index, budget, (INPUT, SLOT, DONE), len(IDLE_REASONS))
+        if found is not None:
+            # (`totals`: the pass that wrote the spans added them up)
+            return IdleSpans(*found[0], index, found[1])
     s = index.schedule
     rows, lo, hi = index.gaps
     # Gaps are sorted by row and rows are unit-major: each unit's gaps are one slice.
     unit_bounds = np.searchsorted(rows, np.append(s.worker_offsets, s.n_workers))
     parts: list[tuple[IntArray, FloatArray, FloatArray, ReasonArray, TaskArray]] = []
-    budget = _budget(s)
-    tasks_as = task_dtype(len(s))
     for u, unit in enumerate(index.units):
         a, b = int(unit_bounds[u]), int(unit_bounds[u + 1])
         r, x, y = rows[a:b], lo[a:b], hi[a:b]
-        # A lone worker's gap holds no start of its unit: only several workers need cuts.
-        points = unit.points if s.workers[u] > 1 else np.zeros(0)
+        # A lone worker's gap holds no start of its unit: only several workers need cuts;
+        # and the load unit's gaps where slot holders change inside them (no grant times).
         measured_load = u == index.load_unit and index.slots > 0 and s.grant is None
-        pieces = None
-        if measured_load:  # holders change inside a span only where no grant times exist
-            holds = index.holds
-            points = np.union1d(points, np.concatenate([holds.lo, holds.hi]))
-        elif len(points):  # cut at the unit's starts: the ranks come with the pieces
-            pieces = cut_at_starts(x, y, unit, budget)
-            if pieces is None:
-                points = np.asarray([unit.last_start]) if len(unit.starts) else np.zeros(0)
-        if pieces is not None:
-            parent, x, y, k = pieces
-            r = r[parent]
-        elif len(points):
-            if cut_count(x, y, points) > budget:
-                points = np.asarray([unit.last_start]) if len(unit.starts) else np.zeros(0)
-            parent, x, y = cut_at_points(x, y, points)
-            r = r[parent]
-            k = np.searchsorted(unit.starts, x, "right")
-        else:
+        if s.workers[u] == 1 and not measured_load:
             k = index.lone_ranks(u, a, b)
-        done = k >= len(unit.starts)
-        if len(unit):
-            task = np.where(done, -1, unit.tasks_at(np.minimum(k, len(unit) - 1)))
-        else:  # a unit that ran nothing (a measured run may leave one empty): done from 0
-            task = np.full(len(x), -1, dtype=np.int64)
-        reason = np.where(done, DONE, INPUT).astype(np.int8)
-        if index.pipeline and u == index.load_unit:
-            other = OVERHEAD if index.measured else INPUT  # simulated: rounding gaps only
-            if index.slots > 0:
-                full = index.holds.count(0.5 * (x + y)) >= index.slots
-                reason[~done] = np.where(full[~done], SLOT, other)
-            else:
-                reason[~done] = other
-        elif index.pipeline and index.measured and (~done).any():
+        else:
+            points = unit.points if s.workers[u] > 1 else np.zeros(0)
+            if measured_load:
+                holds = index.holds
+                points = np.union1d(points, np.concatenate([holds.lo, holds.hi]))
+            pieces = cut_at_points(x, y, points, budget)
+            if pieces is None:  # too many: cut at the unit's last start only
+                points = np.asarray([unit.last_start]) if len(unit.starts) else np.zeros(0)
+                pieces = cut_at_points(x, y, points)
+            assert pieces is not None
+            parent, x, y, counted = pieces
+            r = r[parent]
+            k = unit.ranks(points, counted, x)
+        load = index.pipeline and u == index.load_unit
+        # (simulated: a gap on the load unit with a slot free is rounding noise, "input")
+        other = OVERHEAD if load and index.measured else INPUT
+        task, reason = awaited(index, u, k, x, y, (other, SLOT, DONE))
+        done = reason == DONE
+        if not load and index.measured and (~done).any():
             # Ready but not started with this worker free: only measured runs do that (in a
             # simulated run it is a gap of rounding noise, 1e-13 s, and stays "input").
             safe = np.maximum(task, 0)
@@ -357,17 +338,19 @@ def _build_idle_measured(index: WaitIndex) -> IdleSpans:
             parent, x, y = _split_at(x, y, cut)
             r, task, reason = r[parent], task[parent], reason[parent]
             reason[late[parent] & (x >= threshold[parent])] = OVERHEAD
-        parts.append((r, x, y, reason, task.astype(tasks_as)))
+        parts.append((r, x, y, reason, task))
     if not parts:
         empty = np.zeros(0)
+        tasks_as = task_dtype(len(s))
         return IdleSpans(
             np.zeros(0, np.int64), empty, empty, np.zeros(0, np.int8), np.zeros(0, tasks_as), index
         )
-    columns = [_joined(c) for c in zip(*parts, strict=True)]
-    return IdleSpans(
-        columns[0].astype(np.int64, copy=False), columns[1], columns[2],
-        columns[3].astype(np.int8, copy=False), columns[4].astype(tasks_as, copy=False), index,
-    )  # fmt: skip
+    columns = list(zip(*parts, strict=True))
+    if sum(len(r) for r in columns[0]) == len(rows):  # nothing cut: the gaps, not copies
+        row, start, end = rows, lo, hi
+    else:
+        row, start, end = (_joined(column) for column in columns[:3])
+    return IdleSpans(row, start, end, _joined(columns[3]), _joined(columns[4]), index)
 
 
 def _joined(arrays: tuple[npt.NDArray[Any], ...]) -> npt.NDArray[Any]:
@@ -773,10 +756,10 @@ def _measured_overhead(
         if not len(starts):
             continue
         mine = (stage == stage_index) & (reason == WAIT_WORKER)
-        points = np.union1d(starts, ends)
-        if cut_count(lo[mine], hi[mine], points) > _budget(s):
+        pieces = cut_at_points(lo[mine], hi[mine], np.union1d(starts, ends), _budget(s))
+        if pieces is None:
             continue
-        parent, a, b = cut_at_points(lo[mine], hi[mine], points)
+        parent, a, b, _ = pieces
         middle = 0.5 * (a + b)
         k = np.searchsorted(starts, middle, "right") - 1
         idle = (k >= 0) & (middle < ends[np.maximum(k, 0)])

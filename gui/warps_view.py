@@ -40,8 +40,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.derived import Derived
 from engine.errors import PipeLabError
-from engine.timeline import event_index_at
+from engine.tolerance import time_tolerance
 from engine.warps import (
     COMPUTE,
     ISSUE_UNIT,
@@ -454,6 +455,7 @@ class WarpsView(QWidget):
         self._theme = theme
         config = config or WarpConfig(warps=4, compute=10, latency=40, cycles=300)
         self._run = simulate_warps(config)
+        self._derived = Derived(self._run.schedule)  # (its event times, for the clock)
 
         self.warps_box = _spin(1, GUI_MAX_WARPS, config.warps, " warps", "W: warps on the SM")
         self.latency_box = _spin(0, 2000, config.latency, " cycles", "L: memory latency")
@@ -573,9 +575,7 @@ class WarpsView(QWidget):
     def activate(self) -> None:
         """Load this view's run into the clock and follow it (done when shown)."""
         self._active = True
-        self._clock.set_timeline(
-            self._run.schedule.event_times, end=float(self.config.cycles), unit="cycles"
-        )
+        self._clock.set_timeline(self._derived.events, end=float(self.config.cycles), unit="cycles")
         self._on_time(self._clock.time)
 
     def deactivate(self) -> None:
@@ -611,6 +611,7 @@ class WarpsView(QWidget):
         except PipeLabError as error:
             self._show_message(str(error))
             return
+        self._derived = Derived(self._run.schedule)
         self.message.hide()
         self._show_run()
         if self._active:
@@ -636,7 +637,8 @@ class WarpsView(QWidget):
         time = min(max(time, 0.0), float(self.config.cycles))
         self.state_panel.set_snapshot(self.config, warp_state_at(schedule, time))
         self.lanes.set_time(time)
-        event = float(schedule.event_times[event_index_at(schedule, time)])
+        # (the last event at or before the time, within the rounding tolerance)
+        event = self._derived.events.last_through(time + time_tolerance(schedule.makespan))
         self.narration.setText(narrate_warps(schedule, event))
 
     # -- export --------------------------------------------------------------------------------

@@ -10,11 +10,34 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.schedule import Schedule
-from engine.wait_index import cut_at_points, cut_count
 from engine.waits import _CUTS_PER_TASK, DONE, INPUT, OVERHEAD, SLOT, _split_at
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+
+
+def cut_at_points(
+    lo: FloatArray, hi: FloatArray, points: FloatArray
+) -> tuple[IntArray, FloatArray, FloatArray]:
+    """Cut each [lo, hi) at the sorted ``points`` strictly inside it: (parent, lo, hi)."""
+    a = np.searchsorted(points, lo, "right")
+    counts = np.maximum(np.searchsorted(points, hi, "left") - a, 0)
+    pieces = counts + 1
+    parent = np.repeat(np.arange(len(lo)), pieces)
+    step = np.arange(int(pieces.sum())) - np.repeat(np.cumsum(pieces) - pieces, pieces)
+    index = np.repeat(a, pieces) + step
+    inner = np.clip(index, 1, max(len(points), 1)) - 1
+    points_or_zero = points if len(points) else np.zeros(1)
+    starts = np.where(step == 0, lo[parent], points_or_zero[inner])
+    last = step == counts[parent]
+    ends = np.where(last, hi[parent], points_or_zero[np.minimum(index, max(len(points) - 1, 0))])
+    return parent, starts, ends
+
+
+def cut_count(lo: FloatArray, hi: FloatArray, points: FloatArray) -> int:
+    """How many pieces `cut_at_points` would add."""
+    a = np.searchsorted(points, lo, "right")
+    return int(np.maximum(np.searchsorted(points, hi, "left") - a, 0).sum())
 
 
 def by_row(s: Schedule) -> tuple[IntArray, IntArray]:
@@ -284,3 +307,19 @@ class SpanIndex:
             busy = np.where(inside, self.merged_before[lo:hi][k] + partial, 0.0)
             out[r] = np.diff(busy) / ((t1 - t0) / columns)
         return np.clip(out, 0.0, 1.0)
+
+
+def idle_gaps(schedule: Schedule, row: int) -> list[tuple[float, float]]:
+    """The (start, end) intervals in [0, makespan] when timeline row ``row`` is idle, one
+    task at a time (engine.metrics had it)."""
+    mine = np.flatnonzero(schedule.row == row)
+    mine = mine[np.lexsort((schedule.end[mine], schedule.start[mine]))]
+    gaps: list[tuple[float, float]] = []
+    reached = 0.0
+    for s, e in zip(schedule.start[mine].tolist(), schedule.end[mine].tolist(), strict=True):
+        if s > reached:
+            gaps.append((reached, s))
+        reached = max(reached, e)
+    if schedule.makespan > reached:
+        gaps.append((reached, schedule.makespan))
+    return gaps

@@ -96,3 +96,15 @@ def idle_pass_inputs() -> st.SearchStrategy[Schedule]:
     """What the idle-span passes are given: simulated runs, the same tasks in another
     order, or free-form tasks marked simulated."""
     return schedule_inputs()
+
+
+def spans_schedule(start: np.ndarray, end: np.ndarray, row: np.ndarray, n_rows: int) -> Schedule:
+    """Spans on rows as a Schedule (one unit of ``n_rows`` workers, one op a span), for the
+    indexes that read a Schedule's rows (`engine.span_index.SpanIndex`)."""
+    n = len(start)
+    zeros = np.zeros(n, dtype=np.int64)
+    return Schedule(
+        op=np.arange(n), stage=zeros, unit=zeros, worker=row, start=start, end=end,
+        workers=(n_rows,), n_ops=n, unit_names=("unit",), stage_names=("span",),
+        source="measured",
+    )  # fmt: skip

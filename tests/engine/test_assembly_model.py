@@ -182,7 +182,8 @@ def test_still_frames_are_the_engines_state(preset: str) -> None:
     includes every op at a worker or in a shown slot."""
     schedule = simulate(load_preset(preset), "pipelined")
     slot_count = Derived(schedule).assembly.plan.count
-    for time in np.concatenate([schedule.event_times, schedule.event_times + 0.25]):
+    events = np.asarray(Derived(schedule).events)
+    for time in np.concatenate([events, events + 0.25]):
         state = state_at(schedule, float(time))
         frame = assembly_frame(Derived(schedule), float(time), 0.0, 4, slot_count)
         chips = frame.chips

@@ -11,6 +11,7 @@ from engine.density import band_of_rows, busy_fraction, quantize, rows_per_band,
 from engine.scenario import Scenario
 from engine.scheduler import simulate
 from engine.span_index import SpanIndex
+from tests.engine.strategies import spans_schedule
 
 
 def reference(start, end, row, n_rows, t0, t1, columns, bands=None, capacity=None):
@@ -108,7 +109,7 @@ def test_the_index_answers_as_a_scan_would(items, columns, t0, span, shortest) -
     start = np.array([a for a, _, _ in items], dtype=float)
     end = start + np.array([d for _, d, _ in items], dtype=float)
     row = np.array([r for _, _, r in items], dtype=np.int64)
-    index = SpanIndex.build(start, end, row, 7)
+    index = SpanIndex.of_schedule(spans_schedule(start, end, row, 7))
     t1 = t0 + span
     # Busy share per column: the union of each row's spans (overlaps once).
     edges = np.linspace(t0, t1, columns + 1)

@@ -1,7 +1,7 @@
 """`engine.event_union.EventUnion`: the event times of several Schedules counted and
 searched as their sorted union, without merging them; checked against the merged array
-(np.unique of them all, or merged within a tolerance as `Schedule.event_times` merges
-them), with the compiled and the numpy `sorted_common` alike."""
+(np.unique of them all, or merged within a tolerance as a Schedule's own times are:
+`merged_within`), with the compiled and the numpy `sorted_common` alike."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ from engine import fast_scheduler
 from engine.derived import Derived
 from engine.event_union import EventUnion, events_of, sorted_common
 from engine.scenario import Scenario
+from engine.schedule import Schedule
 from engine.scheduler import simulate
+from engine.tolerance import time_tolerance
 from tests.engine.strategies import BUILDS
 
 #: Few distinct values, so that the arrays share many (the book's whole seconds) or none.
@@ -97,17 +99,23 @@ def test_the_union_of_a_big_run_keeps_only_the_shared_times() -> None:
     union = events_of([Derived(_s) for _s in schedules])
     assert all(len(a) == 1 or a.base is not None for a in union.arrays)  # views
     assert len(union.removed) < 100 and len(union.dropped) < 100
-    expected = np.unique(np.concatenate([s.event_times for s in schedules]))
+    expected = np.unique(np.concatenate([event_times(s) for s in schedules]))
     assert len(union) == len(expected)
 
 
 def merged_within(arrays: list[np.ndarray], tolerance: float) -> np.ndarray:
-    """What `Schedule.event_times` does: sort every occurrence, keep one more than
-    ``tolerance`` above the occurrence before it."""
+    """A Schedule's event times from its arrays of times: sort every occurrence, keep one
+    more than ``tolerance`` above the occurrence before it."""
     times = np.sort(np.concatenate(arrays))
     keep = np.ones(len(times), dtype=bool)
     keep[1:] = times[1:] - times[:-1] > tolerance
     return times[keep]
+
+
+def event_times(schedule: Schedule) -> np.ndarray:
+    """0 and every start and end of ``schedule``, merged within its time tolerance."""
+    tolerance = time_tolerance(schedule.makespan)
+    return merged_within([np.zeros(1), schedule.start, schedule.end], tolerance)
 
 
 #: Times that lie within 0.01 of one another, and repeats, in every array.
@@ -162,8 +170,10 @@ def test_joined_schedules_hold_each_ones_times_once(sets, probes) -> None:
 @pytest.mark.parametrize("policy", ["sequential", "pipelined"])
 @pytest.mark.parametrize("durations", ["random", "whole", "zeros"])
 def test_a_schedules_events_are_its_event_times(workers, policy, durations) -> None:
-    """The same set as `Schedule.event_times` (merged within its tolerance), from the
-    stages' end columns: views where a stage ends in op order, not copies."""
+    """The same set as every start and end merged within the tolerance, from the stages'
+    end columns: views where a stage ends in op order, not copies. A copy of the Schedule
+    (which does not carry `Schedule.ends_hold_starts`) merges its starts and ends: the
+    same times."""
     rng = np.random.default_rng(3)
     n = 3_000
     if durations == "random":  # times 1e-6 apart and closer merge (the tolerance at 10^6 s)
@@ -174,9 +184,10 @@ def test_a_schedules_events_are_its_event_times(workers, policy, durations) -> N
         r, c, w = (rng.integers(0, 2, n).astype(float) for _ in range(3))
     schedule = simulate(Scenario(r, c, w, workers=workers, buffers=2), policy)
     events = Derived(schedule).events
-    expected = schedule.event_times
+    expected = event_times(schedule)
     assert len(events) == len(expected)
     assert np.array_equal(np.asarray(events), expected)
+    assert np.array_equal(np.asarray(Derived(schedule.with_meta(label="copy")).events), expected)
     picks = rng.integers(0, len(expected), 50)
     assert [events[int(k)] for k in picks] == expected[picks].tolist()
     for t in [*rng.uniform(0, schedule.makespan, 50).tolist(), *expected[picks].tolist()]:
@@ -192,7 +203,7 @@ def test_the_clock_of_both_policies_counts_each_time_once() -> None:
     scenario = Scenario(r, c, w, workers=(2, 1, 2), buffers=3)
     schedules = [simulate(scenario, policy) for policy in ("sequential", "pipelined")]
     joined = events_of([Derived(_s) for _s in schedules])
-    expected = np.unique(np.concatenate([s.event_times for s in schedules]))
+    expected = np.unique(np.concatenate([event_times(s) for s in schedules]))
     assert len(joined) == len(expected)
     assert np.array_equal(np.asarray(joined), expected)
 

@@ -23,7 +23,7 @@ from engine.scheduler import simulate, simulate_reference
 from engine.span_index import SpanIndex
 from engine.view_model import typical_duration
 from tests.engine import legacy_indexes as legacy
-from tests.engine.strategies import BUILDS, scenarios, schedule_inputs
+from tests.engine.strategies import BUILDS, scenarios, schedule_inputs, spans_schedule
 
 
 def schedules() -> st.SearchStrategy[Schedule]:
@@ -52,7 +52,6 @@ def test_rows_events_and_op_matrices_as_before(schedule: Schedule) -> None:
     want_reach, want_task = legacy.row_reach(schedule)
     _same(reach, want_reach)
     _same(task, want_task)
-    _same(schedule.event_times, legacy.event_times(schedule))
     _same(np.asarray(Derived(schedule).events), legacy.event_times(schedule))
     if schedule.is_pipeline:
         starts, ends, index = legacy.op_matrices(schedule)
@@ -135,10 +134,10 @@ def test_stats_numbers_as_before(schedule: Schedule) -> None:
 def test_span_index_answers_as_before(schedule, t0, span, columns, shortest) -> None:
     columns_of = (schedule.start, schedule.end, schedule.row, schedule.n_workers)
     want = legacy.SpanIndex(*columns_of)
-    for index in (SpanIndex.of_schedule(schedule), SpanIndex.build(*columns_of)):
+    as_spans = spans_schedule(*columns_of)  # (its own row order, reach where rows overlap)
+    for index in (SpanIndex.of_schedule(schedule), SpanIndex.of_schedule(as_spans)):
         for name in ("merged_start", "merged_end", "merged_before", "merged_bounds", "lengths"):
             _same(getattr(index, name), getattr(want, name))
-        _same(index.by_length, want.by_length)
         _same(index.at_least(shortest), want.by_length[np.searchsorted(want.lengths, shortest) :])
         assert index.count_at_least(shortest) == len(want.lengths) - int(
             np.searchsorted(want.lengths, shortest)
@@ -155,13 +154,13 @@ def test_span_index_answers_as_before(schedule, t0, span, columns, shortest) -> 
 @pytest.mark.parametrize("build", BUILDS)
 @pytest.mark.parametrize("columns", [1, 3, 40, 700, 5000])
 @pytest.mark.parametrize("window", [(0.0, 1.0), (0.3, 0.31), (-0.1, 1.2)])
-@pytest.mark.parametrize("kept", ["by_row", "built", "in_order"])
+@pytest.mark.parametrize("kept", ["by_row", "spans", "in_order"])
 def test_disjoint_busy_time_many_spans_a_column_and_few(build, columns, window, kept) -> None:
     """A row's busy time on disjoint rows, from fences (compiled: a time at a time; numpy:
     all at once), zoomed out (many spans a column) and in (few), agrees with the spans
     clipped to each time, on a simulated run's rows (``by_row``: its row order, no reach
-    kept), on an index built from the columns (its own order and reach) and on spans in
-    row order already (``in_order``: no order; strided starts and ends)."""
+    kept), on the spans as a Schedule of their own (its own order and reach) and on spans
+    in row order already (``in_order``: strided starts and ends)."""
     rng = np.random.default_rng(columns)
     n = 3_000
     durations = rng.uniform(0.5, 1.5, (n, 3))
@@ -172,14 +171,13 @@ def test_disjoint_busy_time_many_spans_a_column_and_few(build, columns, window, 
         if kept == "by_row":
             index = SpanIndex.of_schedule(schedule)
             assert schedule.rows_disjoint and index.reach is None
-        elif kept == "built":
-            index = SpanIndex.build(start, end, row, schedule.n_workers)
+        elif kept == "spans":
+            index = SpanIndex.of_schedule(spans_schedule(start, end, row, schedule.n_workers))
         else:
             key = np.lexsort((start, row))
             pairs = np.stack([start[key], end[key]], axis=1)  # (strided columns)
             start, end, row = pairs[:, 0], pairs[:, 1], row[key]
-            index = SpanIndex.build(start, end, row, schedule.n_workers)
-            assert index._order is None
+            index = SpanIndex.of_schedule(spans_schedule(start, end, row, schedule.n_workers))
         want = legacy.SpanIndex(start, end, row, schedule.n_workers)
         t0, t1 = (schedule.makespan * edge for edge in window)
         got = index.busy_fraction(t0, t1, columns)
@@ -219,7 +217,7 @@ def test_handed_over_columns_equal_the_reference(scenario, policy) -> None:
         _same(getattr(fast, column), getattr(reference, column))
         assert not getattr(fast, column).flags.writeable
     # Every start is 0 or an end, so the ends alone give the event times.
-    _same(fast.event_times, legacy.event_times(fast))
+    _same(np.asarray(Derived(fast).events), legacy.event_times(fast))
     assert set(fast.start.tolist()) <= set(fast.end.tolist()) | {0.0}
 
 

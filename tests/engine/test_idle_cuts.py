@@ -1,7 +1,8 @@
-"""The compiled idle-span pass (engine/_idle_pass.c) and the numpy one (engine/idle_cuts.py)
-write the same five columns, bit for bit, dtype for dtype: on simulated runs with any
-workers and slots, the same tasks in another order, tasks that overlap on their rows, and
-with a cut budget small enough that a unit is cut at its last start only."""
+"""The compiled idle-span pass (engine/_idle_pass.c, engine/idle_cuts.py) and the numpy
+cuts (`engine.waits.build_idle_spans`) write the same five columns, bit for bit, dtype
+for dtype: on simulated runs with any workers and slots, the same tasks in another order,
+tasks that overlap on their rows, and with a cut budget small enough that a unit is cut
+at its last start only."""
 
 from __future__ import annotations
 
@@ -14,11 +15,11 @@ from hypothesis import strategies as st
 
 from engine import fast_scheduler
 from engine.derived import Derived
-from engine.idle_cuts import compiled_summary, idle_columns
+from engine.idle_cuts import compiled_columns, compiled_summary
 from engine.scenario import Scenario
 from engine.schedule import Schedule
 from engine.scheduler import simulate
-from engine.waits import DONE, IDLE_REASONS, INPUT, SLOT, IdleSpans
+from engine.waits import DONE, IDLE_REASONS, INPUT, SLOT, IdleSpans, build_idle_spans
 from tests.engine.strategies import idle_pass_inputs
 
 pytestmark = pytest.mark.skipif(
@@ -36,7 +37,10 @@ def _columns(
     if gaps_first:  # (the compiled pass then leaves them be)
         _ = index.gaps
     with fast_scheduler.using(build):
-        columns, totals = idle_columns(index, budget, REASONS, len(IDLE_REASONS))
+        spans = build_idle_spans(index, budget)
+    columns = (spans.row, spans.start, spans.end, spans.reason, spans.next_task)
+    totals = spans._totals
+    assert (totals is not None) == (build == "compiled")
     if totals is not None:  # as IdleSpans.totals adds them up (np.bincount), bit for bit
         expected = IdleSpans(*columns, index).totals
         assert totals.dtype == expected.dtype and totals.shape == expected.shape
@@ -69,7 +73,9 @@ def test_the_summary_adds_up_the_pieces_the_columns_hold(schedule: Schedule, bud
     cuts as the written columns do, at every budget: the same totals, counts and
     longest pieces, and the same points."""
     copies = replace(schedule), replace(schedule)  # (kept alive: the indexes read them)
-    columns, _ = idle_columns(Derived(copies[0]).waits, budget, REASONS, len(IDLE_REASONS))
+    found = compiled_columns(Derived(copies[0]).waits, budget, REASONS, len(IDLE_REASONS))
+    assert found is not None
+    columns, _ = found
     summary = compiled_summary(Derived(copies[1]).waits, budget, REASONS, len(IDLE_REASONS))
     assert summary is not None
     row, start, end, reason, _ = columns

@@ -5,11 +5,13 @@ may write first), where the latest end so far is kept per block of 64, not per h
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.wait_index import Intervals
+from engine.wait_index import Intervals, cut_at_points
 
 
 @st.composite
@@ -57,3 +59,28 @@ def test_ends_out_of_order_keep_no_running_maximum() -> None:
     assert index.reach is None
     assert len(index.block_reach) == len(index.block_max) == 16
     np.testing.assert_array_equal(index.at(500.5), brute_at(lo, hi, 500.5))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 30), st.integers(0, 8)), max_size=40),
+    st.lists(st.integers(-2, 40), max_size=30),
+)
+def test_cut_at_points_cuts_as_a_loop_would(gaps, points) -> None:
+    """Every [lo, hi) cut at each point strictly inside it, in order, with each piece's
+    count of points at or before its start; past the budget, None."""
+    lo = np.array([float(a) for a, _ in gaps])
+    hi = lo + np.array([float(d) for _, d in gaps])
+    cuts = np.unique(np.array(points, dtype=np.float64))
+    want = []
+    for g, (a, b) in enumerate(zip(lo.tolist(), hi.tolist(), strict=True)):
+        edges = [a, *(p for p in cuts.tolist() if a < p < b), b]
+        want += [(g, x, y) for x, y in itertools.pairwise(edges)] or [(g, a, b)]
+    found = cut_at_points(lo, hi, cuts)
+    assert found is not None
+    parent, start, end, counted = found
+    assert list(zip(parent.tolist(), start.tolist(), end.tolist(), strict=True)) == want
+    assert counted.tolist() == np.searchsorted(cuts, start, "right").tolist()
+    extra = len(want) - len(gaps)
+    assert cut_at_points(lo, hi, cuts, extra) is not None
+    assert extra == 0 or cut_at_points(lo, hi, cuts, extra - 1) is None

@@ -133,7 +133,7 @@ def test_several_workers_share_one_phrase() -> None:
 
 def test_narration_lists_everything() -> None:
     schedule = simulate(Scenario.uniform_ops(6, workers=(3, 3, 3)))
-    for time in schedule.event_times.tolist():
+    for time in np.asarray(Derived(schedule).events).tolist():
         assert "more" not in narrate(Derived(schedule), time)
     line = narrate(Derived(schedule), 0.0)
     assert line.startswith("t = 0 s: load unit 1 starts reading op 1 while load unit 2")
@@ -148,10 +148,10 @@ def test_ops_waiting_out_of_op_order_are_named() -> None:
     n = 40
     durations = (rng.uniform(0.5, 3, n), rng.uniform(0.5, 3, n), rng.uniform(0.5, 3, n))
     schedule = simulate(Scenario(*durations, workers=(3, 2, 4), buffers=6))
-    lines = [narrate(Derived(schedule), t) for t in schedule.event_times.tolist()]
+    lines = [narrate(Derived(schedule), t) for t in np.asarray(Derived(schedule).events).tolist()]
     assert any("ops 3 and 4 wait for the compute units (op 3 goes next)" in x for x in lines)
     assert not any(re.search(r"\d ops wait", line) for line in lines)
-    for time in schedule.event_times.tolist():
+    for time in np.asarray(Derived(schedule).events).tolist():
         for waiting in ops_waiting_at(Derived(schedule), time + 1e-9):
             if waiting.ops is not None:  # exactly the ready ops not yet started
                 stage = waiting.stage
@@ -194,7 +194,7 @@ def test_measured_runs_get_reasons_without_grants() -> None:
     )
     waits = Derived(measured).op_waits
     assert "overhead" in {waits.reason_name(i) for i in range(len(waits))}
-    for time in measured.event_times.tolist():
+    for time in np.asarray(Derived(measured).events).tolist():
         narrate(Derived(measured), time)
 
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from engine.derived import Derived
 from engine.errors import PipeLabError
-from engine.metrics import idle_by_worker, idle_gaps, utilization_by_unit
+from engine.metrics import utilization_by_unit
 from engine.scenario import Scenario
 from engine.scheduler import simulate
 from engine.warp_stream import burst_count, summarize, task_chunks
@@ -31,6 +31,7 @@ from engine.warps import (
     warp_state_at,
 )
 from engine.writers import schedule_to_dict
+from tests.engine.legacy_indexes import idle_gaps
 
 SIMULATORS = [simulate_warps, simulate_warps_reference]
 
@@ -168,7 +169,7 @@ def test_timeline_invariants(config, simulator):
     assert schedule.makespan == config.cycles
     assert 0.0 <= run.utilization <= 1.0
     # Stalls are exactly the idle time of the warp rows.
-    idle = idle_by_worker(Derived(schedule))[: config.warps]
+    idle = (schedule.makespan - Derived(schedule).busy_by_worker)[: config.warps]
     assert run.stall_cycles == pytest.approx(idle, abs=1e-9)
     assert utilization_by_unit(Derived(schedule))["issue"] == pytest.approx(run.utilization)
     # The ready intervals are exactly the gaps of the warp rows.

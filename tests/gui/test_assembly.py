@@ -22,6 +22,7 @@ import pytest
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetricsF
 
+from engine.derived import Derived
 from engine.scenario import Scenario, load_preset
 from engine.schedule import Schedule
 from engine.scheduler import simulate
@@ -91,7 +92,7 @@ def show(view: AssemblyLineView, schedules: list[Schedule], time: float) -> None
     view.set_schedules(schedules)
     clock: Clock = view._clock
     clock.set_timeline(
-        sorted({float(t) for s in schedules for t in s.event_times}),
+        sorted({float(t) for s in schedules for t in np.asarray(Derived(s).events)}),
         max(s.makespan for s in schedules),
     )
     clock.seek(time)
@@ -345,6 +346,7 @@ SCALED = textwrap.dedent(
     from PySide6.QtGui import QColor, QImage, QPainter
     from PySide6.QtWidgets import QApplication
     app = QApplication([])
+    from engine.derived import Derived
     from engine.scenario import load_preset
     from engine.scheduler import simulate
     from gui.assembly import AssemblyLineView
@@ -353,7 +355,7 @@ SCALED = textwrap.dedent(
     from gui.icons import tinted
     schedule = simulate(load_preset("book"), "pipelined")
     clock = Clock()
-    clock.set_timeline(schedule.event_times, schedule.makespan)
+    clock.set_timeline(Derived(schedule).events, schedule.makespan)
     clock.seek(4.5)
     view = AssemblyLineView(clock)
     view.set_schedules([schedule])

@@ -364,6 +364,7 @@ def test_the_visible_tasks_shade_is_the_indexs_and_overlaps_go_to_the_index() ->
     overlap on a row (the index merges them) the sum is not used."""
     from engine.span_index import SpanIndex
     from gui.figure.bars import _visible_fraction
+    from tests.engine.strategies import spans_schedule
 
     schedule = simulate(Scenario.uniform_ops(2_000, 1.0, 2.5, 0.5, buffers=2), "pipelined")
     index = task_index(Derived(schedule))
@@ -372,7 +373,7 @@ def test_the_visible_tasks_shade_is_the_indexs_and_overlaps_go_to_the_index() ->
     assert summed is not None
     assert np.abs(summed - index.busy_fraction(t0, t1, 700)).max() < 1e-9
     start, end, row = np.array([0.0, 1.0, 5.0]), np.array([3.0, 2.0, 6.0]), np.zeros(3, int)
-    overlapping = SpanIndex.build(start, end, row, 1)
+    overlapping = SpanIndex.of_schedule(spans_schedule(start, end, row, 1))
     assert _visible_fraction(overlapping, start, end, row, 1, 0.0, 6.0, 12) is None
 
 

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from engine import fast_scheduler
+from engine.derived import Derived
 from engine.scenario import Scenario
 from gui import run_steps, runs
 from gui.derived_of import derived_of
@@ -57,7 +58,7 @@ def test_side_by_side_gives_what_in_turn_gives(monkeypatch: pytest.MonkeyPatch, 
     for a, b in zip(alone.schedules, together.schedules, strict=True):
         for column in ("op", "stage", "unit", "worker", "start", "end", "grant"):
             assert np.array_equal(getattr(a, column), getattr(b, column))
-        assert np.array_equal(a.event_times, b.event_times)
+        assert np.array_equal(np.asarray(Derived(a).events), np.asarray(Derived(b).events))
     assert together.stats == alone.stats
     assert [set(t) for t in together.timings] == [set(t) for t in alone.timings]
     assert set(together.timings[0]) == {"simulate", *(name for name, _ in runs.DERIVATIONS)}
@@ -201,7 +202,7 @@ def test_a_run_and_its_indexes_go_with_their_last_reference() -> None:
     refs = []
     for derived in run.derived:
         s = derived.schedule
-        narrate(derived, float(s.event_times[len(s.event_times) // 2]))
+        narrate(derived, derived.events[len(derived.events) // 2])
         state_at(s, 3.0)
         idle_now(derived, [0, 1], 2.0)
         derived.idle_spans.describe(0)
@@ -254,7 +255,6 @@ def test_a_landed_run_with_two_workers_keeps_few_bytes_a_task() -> None:
         assert not any(name.startswith("_op_column") for name in kept)
         assert s.by_row[0].dtype == np.int32
         assert s.rows_disjoint and s._rows.reach is None
-        assert "event_times" not in kept
         units = derived.waits.units
         kept["derived"] = derived._kept
         kept["columns"] = derived.columns._sorted

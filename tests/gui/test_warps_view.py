@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from PySide6.QtGui import QColor, QImage
 
+from engine.derived import Derived
 from engine.errors import PipeLabError
 from engine.warps import WarpConfig, WarpPhase
 from gui.clock import Clock
@@ -29,7 +30,7 @@ def view(qtbot, clock):
 def test_opens_on_its_run_and_loads_the_clock(view, clock):
     assert view.is_active
     assert clock.end == 300
-    assert np.array_equal(clock.events, view.run.schedule.event_times)
+    assert np.array_equal(clock.events, np.asarray(Derived(view.run.schedule).events))
     assert view.narration.text() == "cycle 0: all 4 warps are ready; the SM issues from warp 1"
     assert "80.0% (model 80.0%)" in view.summary.text()
     assert "knee W = 5" in view.summary.text()
@@ -83,7 +84,7 @@ def test_controls_resimulate(view, clock):
     assert view.run.schedule.workers == (8, 1)
     assert "100.0% (model 100.0%)" in view.summary.text()
     assert clock.end == 300
-    assert np.array_equal(clock.events, view.run.schedule.event_times)
+    assert np.array_equal(clock.events, np.asarray(Derived(view.run.schedule).events))
     view.latency_box.setValue(70)  # knee (10 + 70) / 10 = 8
     assert view.config.latency == 70
     assert view.utilization.knee.value() == pytest.approx(8)
@@ -243,6 +244,7 @@ from PySide6.QtCore import QPoint
 from PySide6.QtWidgets import QApplication
 app = QApplication(sys.argv)
 from engine.warps import WarpConfig
+from engine.derived import Derived
 from gui.clock import Clock
 from gui.warps_view import WarpsView
 clock = Clock()
