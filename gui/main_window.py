@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.derived import Derived
 from engine.errors import PipeLabError
 from engine.scenario import Scenario, load_preset
 from engine.schedule import Schedule
@@ -427,7 +428,7 @@ class MainWindow(QMainWindow):
             return True
         if with_assembly is None:
             with_assembly = self._with_assembly.isChecked()
-        schedules, title, run_titles, _ = self._exported()
+        schedules, title, run_titles, _, derived = self._exported()
         form = format_of(path)  # (None: `export` refuses the suffix)
         try:
             export(
@@ -437,6 +438,7 @@ class MainWindow(QMainWindow):
                 with_assembly=with_assembly and (form is None or form.assembly),
                 title=title,
                 run_titles=run_titles,
+                derived=derived,
                 **options,  # type: ignore[arg-type]
             )
         except PipeLabError as error:
@@ -444,15 +446,19 @@ class MainWindow(QMainWindow):
             return False
         return True
 
-    def _exported(self) -> tuple[list[Schedule], str, tuple[str, ...], float]:
-        """What an export of the open tab draws: its Schedules, title, runs' headings and
-        time (the GPU tab's measured runs once there are some, else the Pipeline tab's)."""
+    def _exported(
+        self,
+    ) -> tuple[list[Schedule], str, tuple[str, ...], float, list[Derived] | None]:
+        """What an export of the open tab draws: its Schedules, title, runs' headings,
+        time and each Schedule's `Derived` (the GPU tab's measured runs once there are
+        some, with none: the export makes them; else the Pipeline tab's, its runs')."""
         panel = self.gpu_panel
         if self._exports_measured() and panel is not None:
-            return panel.schedules, panel.title, (), self.gpu_clock.time
+            return panel.schedules, panel.title, (), self.gpu_clock.time, None
         shown = self.model.shown
         titles = shown.titles if shown is not None else ()
-        return self.schedules, self._figure_title(), titles, self.clock.time
+        derived = list(shown.derived) if shown is not None else None
+        return self.schedules, self._figure_title(), titles, self.clock.time, derived
 
     def _exports_measured(self) -> bool:
         panel = self.gpu_panel
@@ -630,7 +636,7 @@ class MainWindow(QMainWindow):
         """File → Export's dialog for what the Pipeline or GPU tab shows (not yet open)."""
         from gui.export_dialog import ExportDialog
 
-        schedules, title, run_titles, time = self._exported()
+        schedules, title, run_titles, time, derived = self._exported()
         rows = "workers" if self._exports_measured() else self.view.timeline.rows
         return ExportDialog(
             schedules,
@@ -640,6 +646,7 @@ class MainWindow(QMainWindow):
             self._with_assembly.isChecked(),
             self,
             run_titles=run_titles,
+            derived=derived,
         )
 
     def _export_dialog(self) -> None:

@@ -18,13 +18,20 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, QSize, Signal
 from PySide6.QtGui import QAction, QActionGroup, QFont, QHelpEvent
 from PySide6.QtWidgets import QGraphicsItem, QMenu, QToolTip, QWidget
 
+from engine.derived import Derived
 from engine.schedule import Schedule
 from engine.text import axis_scale, axis_title, span_text, tick_text, time_text
 from engine.view_model import describe_task, task_at
 from gui.clock import Clock
 from gui.colours import LIGHT, Theme
-from gui.derived_of import derived_of
-from gui.figure.rows import check_rows, describe_wait, idle_spans_in, reasons_present, row_count
+from gui.figure.rows import (
+    check_rows,
+    derived_list,
+    describe_wait,
+    idle_spans_in,
+    reasons_present,
+    row_count,
+)
 from gui.timeline_items import (
     BarsItem,
     LegendItem,
@@ -130,6 +137,7 @@ class TimelineView(pg.PlotWidget):
         self._theme = theme
         self._rows = "workers"
         self._schedules: list[Schedule] = []
+        self._derived: list[Derived] = []  # each Schedule's (its run's), held while shown
         self._groups: list[RowGroup] = []
         self._limits: tuple[float, ...] | None = None
         self._fit = RowFit(gap=MIN_GAP, pitch=0.0, bottom=0.1)
@@ -177,8 +185,12 @@ class TimelineView(pg.PlotWidget):
 
     # -- content -----------------------------------------------------------------------
 
-    def set_schedules(self, schedules: list[Schedule]) -> None:
-        """Draw these Schedules as row groups (top to bottom) on one time scale."""
+    def set_schedules(
+        self, schedules: list[Schedule], derived: list[Derived] | None = None
+    ) -> None:
+        """Draw these Schedules as row groups (top to bottom) on one time scale.
+        ``derived``: each one's `Derived` (its run's; a new one each when not given)."""
+        self._derived = derived_list(schedules, derived)
         self._schedules = list(schedules)
         self._fit = self._fit_rows()
         self._lay_out()
@@ -203,7 +215,7 @@ class TimelineView(pg.PlotWidget):
 
     def _lay_out(self) -> None:
         """Stack the row groups with the current fit's gaps; the items follow."""
-        self._groups = layout_groups(self._schedules, self._rows, self._fit.gap)
+        self._groups = layout_groups(self._derived, self._rows, self._fit.gap)
         self.bars.set_groups(self._groups)
         self.marks.set_groups(self._groups)
         self.row_axis.set_groups(self._groups)
@@ -262,9 +274,7 @@ class TimelineView(pg.PlotWidget):
     def _reasons(self) -> set[str]:
         """The wait reasons in the shown runs' rows (computed on the worker thread when the
         app made the run: `gui.runs.warm_gantt`)."""
-        return {
-            r for s in self._schedules if len(s) for r in reasons_present(derived_of(s), self._rows)
-        }
+        return {r for d in self._derived if len(d.schedule) for r in reasons_present(d, self._rows)}
 
     @property
     def rows(self) -> str:
@@ -279,7 +289,7 @@ class TimelineView(pg.PlotWidget):
             return
         self._rows = rows
         self.getPlotItem().getViewBox().setMouseEnabled(x=True, y=rows == "ops")
-        self.set_schedules(self._schedules)
+        self.set_schedules(self._schedules, self._derived)
 
     @property
     def groups(self) -> list[RowGroup]:
@@ -407,12 +417,12 @@ class TimelineView(pg.PlotWidget):
             task = self._task_at(group, row, x)
             if task >= 0:
                 return describe_task(s, task)
-            spans = idle_spans_in(derived_of(s), group.rows, x, x, range(row, row + 1))
+            spans = idle_spans_in(group.derived, group.rows, x, x, range(row, row + 1))
             hit = spans.at(row, x)
             if hit < 0:
                 continue
             period = span_text(float(spans.start[hit]), float(spans.end[hit]), s.time_unit)
-            why = describe_wait(derived_of(s), group.rows, spans, hit)
+            why = describe_wait(group.derived, group.rows, spans, hit)
             run = s.label or s.policy
             if group.rows == "ops":
                 return f"{why} ({run})" if why else f"op {row + 1} waits {period} ({run})"
