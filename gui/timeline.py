@@ -10,7 +10,7 @@ reason; a legend line for the wait reasons' hatches (the exported figures' own l
 from __future__ import annotations
 
 import math
-from typing import cast
+from typing import Protocol, cast
 
 import numpy as np
 import pyqtgraph as pg
@@ -52,7 +52,14 @@ from gui.timeline_rows import (
     rows_height,
 )
 
-__all__ = ["TITLE_ROOM", "TimeAxis", "TimelineView", "add_rows_menu"]
+__all__ = [
+    "TITLE_ROOM",
+    "RowsHolder",
+    "TimeAxis",
+    "TimelineView",
+    "add_rows_menu",
+    "check_rows_action",
+]
 
 #: The least height the Gantt asks for with no rows to show (its axis stays readable).
 FLOOR_HEIGHT = 140
@@ -468,14 +475,32 @@ class TimelineView(pg.PlotWidget):
 _OFFSET = QPoint(14, 14)
 
 
-def add_rows_menu(menu: QMenu, timeline: TimelineView) -> QActionGroup:
-    """A "Gantt rows" submenu of ``menu``: one row per worker, or one per op."""
+class RowsHolder(Protocol):
+    """Whatever holds the rows mode a menu sets: the app's model (`gui.app_model.AppModel`),
+    or a lone `TimelineView`."""
+
+    @property
+    def rows(self) -> str: ...
+
+    def set_rows(self, rows: str) -> None: ...
+
+
+def add_rows_menu(menu: QMenu, holder: RowsHolder) -> QActionGroup:
+    """A "Gantt rows" submenu of ``menu``: one row per worker, or one per op, set on
+    ``holder``; each action's data is its mode (`check_rows_action` follows the holder)."""
     submenu = menu.addMenu("Gantt &rows")
     group = QActionGroup(submenu)
     for mode, words in (("workers", "One row per &worker"), ("ops", "One row per &op")):
         action = QAction(words, submenu, checkable=True)
-        action.setChecked(timeline.rows == mode)
-        action.triggered.connect(lambda _=False, m=mode: timeline.set_rows(m))
+        action.setData(mode)
+        action.setChecked(holder.rows == mode)
+        action.triggered.connect(lambda _=False, m=mode: holder.set_rows(m))
         group.addAction(action)
         submenu.addAction(action)
     return group
+
+
+def check_rows_action(group: QActionGroup, rows: str) -> None:
+    """Check the action of ``group`` (`add_rows_menu`'s) for ``rows``."""
+    for action in group.actions():
+        action.setChecked(action.data() == rows)
