@@ -62,6 +62,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEventLoop, QSettings
 from PySide6.QtWidgets import QApplication
 
+from engine.derived import Derived
 from engine.scenario import Scenario
 from engine.schedule import Schedule
 
@@ -330,7 +331,7 @@ def bench_ticks(sizes: list[int]) -> None:
             bare.tick(end * (i + 0.5) / 40)
         mine = 1000 * statistics.median(ours(i) for i in range(40))
         ref = 1000 * statistics.median(bare.tick(end * (i + 0.5) / 40) for i in range(40))
-        narrate = narration_ms(window.schedules, end)
+        narrate = narration_ms(list(window.model.shown.derived), end)
         makespan = makespan_ms(window.schedules)
         with engine_parts_stubbed():
             gui_side = 1000 * statistics.median(ours(i) for i in range(40))
@@ -370,12 +371,10 @@ def engine_parts_stubbed() -> Iterator[None]:
         gui.schedule_view.narrate = original_narrate
 
 
-def narration_ms(schedules: list[Schedule], end: float) -> float:
+def narration_ms(shown: list[Derived], end: float) -> float:
     from engine.timeline import narrate
-    from gui.derived_of import derived_of
 
-    s = schedules[-1]
-    derived = derived_of(s)  # (the run's, as the view reads it)
+    derived = shown[-1]  # (the run's, as the view reads it)
     events = derived.events
     times = [events[k] for k in range(0, len(events), max(1, len(events) // 20))]
     start = time.perf_counter()

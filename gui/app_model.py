@@ -1,7 +1,9 @@
 """The app's state in one evented model (napari's ViewerModel is the pattern): the
-scenario and its preset, the view mode, the current run, the pins, what is shown, whether a
-run is being computed, and the last error. Views subscribe to its signals; the main window
-only wires them up. Nothing here draws.
+scenario and its preset, the view mode, the current run, the pins, what is shown (each
+Schedule with its `Derived`: `Shown`), the Gantt's rows (one per worker or one per op),
+whether image exports include the assembly line, whether a run is being computed, and the
+last error. Views subscribe to its signals; the main window only wires them up. Nothing
+here draws.
 
 Every change of state emits its signal once. An accepted edit emits ``scenario_changed``
 at once and, when its run is ready, ``run_changed`` and ``shown_changed``. Small runs are
@@ -25,6 +27,7 @@ from engine.schedule import Schedule
 from engine.shape_file import ShapedScenario, load_any_preset
 from gui import scenario_edits as edits
 from gui.external_run import ExternalMode, ExternalRun
+from gui.figure.rows import ROW_MODES
 from gui.memory import release_freed_memory
 from gui.run_worker import Runner, ThreadRunner, failure_message, run_job
 from gui.runs import (
@@ -69,6 +72,8 @@ class AppModel(QObject):
 
     scenario_changed = Signal(object)  # ScenarioChange
     view_mode_changed = Signal(str)
+    rows_changed = Signal(str)  # "workers" or "ops"
+    with_assembly_changed = Signal(bool)
     run_changed = Signal(object)  # Run
     pins_changed = Signal(object)  # tuple[Run, ...]
     shown_changed = Signal(object)  # Shown
@@ -98,6 +103,8 @@ class AppModel(QObject):
         # from it, as the command line names its overrides; and that of the run on screen.
         self._origin = self._run_origin = scenario
         self._view_mode = view_mode if view_mode in VIEW_MODES else "both"
+        self._rows = "workers"
+        self._with_assembly = False
         self._run: Run | None = None
         self._pins: tuple[Run, ...] = ()
         self._shown: Shown | None = None
@@ -133,6 +140,17 @@ class AppModel(QObject):
     @property
     def view_mode(self) -> str:
         return self._view_mode
+
+    @property
+    def rows(self) -> str:
+        """The Gantt's rows: "workers" (one per worker) or "ops" (one per op); what the
+        timeline draws and what an export draws unless told."""
+        return self._rows
+
+    @property
+    def with_assembly(self) -> bool:
+        """Whether image exports include the assembly line (unless told)."""
+        return self._with_assembly
 
     @property
     def run(self) -> Run | None:
@@ -233,6 +251,21 @@ class AppModel(QObject):
         self.view_mode_changed.emit(mode)
         if not self._external.active:  # (else the way back shows this view)
             self._launch(wait)
+
+    def set_rows(self, rows: str) -> None:
+        """One Gantt row per worker (``workers``) or per op (``ops``); nothing is run again."""
+        if rows not in ROW_MODES:
+            self._set_error(f"unknown rows {rows!r} (expected one of {', '.join(ROW_MODES)})")
+            return
+        if rows != self._rows:
+            self._rows = rows
+            self.rows_changed.emit(rows)
+
+    def set_with_assembly(self, on: bool) -> None:
+        """Whether image exports include the assembly line."""
+        if on != self._with_assembly:
+            self._with_assembly = on
+            self.with_assembly_changed.emit(on)
 
     # -- external runs ---------------------------------------------------------------------
 

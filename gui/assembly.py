@@ -19,6 +19,7 @@ from PySide6.QtCore import QPoint, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QPaintEngine, QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from engine.derived import Derived
 from engine.schedule import Schedule
 from engine.view_model import typical_duration
 from gui.assembly_lane import LanePainter
@@ -27,7 +28,7 @@ from gui.assembly_parts import LaneLayout, LaneSpec
 from gui.assembly_texts import lane_spec, static_signature
 from gui.clock import Clock
 from gui.colours import LIGHT, Theme
-from gui.derived_of import derived_of
+from gui.figure.rows import derived_list
 
 #: Paint engines that keep shapes (the assembly line draws no cached pixmaps into these).
 VECTOR_ENGINES = (QPaintEngine.Type.SVG, QPaintEngine.Type.Pdf, QPaintEngine.Type.Picture)
@@ -50,6 +51,7 @@ class AssemblyLineView(QWidget):
         self._clock = clock
         self._theme = theme
         self._schedules: list[Schedule] = []
+        self._derived: list[Derived] = []  # each Schedule's (its run's), held while shown
         self._specs: list[LaneSpec] = []
         self._static: QPixmap | None = None
         self._static_key: tuple[object, ...] = ()
@@ -73,9 +75,19 @@ class AssemblyLineView(QWidget):
         """The Schedules animated, one lane each."""
         return list(self._schedules)
 
-    def set_schedules(self, schedules: list[Schedule]) -> None:
+    @property
+    def derived(self) -> list[Derived]:
+        """Each animated Schedule's `Derived`."""
+        return list(self._derived)
+
+    def set_schedules(
+        self, schedules: list[Schedule], derived: list[Derived] | None = None
+    ) -> None:
+        """Animate these Schedules, one lane each; ``derived``: each one's `Derived` (its
+        run's; a new one each when not given)."""
+        self._derived = derived_list(schedules, derived)
         self._schedules = list(schedules)
-        self._specs = [lane_spec(s) for s in self._schedules]
+        self._specs = [lane_spec(d) for d in self._derived]
         self._update_minimum()
         self.update()
 
@@ -92,9 +104,10 @@ class AssemblyLineView(QWidget):
         their minimum sizes and no text overlaps another (the tightest layout)."""
         return self._minimum_of(self._specs)
 
-    def minimum_for(self, schedules: list[Schedule]) -> QSize:
-        """`minimum_size` as it would be with these Schedules' lanes (nothing is set)."""
-        return self._minimum_of([lane_spec(s) for s in schedules])
+    def minimum_for(self, derived: list[Derived]) -> QSize:
+        """`minimum_size` as it would be with these Schedules' lanes, each given by its
+        `Derived` (nothing is set)."""
+        return self._minimum_of([lane_spec(d) for d in derived])
 
     def _minimum_of(self, specs: list[LaneSpec]) -> QSize:
         sizes = [lane_minimum(spec, self.font()) for spec in specs] or [(320, 150)]
@@ -139,14 +152,14 @@ class AssemblyLineView(QWidget):
             for lane, rect in zip(self.layouts(), self.lane_rects(), strict=False)
         ]
 
-    def travel(self, schedule: Schedule) -> float:
+    def travel(self, derived: Derived) -> float:
         """How long (schedule time) a chip glides after its op moves: only while playing,
         so that every still frame (stepping, scrubbing, exports) is exactly the engine's
         state at that instant."""
         if not self._clock.playing:
             return 0.0
         glide = GLIDE_SECONDS * self._clock.speed * self._clock.rate
-        return min(glide, GLIDE_SHARE * typical_duration(derived_of(schedule)))
+        return min(glide, GLIDE_SHARE * typical_duration(derived))
 
     # -- painting --------------------------------------------------------------------------
 
@@ -175,12 +188,12 @@ class AssemblyLineView(QWidget):
 
     def _lanes(self, painter: QPainter, time: float, vector: bool = False) -> list[LanePainter]:
         return [
-            LanePainter(painter, self._theme, schedule, time, rect, layout, travel, vector)
-            for rect, layout, schedule, travel in zip(
+            LanePainter(painter, self._theme, derived, time, rect, layout, travel, vector)
+            for rect, layout, derived, travel in zip(
                 self.lane_rects(),
                 self.layouts(),
-                self._schedules,
-                [self.travel(s) for s in self._schedules],
+                self._derived,
+                [self.travel(d) for d in self._derived],
                 strict=False,
             )
         ]
@@ -199,17 +212,15 @@ class AssemblyLineView(QWidget):
             pixmap.fill(self._theme.colour("background"))
             painter = QPainter(pixmap)
             kept: dict[tuple[object, ...], tuple[QPoint, QPixmap]] = {}
-            lanes = zip(
-                self.lane_rects(), self.layouts(), self._schedules, self._specs, strict=False
-            )
-            for rect, layout, schedule, spec in lanes:
+            lanes = zip(self.lane_rects(), self.layouts(), self._derived, self._specs, strict=False)
+            for rect, layout, derived, spec in lanes:
                 # Outlines reach a pixel past the lane's rectangle; lanes are further apart.
                 area = rect.toAlignedRect().adjusted(-LAYER_PAD, -LAYER_PAD, LAYER_PAD, LAYER_PAD)
                 area = area.intersected(self.rect())
                 lane_key = (area.getRect(), rect.getRect(), ratio, font.key(), spec)
                 drawn = self._lane_layers.get(lane_key) or kept.get(lane_key)
                 if drawn is None:
-                    layer = self._lane_layer(schedule, rect, layout, area, ratio)
+                    layer = self._lane_layer(derived, rect, layout, area, ratio)
                     drawn = (area.topLeft(), layer)
                 kept[lane_key] = drawn
                 painter.drawPixmap(*drawn)
@@ -220,7 +231,7 @@ class AssemblyLineView(QWidget):
         return self._static
 
     def _lane_layer(
-        self, schedule: Schedule, rect: QRectF, layout: LaneLayout, area: QRect, ratio: float
+        self, derived: Derived, rect: QRectF, layout: LaneLayout, area: QRect, ratio: float
     ) -> QPixmap:
         """One lane's static parts on the background, over ``area`` (its rectangle
         widened to whole pixels and `LAYER_PAD`: shifted by whole pixels, the picture is
@@ -234,7 +245,7 @@ class AssemblyLineView(QWidget):
         # transform: what it draws is where it lands in the widget.
         painter.setWindow(area)
         painter.setViewport(0, 0, area.width(), area.height())
-        lane = LanePainter(painter, self._theme, schedule, self._clock.time, rect, layout, 0.0)
+        lane = LanePainter(painter, self._theme, derived, self._clock.time, rect, layout, 0.0)
         lane.paint_static()
         painter.end()
         self.lane_paints += 1

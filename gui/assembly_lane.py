@@ -18,7 +18,7 @@ from engine.assembly_model import (
     idle_durations,
 )
 from engine.assembly_slots import SLOT_WORDS, SlotState
-from engine.schedule import Schedule
+from engine.derived import Derived
 from engine.text import elided, format_time
 from engine.timeline import WorkersNow, workers_at
 from gui.assembly_paint import (
@@ -33,7 +33,6 @@ from gui.assembly_paint import (
 from gui.assembly_parts import LaneLayout, Station, fit_text
 from gui.assembly_texts import memory_heading, memory_usage, status_texts
 from gui.colours import OP_COLOURS, Theme, op_colour
-from gui.derived_of import derived_of
 from gui.icons import tinted
 
 #: Device pixel ratio of the worker figures embedded in vector exports (sharp in print).
@@ -51,7 +50,7 @@ class LanePainter:
         self,
         painter: QPainter,
         theme: Theme,
-        schedule: Schedule,
+        derived: Derived,
         time: float,
         rect: QRectF,
         layout: LaneLayout,
@@ -61,7 +60,8 @@ class LanePainter:
         self.p = painter
         self.vector = vector  # draw shapes, not cached pixmaps (SVG, PDF)
         self.theme = theme
-        self.s = schedule
+        self.derived = derived
+        self.s = derived.schedule
         self.t = time
         self.rect = rect
         self.lane = layout
@@ -125,7 +125,7 @@ class LanePainter:
             return None  # not a pipeline: no ops travel
         shelf = max(len(lane.shelf_in.spots), len(lane.shelf_out.spots))
         shown = len(lane.memory.boxes) if lane.memory is not None else 0
-        return assembly_frame(derived_of(self.s), self.t, self.travel, shelf, shown)
+        return assembly_frame(self.derived, self.t, self.travel, shelf, shown)
 
     # -- texts -----------------------------------------------------------------------------
 
@@ -200,7 +200,7 @@ class LanePainter:
     # -- moving parts ----------------------------------------------------------------------
 
     def _status(self, frame: AssemblyFrame | None) -> None:
-        makespan = frame_makespan(self.s)
+        makespan = frame_makespan(self.derived)
         variants, done = status_texts(self.s, self.t, makespan)
         self.fit(
             self.lane.status,
@@ -218,7 +218,7 @@ class LanePainter:
             now, idle = frame.workers, frame.idle
         elif len(s):
             now = workers_at(s, self.t)
-            idle = idle_durations(now, self.t, frame_makespan(s))
+            idle = idle_durations(now, self.t, frame_makespan(self.derived))
         else:  # no tasks at all: every worker idle, never worked
             none = np.full(s.n_workers, -1, dtype=np.int64)
             now = WorkersNow(none, none, none, np.zeros(s.n_workers), np.zeros(s.n_workers))
@@ -390,9 +390,10 @@ def _scale(lane: LaneLayout, rect: QRectF) -> float:
     return min(1.0, rect.width() / max(1.0, width), rect.height() / max(1.0, height))
 
 
-def frame_makespan(schedule: Schedule) -> float:
+def frame_makespan(derived: Derived) -> float:
     """The Schedule's makespan; for pipelines computed once (a tick must not scan every
     task; `Schedule.makespan` is not cached)."""
+    schedule = derived.schedule
     if schedule.is_pipeline and schedule.n_ops:
-        return derived_of(schedule).assembly.makespan
+        return derived.assembly.makespan
     return schedule.makespan

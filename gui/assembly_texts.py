@@ -4,11 +4,11 @@ everything the lane's layout depends on."""
 
 from __future__ import annotations
 
+from engine.derived import Derived
 from engine.schedule import Schedule
 from engine.text import format_time
 from engine.tolerance import time_tolerance
 from gui.assembly_parts import LaneSpec
-from gui.derived_of import derived_of
 
 
 def _widest_digits(text: str) -> str:
@@ -49,13 +49,15 @@ def status_texts(schedule: Schedule, time: float, makespan: float) -> tuple[tupl
     return (f"t = {now} of {span}", f"{now} / {span}", now), False
 
 
-def lane_spec(schedule: Schedule) -> LaneSpec:
-    """What the layout of ``schedule``'s lane depends on (its static signature)."""
+def lane_spec(derived: Derived) -> LaneSpec:
+    """What the layout of a Schedule's lane depends on (its static signature), from its
+    `Derived` (the run's)."""
+    schedule = derived.schedule
     pipeline = schedule.is_pipeline and schedule.n_ops > 0
     slots = 0
     usage_widest: tuple[str, ...] = ("",)
     if pipeline:
-        index = derived_of(schedule).assembly
+        index = derived.assembly
         # A measured run may hold more slots than it was given: show them all.
         slots = max(schedule.buffers, index.plan.count)
         usage_widest = tuple(
@@ -86,6 +88,6 @@ def lane_spec(schedule: Schedule) -> LaneSpec:
     )
 
 
-def static_signature(schedule: Schedule) -> tuple[object, ...]:
-    """Everything the static layer of a lane shows about ``schedule``."""
-    return (lane_spec(schedule),)
+def static_signature(derived: Derived) -> tuple[object, ...]:
+    """Everything the static layer of a lane shows about ``derived``'s Schedule."""
+    return (lane_spec(derived),)

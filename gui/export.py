@@ -13,7 +13,7 @@ atomically: a refused or failed export leaves no file.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -22,6 +22,7 @@ from PySide6.QtGui import QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
 from PySide6.QtWidgets import QApplication
 
 from engine.atomic import write_atomic
+from engine.derived import Derived
 from engine.errors import PipeLabError
 from engine.schedule import Schedule
 from engine.text import format_time, time_text
@@ -58,7 +59,7 @@ from gui.figure.layout import (
 from gui.figure.model import Embed, Figure, Group
 from gui.figure.painter import paint_figure, render_image
 from gui.figure.pdf_fonts import tag_subset_fonts
-from gui.figure.rows import check_rows
+from gui.figure.rows import check_rows, derived_list
 from gui.figure.svg import figure_svg
 from gui.memory import release_freed_memory
 
@@ -235,6 +236,7 @@ def export(
     caption: bool = True,
     note: str = "",
     fps: int = GIF_FPS,
+    derived: Sequence[Derived] | None = None,
 ) -> None:
     """Write ``schedules`` to ``path`` in the format its suffix names (see module doc).
 
@@ -242,7 +244,8 @@ def export(
     physical width (the default for SVG and PDF: page). The cursor is drawn only when
     ``time`` is given. Animations always show the assembly line and a moving cursor.
     ``note``: the caption's words (else two runs' headline comparison). ``run_titles``:
-    each run's heading, in order (else `gui.figure.heading.run_title`).
+    each run's heading, in order (else `gui.figure.heading.run_title`). ``derived``: each
+    Schedule's `Derived` (its run's, in the app; else one made for this export).
     """
     suffix = check_target(path)
     if not BY_SUFFIX[suffix].figure:
@@ -270,10 +273,11 @@ def export(
     times = frame_times(schedules, fps, suffix) if suffix in ANIMATIONS else []
     if QApplication.instance() is None:
         raise PipeLabError("exporting images needs a QApplication (run through the CLI)")
-    figure = build_figure(schedules, plan.options)
+    shown = derived_list(schedules, derived)
+    figure = build_figure(schedules, plan.options, shown)
     check_pixels(figure, plan, len(times))
     try:
-        write_atomic(path, render(schedules, figure, plan, times))
+        write_atomic(path, render(schedules, figure, plan, times, shown))
     finally:
         # The app keeps what is freed for its next run (`gui.memory.hold_freed_memory`):
         # an export's frames and buffers (0.26 GB for a GIF at 1,600 px) go back at once.
@@ -324,6 +328,7 @@ class Preview:
     figure: Figure
     plan: ExportPlan
     words: str
+    derived: list[Derived]
 
     @property
     def text(self) -> float:
@@ -332,15 +337,23 @@ class Preview:
 
     def draw(self, pixels: float) -> QImage:
         """The figure drawn at ``pixels`` pixels per point, as the export draws it."""
-        with _AssemblyPainter(self.schedules, self.plan) as assembly:
+        with _AssemblyPainter(self.schedules, self.plan, self.derived) as assembly:
             return render_image(self.figure, pixels, assembly.paint)
 
 
-def preview(schedules: list[Schedule], suffix: str, **options: object) -> Preview:
+def preview(
+    schedules: list[Schedule],
+    suffix: str,
+    *,
+    derived: Sequence[Derived] | None = None,
+    **options: object,
+) -> Preview:
     """Lay out what an export with these options will write (checked as the export
-    checks them), for the export dialog to draw at the size it has."""
+    checks them), for the export dialog to draw at the size it has; ``derived`` as
+    `export` takes it."""
     plan = plan_export(schedules, suffix, **options)  # type: ignore[arg-type]
-    figure = build_figure(schedules, plan.options)
+    shown = derived_list(schedules, derived)
+    figure = build_figure(schedules, plan.options, shown)
     if plan.raster:
         width, height = round(figure.width * plan.pixels), round(figure.height * plan.pixels)
         words = f"{plan.format.shown_as}, {width:,} × {height:,} px"
@@ -350,14 +363,18 @@ def preview(schedules: list[Schedule], suffix: str, **options: object) -> Previe
             f"{plan.format.shown_as}, {inches[0]:.3g} × {inches[1]:.2g} in "
             f"({figure.width:.0f} × {figure.height:.0f} pt)"
         )
-    return Preview(list(schedules), figure, plan, words)
+    return Preview(list(schedules), figure, plan, words, shown)
 
 
 def render(
-    schedules: list[Schedule], figure: Figure, plan: ExportPlan, times: list[float] | None = None
+    schedules: list[Schedule],
+    figure: Figure,
+    plan: ExportPlan,
+    times: list[float] | None = None,
+    derived: Sequence[Derived] | None = None,
 ) -> bytes:
     """The bytes of ``figure`` in the plan's format (its writer in `FIGURE_WRITERS`)."""
-    with _AssemblyPainter(schedules, plan) as assembly:
+    with _AssemblyPainter(schedules, plan, derived) as assembly:
         return FIGURE_WRITERS[plan.suffix](schedules, figure, plan, times or [], assembly)
 
 
@@ -365,7 +382,9 @@ class _AssemblyPainter:
     """Draws the assembly line (gui.assembly, through its public API) into the figure's
     `Embed`, at the plan's time or at a frame's time."""
 
-    def __init__(self, schedules: list[Schedule], plan: ExportPlan) -> None:
+    def __init__(
+        self, schedules: list[Schedule], plan: ExportPlan, derived: Sequence[Derived] | None
+    ) -> None:
         self.view = None
         self.time = plan.assembly_time
         if not plan.assembly:
@@ -374,7 +393,7 @@ class _AssemblyPainter:
 
         self.clock = Clock()
         self.view = AssemblyLineView(self.clock, plan.options.theme)
-        self.view.set_schedules(schedules)
+        self.view.set_schedules(schedules, derived_list(schedules, derived))
         self.logical_width = _assembly_pixels(plan.options.width)
         self.view.resize(round(self.logical_width), LANE_PIXELS * len(schedules))
 

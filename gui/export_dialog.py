@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.derived import Derived
 from engine.errors import PipeLabError
 from engine.schedule import Schedule
 from engine.text import format_time
@@ -45,6 +46,7 @@ from gui.export_formats import (
     ExportFormat,
 )
 from gui.export_notice import confirm_written
+from gui.figure.rows import derived_list
 
 #: The size list: each physical width of `gui.export_formats.SIZES`, then pixels (images).
 SIZE_CHOICES = (
@@ -88,10 +90,12 @@ class ExportDialog(QDialog):
         parent: QWidget | None = None,
         *,
         run_titles: Sequence[str] = (),
+        derived: Sequence[Derived] | None = None,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Export the timeline")
         self._schedules = list(schedules)
+        self._derived = derived_list(self._schedules, derived)  # (held while open)
         self._run_titles = tuple(run_titles)
         self._time = time
         self._preview: Preview | None = None
@@ -290,7 +294,12 @@ class ExportDialog(QDialog):
             self.summary.setText(f"JSON, {tasks:,} tasks, one track per worker")
             return
         try:
-            self._preview = preview(self._schedules, self.suffix, **self.options())
+            self._preview = preview(
+                self._schedules,
+                self.suffix,
+                derived=self._derived,
+                **self.options(),
+            )
         except PipeLabError as error:
             self._show_words(str(error))
             self.summary.setText("")
@@ -344,7 +353,7 @@ class ExportDialog(QDialog):
             for key in ("width", "scale", "transparent"):
                 options.pop(key, None)
         try:
-            export(self._schedules, path, **options)  # type: ignore[arg-type]
+            export(self._schedules, path, derived=self._derived, **options)  # type: ignore[arg-type]
         except PipeLabError as error:
             warn(self, "Cannot export", str(error))
             return False

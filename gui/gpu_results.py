@@ -33,7 +33,7 @@ from gpu.measured import PipelineResult, Spread
 from gpu.report import spread_text
 from gui.clock import Clock
 from gui.colours import LIGHT, Theme
-from gui.derived_of import derived_of
+from gui.figure.rows import derived_list
 from gui.timeline import TimelineView
 
 #: Opacity of the band that shades a measured run's spread (min to max makespan).
@@ -165,10 +165,11 @@ class GpuResults(QWidget):
     def _draw(self, schedules: list[Schedule]) -> None:
         self._schedules = list(schedules)
         self.timeline.set_time_reach(self._reach())
-        self.timeline.set_schedules(self._schedules)
+        derived = derived_list(self._schedules)  # (held by the timeline while drawn)
+        self.timeline.set_schedules(self._schedules, derived)
         self.timeline.setVisible(bool(self._schedules))  # an empty plot says nothing
         if self._schedules:
-            events = events_of([derived_of(s) for s in self._schedules])
+            events = events_of(derived)
             end = max(s.makespan for s in self._schedules)
             self.clock.set_timeline(events, end, self._schedules[0].time_unit)
         else:

@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.derived import Derived
 from engine.errors import PipeLabError
 from engine.scenario import Scenario, load_preset
 from engine.schedule import Schedule
@@ -67,7 +68,7 @@ from gui.scenario_panel import ScenarioPanel
 from gui.schedule_view import ScheduleView
 from gui.settings import settings
 from gui.stats_panel import StatsPanel
-from gui.timeline import add_rows_menu
+from gui.timeline import add_rows_menu, check_rows_action
 from gui.transport import TransportBar
 from gui.window_docks import DOCK_TITLE, STACKED_DOCKS_SPARE, arrange_docks, tabify_if_stacked
 from gui.window_geometry import place, refit, sized_by_open_tab
@@ -265,6 +266,10 @@ class MainWindow(QMainWindow):
         model.scenario_changed.connect(panel.show_change)
         model.scenario_changed.connect(self._on_scenario)
         model.view_mode_changed.connect(panel.show_view_mode)
+        self.view.timeline.set_rows(model.rows)
+        model.rows_changed.connect(self._on_rows)
+        model.with_assembly_changed.connect(self._with_assembly.setChecked)
+        self._with_assembly.toggled.connect(model.set_with_assembly)
         model.edit_rejected.connect(panel.restore_field)
         model.error_changed.connect(panel.show_message)
         model.pins_changed.connect(panel.show_pins)
@@ -295,8 +300,9 @@ class MainWindow(QMainWindow):
 
     @property
     def schedules(self) -> list[Schedule]:
-        """The Schedules shown: pinned runs first, then the current run."""
-        return self.view.schedules
+        """The Schedules shown (the model's): pinned runs first, then the current run."""
+        shown = self.model.shown
+        return list(shown.schedules) if shown is not None else []
 
     @property
     def active_clock(self) -> Clock:
@@ -418,7 +424,8 @@ class MainWindow(QMainWindow):
         with_assembly: bool | None = None,
         **options: object,
     ) -> bool:
-        """Export what is shown (pinned and current runs; format from the suffix;
+        """Export what is shown (the model's pinned and current runs, its rows and whether
+        images include the assembly line, unless told; format from the suffix;
         ``options``: see `gui.export.export`); errors show a dialog."""
         from gui.export import export  # PIL, QtSvg generators, PDF: only when exporting
 
@@ -430,8 +437,9 @@ class MainWindow(QMainWindow):
                 return False
             return True
         if with_assembly is None:
-            with_assembly = self._with_assembly.isChecked()
-        schedules, title, run_titles, _ = self._exported()
+            with_assembly = self.model.with_assembly
+        schedules, title, run_titles, _, derived = self._exported()
+        options.setdefault("rows", self._exported_rows())
         form = format_of(path)  # (None: `export` refuses the suffix)
         try:
             export(
@@ -441,6 +449,7 @@ class MainWindow(QMainWindow):
                 with_assembly=with_assembly and (form is None or form.assembly),
                 title=title,
                 run_titles=run_titles,
+                derived=derived,
                 **options,  # type: ignore[arg-type]
             )
         except PipeLabError as error:
@@ -448,15 +457,24 @@ class MainWindow(QMainWindow):
             return False
         return True
 
-    def _exported(self) -> tuple[list[Schedule], str, tuple[str, ...], float]:
-        """What an export of the open tab draws: its Schedules, title, runs' headings and
-        time (the GPU tab's measured runs once there are some, else the Pipeline tab's)."""
+    def _exported(
+        self,
+    ) -> tuple[list[Schedule], str, tuple[str, ...], float, list[Derived] | None]:
+        """What an export of the open tab draws: its Schedules, title, runs' headings,
+        time and each Schedule's `Derived` (the GPU tab's measured runs once there are
+        some, with none: the export makes them; else the Pipeline tab's, its runs')."""
         panel = self.gpu_panel
         if self._exports_measured() and panel is not None:
-            return panel.schedules, panel.title, (), self.gpu_clock.time
+            return panel.schedules, panel.title, (), self.gpu_clock.time, None
         shown = self.model.shown
         titles = shown.titles if shown is not None else ()
-        return self.schedules, self._figure_title(), titles, self.clock.time
+        derived = list(shown.derived) if shown is not None else None
+        return self.schedules, self._figure_title(), titles, self.clock.time, derived
+
+    def _exported_rows(self) -> str:
+        """The rows an export draws unless told: the model's (the GPU tab's measured runs:
+        one per worker)."""
+        return "workers" if self._exports_measured() else self.model.rows
 
     def _exports_measured(self) -> bool:
         panel = self.gpu_panel
@@ -502,6 +520,11 @@ class MainWindow(QMainWindow):
     def _on_scenario(self, change: ScenarioChange) -> None:
         if self.model.external is None:
             self.setWindowTitle(window_title(change.scenario.name))
+
+    def _on_rows(self, rows: str) -> None:
+        """The model's Gantt rows: the timeline draws them, the menu says them."""
+        self.view.timeline.set_rows(rows)
+        check_rows_action(self._rows_actions, rows)
 
     def _on_external(self, external: ExternalRun | None) -> None:
         """An external run shown: the form is read-only (disabled, not hidden: it still
@@ -561,6 +584,7 @@ class MainWindow(QMainWindow):
         menu.addAction(self._action("&Export…", self._export_dialog, "Ctrl+E"))
         self._with_assembly = QAction("Include the assembly line in image exports", self)
         self._with_assembly.setCheckable(True)
+        self._with_assembly.setChecked(self.model.with_assembly)  # (then bound: `_wire`)
         menu.addAction(self._with_assembly)
         menu.addSeparator()
         quit_action = self._action("&Quit", self.close)
@@ -579,7 +603,7 @@ class MainWindow(QMainWindow):
             self._theme_actions.addAction(action)
             theme_menu.addAction(action)
         menu.addAction(self._action("&Reset zoom", self.view.timeline.reset_view, "Ctrl+0"))
-        add_rows_menu(menu, self.view.timeline)
+        self._rows_actions = add_rows_menu(menu, self.model)
         menu.addSeparator()
         for index, name in ((PIPELINE_TAB, "&Pipeline"), (WARPS_TAB, "&Warps"), (GPU_TAB, "&GPU")):
             menu.addAction(
@@ -634,16 +658,16 @@ class MainWindow(QMainWindow):
         """File → Export's dialog for what the Pipeline or GPU tab shows (not yet open)."""
         from gui.export_dialog import ExportDialog
 
-        schedules, title, run_titles, time = self._exported()
-        rows = "workers" if self._exports_measured() else self.view.timeline.rows
+        schedules, title, run_titles, time, derived = self._exported()
         return ExportDialog(
             schedules,
             title,
             time,
-            rows,
-            self._with_assembly.isChecked(),
+            self._exported_rows(),
+            self.model.with_assembly,
             self,
             run_titles=run_titles,
+            derived=derived,
         )
 
     def _export_dialog(self) -> None:
@@ -761,7 +785,7 @@ class MainWindow(QMainWindow):
         splitter = store.value("window/splitter")
         if isinstance(splitter, QByteArray):
             self.view.restore_split(splitter)
-        self._with_assembly.setChecked(store.value("export/with_assembly", "false") == "true")
+        self.model.set_with_assembly(store.value("export/with_assembly", "false") == "true")
         choice = str(store.value("view/theme", "system"))
         self.set_theme(choice if choice in themes.CHOICES else "system")
 
@@ -789,9 +813,7 @@ class MainWindow(QMainWindow):
         store.setValue("window/splitter", self.view.splitter.saveState())
         store.setValue("view/theme", self._theme_choice)
         store.setValue("view/mode", self.model.view_mode)
-        store.setValue(
-            "export/with_assembly", "true" if self._with_assembly.isChecked() else "false"
-        )
+        store.setValue("export/with_assembly", "true" if self.model.with_assembly else "false")
         scenario = self.model.scenario
         if scenario.uniform or scenario.n_ops <= REMEMBERED_OPS:
             store.setValue("scenario/toml", scenario.to_toml())

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from engine.derived import Derived
 from engine.scenario import Scenario
 from engine.schedule import Schedule
-from gui.derived_of import derived_for
+from gui.figure.rows import derived_for
 
 Derivation = Callable[[Derived, "Scenario | None"], object]
 Derivations = tuple[tuple[str, Derivation], ...]

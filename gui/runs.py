@@ -28,7 +28,6 @@ from engine.text import format_time
 from engine.tolerance import time_tolerance
 from engine.view_model import typical_duration
 from gui import run_steps
-from gui.derived_of import derived_for, keep
 from gui.figure import rows as figure_rows
 from gui.figure.heading import run_title
 from gui.run_steps import Plan
@@ -192,7 +191,7 @@ def compute_run(
         results = yield from run_steps.side_by_side(plans, scenario, steps)
     else:
         results = yield from run_steps.in_turn(plans, scenario, steps)
-    derived = tuple(keep(d) for d, _, _ in results)
+    derived = tuple(d for d, _, _ in results)
     schedules = tuple(d.schedule for d in derived)
     values = {name: tuple(found[name] for _, found, _ in results) for name, _ in DERIVATIONS}
     title = title or (scenario.name if scenario is not None else "")
@@ -236,7 +235,7 @@ def pinned(run: Run) -> Run:
             replace(stats, title=s.label) for stats, s in zip(run.stats, schedules, strict=True)
         )
     # (New Schedules, so a new Derived each: built again as the views ask.)
-    derived = tuple(keep(derived_for(s)) for s in schedules)
+    derived = tuple(figure_rows.derived_for(s) for s in schedules)
     return Run(run.scenario, run.preset, f"pinned: {run.title}", schedules, results, derived)
 
 

@@ -28,6 +28,7 @@ from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
+from engine.derived import Derived
 from engine.event_union import EventUnion, events_of
 from engine.schedule import Schedule
 from engine.timeline import narrate
@@ -35,7 +36,7 @@ from engine.tolerance import time_tolerance
 from gui.assembly import AssemblyLineView
 from gui.clock import Clock
 from gui.colours import LIGHT, Theme
-from gui.derived_of import derived_of
+from gui.figure.rows import derived_list
 from gui.narration_box import NarrationBox
 from gui.runs import Shown
 from gui.timeline import TimelineView
@@ -66,7 +67,8 @@ class ScheduleView(QWidget):
         self._narrated: list[int] = []
         self._groups = 0  # how many Schedules the split was last shared for
         self._pinned: list[bool] = []  # per Schedule: a pinned run's (its narration is cut first)
-        self._animated: list[Schedule] = []  # the lanes asked for (`lanes_for` may drop some)
+        self._derived: list[Derived] = []  # each Schedule's (its run's), held while shown
+        self._animated: list[Derived] = []  # the lanes asked for (`lanes_for` may drop some)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.splitter = QSplitter(Qt.Orientation.Vertical, self)
@@ -106,6 +108,7 @@ class ScheduleView(QWidget):
         end: float | None = None,
         animated: list[Schedule] | None = None,
         pinned: list[bool] | None = None,
+        derived: list[Derived] | None = None,
     ) -> None:
         """Show these Schedules; the clock steps through all their events together.
 
@@ -113,10 +116,11 @@ class ScheduleView(QWidget):
         precomputed, off the GUI thread (see `gui.runs.Shown`). ``animated``: the ones the
         assembly line shows (default: all; each gets a lane, so many would crowd it).
         ``pinned``: per Schedule, whether it is a pinned run's (its narration is cut to a
-        line first where room is short)."""
+        line first where room is short). ``derived``: each Schedule's `Derived` (its run's;
+        a new one each when not given), which every part of the view reads."""
         self._pinned = list(pinned) if pinned is not None else [False] * len(schedules)
         self._schedules = list(schedules)
-        self._derived = [derived_of(s) for s in self._schedules]  # (held while shown)
+        self._derived = derived_list(self._schedules, derived)
         spans = [s.makespan for s in self._schedules]
         self._tolerances = [time_tolerance(span) for span in spans]
         if self._schedules:
@@ -124,10 +128,14 @@ class ScheduleView(QWidget):
             self._end = end if end is not None else max(spans)
         self._narrated = []
         self.narration_box.label.setText("")
-        self._animated = list(animated) if animated is not None else list(self._schedules)
+        self._animated = (
+            [d for a in animated for d in self._derived if d.schedule is a]
+            if animated is not None
+            else list(self._derived)
+        )
         groups = len(self._schedules)
-        self.timeline.set_schedules(self._schedules)
-        self.assembly.set_schedules(self.lanes_for(self.height()))
+        self.timeline.set_schedules(self._schedules, self._derived)
+        self._set_lanes(self.lanes_for(self.height()))
         if groups != self._groups and self.isVisible() and not self._split_pending:
             self.share_split()  # runs pinned or unpinned: the Gantt's rows get their room
         self._groups = groups
@@ -142,7 +150,12 @@ class ScheduleView(QWidget):
         current = shown.current.schedules
         pinned = [not any(s is c for c in current) for s in shown.schedules]
         self.set_schedules(
-            list(shown.schedules), shown.events, shown.end, list(shown.animated), pinned
+            list(shown.schedules),
+            shown.events,
+            shown.end,
+            list(shown.animated),
+            pinned,
+            list(shown.derived),
         )
 
     def set_busy(self, busy: bool) -> None:
@@ -182,10 +195,11 @@ class ScheduleView(QWidget):
             self._saved_total = sum(self.splitter.sizes())
         return restored
 
-    def lanes_for(self, height: int) -> list[Schedule]:
-        """The Schedules the assembly line animates in a view ``height`` pixels tall:
-        every one asked for where their lanes at least size, the narration's least
-        height and the Gantt's `labelled_height` fit; else the last one alone."""
+    def lanes_for(self, height: int) -> list[Derived]:
+        """The Schedules the assembly line animates in a view ``height`` pixels tall, each
+        as its `Derived`: every one asked for where their lanes at least size, the
+        narration's least height and the Gantt's `labelled_height` fit; else the last one
+        alone."""
         animated = self._animated
         if len(animated) <= 1 or height <= 0:
             return animated
@@ -202,11 +216,14 @@ class ScheduleView(QWidget):
         """Give the assembly line the lanes that fit the view's height now; True if they
         changed."""
         lanes = self.lanes_for(self.height())
-        shown = self.assembly.schedules
+        shown = self.assembly.derived
         if len(lanes) == len(shown) and all(a is b for a, b in zip(lanes, shown, strict=True)):
             return False
-        self.assembly.set_schedules(lanes)
+        self._set_lanes(lanes)
         return True
+
+    def _set_lanes(self, lanes: list[Derived]) -> None:
+        self.assembly.set_schedules([d.schedule for d in lanes], lanes)
 
     def share_split(self) -> None:
         """Give the assembly line and narration `ASSEMBLY_SHARE` of the height, the Gantt

@@ -19,7 +19,7 @@ from engine.schedule import Schedule
 from engine.stats import ScheduleStats, StatLine, WorkerUse, comparison, schedule_stats
 from engine.text import unbreakable_values
 from gui.colours import LIGHT, Theme
-from gui.derived_of import derived_of
+from gui.figure.rows import derived_for
 from gui.runs import Shown
 
 
@@ -89,10 +89,11 @@ class StatsPanel(QWidget):
         self._show(self._rows(self._headlines, self._stats))
 
     def set_schedules(self, schedules: list[Schedule], scenario: Scenario | None = None) -> None:
-        """Compute the stats of ``schedules`` here and show them."""
+        """Compute the stats of ``schedules`` here and show them (each from a `Derived`
+        made for this once: nothing is kept)."""
         headline = comparison(schedules)
         stats = [
-            schedule_stats(derived_of(s), scenario if s.source == "simulated" else None)
+            schedule_stats(derived_for(s), scenario if s.source == "simulated" else None)
             for s in schedules
         ]
         self.set_stats([headline] if headline is not None else [], stats)

@@ -10,7 +10,7 @@ reason; a legend line for the wait reasons' hatches (the exported figures' own l
 from __future__ import annotations
 
 import math
-from typing import cast
+from typing import Protocol, cast
 
 import numpy as np
 import pyqtgraph as pg
@@ -18,13 +18,20 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, QSize, Signal
 from PySide6.QtGui import QAction, QActionGroup, QFont, QHelpEvent
 from PySide6.QtWidgets import QGraphicsItem, QMenu, QToolTip, QWidget
 
+from engine.derived import Derived
 from engine.schedule import Schedule
 from engine.text import axis_scale, axis_title, span_text, tick_text, time_text
 from engine.view_model import describe_task, task_at
 from gui.clock import Clock
 from gui.colours import LIGHT, Theme
-from gui.derived_of import derived_of
-from gui.figure.rows import check_rows, describe_wait, idle_spans_in, reasons_present, row_count
+from gui.figure.rows import (
+    check_rows,
+    derived_list,
+    describe_wait,
+    idle_spans_in,
+    reasons_present,
+    row_count,
+)
 from gui.timeline_items import (
     BarsItem,
     LegendItem,
@@ -45,7 +52,14 @@ from gui.timeline_rows import (
     rows_height,
 )
 
-__all__ = ["TITLE_ROOM", "TimeAxis", "TimelineView", "add_rows_menu"]
+__all__ = [
+    "TITLE_ROOM",
+    "RowsHolder",
+    "TimeAxis",
+    "TimelineView",
+    "add_rows_menu",
+    "check_rows_action",
+]
 
 #: The least height the Gantt asks for with no rows to show (its axis stays readable).
 FLOOR_HEIGHT = 140
@@ -130,6 +144,7 @@ class TimelineView(pg.PlotWidget):
         self._theme = theme
         self._rows = "workers"
         self._schedules: list[Schedule] = []
+        self._derived: list[Derived] = []  # each Schedule's (its run's), held while shown
         self._groups: list[RowGroup] = []
         self._limits: tuple[float, ...] | None = None
         self._fit = RowFit(gap=MIN_GAP, pitch=0.0, bottom=0.1)
@@ -177,8 +192,12 @@ class TimelineView(pg.PlotWidget):
 
     # -- content -----------------------------------------------------------------------
 
-    def set_schedules(self, schedules: list[Schedule]) -> None:
-        """Draw these Schedules as row groups (top to bottom) on one time scale."""
+    def set_schedules(
+        self, schedules: list[Schedule], derived: list[Derived] | None = None
+    ) -> None:
+        """Draw these Schedules as row groups (top to bottom) on one time scale.
+        ``derived``: each one's `Derived` (its run's; a new one each when not given)."""
+        self._derived = derived_list(schedules, derived)
         self._schedules = list(schedules)
         self._fit = self._fit_rows()
         self._lay_out()
@@ -203,7 +222,7 @@ class TimelineView(pg.PlotWidget):
 
     def _lay_out(self) -> None:
         """Stack the row groups with the current fit's gaps; the items follow."""
-        self._groups = layout_groups(self._schedules, self._rows, self._fit.gap)
+        self._groups = layout_groups(self._derived, self._rows, self._fit.gap)
         self.bars.set_groups(self._groups)
         self.marks.set_groups(self._groups)
         self.row_axis.set_groups(self._groups)
@@ -262,9 +281,7 @@ class TimelineView(pg.PlotWidget):
     def _reasons(self) -> set[str]:
         """The wait reasons in the shown runs' rows (computed on the worker thread when the
         app made the run: `gui.runs.warm_gantt`)."""
-        return {
-            r for s in self._schedules if len(s) for r in reasons_present(derived_of(s), self._rows)
-        }
+        return {r for d in self._derived if len(d.schedule) for r in reasons_present(d, self._rows)}
 
     @property
     def rows(self) -> str:
@@ -279,7 +296,7 @@ class TimelineView(pg.PlotWidget):
             return
         self._rows = rows
         self.getPlotItem().getViewBox().setMouseEnabled(x=True, y=rows == "ops")
-        self.set_schedules(self._schedules)
+        self.set_schedules(self._schedules, self._derived)
 
     @property
     def groups(self) -> list[RowGroup]:
@@ -407,12 +424,12 @@ class TimelineView(pg.PlotWidget):
             task = self._task_at(group, row, x)
             if task >= 0:
                 return describe_task(s, task)
-            spans = idle_spans_in(derived_of(s), group.rows, x, x, range(row, row + 1))
+            spans = idle_spans_in(group.derived, group.rows, x, x, range(row, row + 1))
             hit = spans.at(row, x)
             if hit < 0:
                 continue
             period = span_text(float(spans.start[hit]), float(spans.end[hit]), s.time_unit)
-            why = describe_wait(derived_of(s), group.rows, spans, hit)
+            why = describe_wait(group.derived, group.rows, spans, hit)
             run = s.label or s.policy
             if group.rows == "ops":
                 return f"{why} ({run})" if why else f"op {row + 1} waits {period} ({run})"
@@ -458,14 +475,32 @@ class TimelineView(pg.PlotWidget):
 _OFFSET = QPoint(14, 14)
 
 
-def add_rows_menu(menu: QMenu, timeline: TimelineView) -> QActionGroup:
-    """A "Gantt rows" submenu of ``menu``: one row per worker, or one per op."""
+class RowsHolder(Protocol):
+    """Whatever holds the rows mode a menu sets: the app's model (`gui.app_model.AppModel`),
+    or a lone `TimelineView`."""
+
+    @property
+    def rows(self) -> str: ...
+
+    def set_rows(self, rows: str) -> None: ...
+
+
+def add_rows_menu(menu: QMenu, holder: RowsHolder) -> QActionGroup:
+    """A "Gantt rows" submenu of ``menu``: one row per worker, or one per op, set on
+    ``holder``; each action's data is its mode (`check_rows_action` follows the holder)."""
     submenu = menu.addMenu("Gantt &rows")
     group = QActionGroup(submenu)
     for mode, words in (("workers", "One row per &worker"), ("ops", "One row per &op")):
         action = QAction(words, submenu, checkable=True)
-        action.setChecked(timeline.rows == mode)
-        action.triggered.connect(lambda _=False, m=mode: timeline.set_rows(m))
+        action.setData(mode)
+        action.setChecked(holder.rows == mode)
+        action.triggered.connect(lambda _=False, m=mode: holder.set_rows(m))
         group.addAction(action)
         submenu.addAction(action)
     return group
+
+
+def check_rows_action(group: QActionGroup, rows: str) -> None:
+    """Check the action of ``group`` (`add_rows_menu`'s) for ``rows``."""
+    for action in group.actions():
+        action.setChecked(action.data() == rows)

@@ -25,10 +25,10 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QImage, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from engine.columns import median_of, sorted_unique
+from engine.derived import Derived
 from engine.schedule import Schedule
 from engine.text import count_words, format_time
 from gui.colours import OP_COLOURS, Theme, density_colours, idle_style, ink_on
-from gui.derived_of import derived_of
 from gui.figure.bars import BAR_HEIGHT, THIN_PIXELS, BarPlan, LazyRows, plan_bars
 from gui.figure.kinds import kind_of
 from gui.figure.legend import Entry, legend_entries, legend_figure
@@ -59,12 +59,17 @@ HATCH_BRUSHES = {
 @dataclass(frozen=True)
 class RowGroup:
     """Where one Schedule's rows sit: its first row's y, a title drawn above it, and
-    whether its rows are workers or ops."""
+    whether its rows are workers or ops; with the Schedule's `Derived` (its run's), which
+    the bars, hatches and hover read."""
 
-    schedule: Schedule
+    derived: Derived
     first_row: float
     title: str
     rows: str = "workers"
+
+    @property
+    def schedule(self) -> Schedule:
+        return self.derived.schedule
 
     @property
     def n_rows(self) -> int:
@@ -72,17 +77,19 @@ class RowGroup:
 
 
 def layout_groups(
-    schedules: list[Schedule], rows: str = "workers", gap: float = MIN_GAP
+    derived: list[Derived], rows: str = "workers", gap: float = MIN_GAP
 ) -> list[RowGroup]:
-    """Stack the Schedules' rows top to bottom, from y = 0, with ``gap`` rows between a
-    group's first row and the rows above it (or the top) for its title; the view works
-    ``gap`` out from its height in pixels (`gui.timeline_rows.fit_rows`)."""
+    """Stack the Schedules' rows (each given by its `Derived`) top to bottom, from y = 0,
+    with ``gap`` rows between a group's first row and the rows above it (or the top) for
+    its title; the view works ``gap`` out from its height in pixels
+    (`gui.timeline_rows.fit_rows`)."""
     groups = []
     y = gap + 0.5
-    for schedule in schedules:
+    for one in derived:
+        schedule = one.schedule
         ops = count_words(schedule.n_ops, *kind_of(schedule).op_nouns)  # "3 ops", "98 activities"
         title = f"{schedule.label or schedule.policy} · {schedule.source} · {ops}"
-        group = RowGroup(schedule, y, title, rows)
+        group = RowGroup(one, y, title, rows)
         groups.append(group)
         y += group.n_rows + gap
     return groups
@@ -177,7 +184,7 @@ class BarsItem(pg.GraphicsObject):
         tasks: slice | np.ndarray | None
         rows: npt.NDArray[np.int64] | LazyRows
         if group.rows == "workers":
-            tasks, index = None, task_index(derived_of(s))
+            tasks, index = None, task_index(group.derived)
             start, end, n_rows, first = s.start, s.end, group.n_rows, 0
             rows = LazyRows(s.rows_of, lambda: s.row)  # (the column is not kept)
         elif s.op_major:  # only the ops in view: one slice of the columns
@@ -277,9 +284,7 @@ class BarsItem(pg.GraphicsObject):
         differs from what lies under (the pale idle row; one row per op: the background),
         then its hatch (the pattern in screen pixels, whatever the zoom)."""
         shortest = THIN_PIXELS / sx
-        spans = idle_spans_in(
-            derived_of(group.schedule), group.rows, t0, t1, range(r0, r1), shortest
-        )
+        spans = idle_spans_in(group.derived, group.rows, t0, t1, range(r0, r1), shortest)
         if not len(spans):
             return
         if spans.engine is not None:  # those in view and long enough only

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from engine.derived import Derived
 from engine.errors import PipeLabError
 from engine.metrics import speedup
 from engine.schedule import Schedule
@@ -27,7 +28,7 @@ from gui.figure.frame import Frame
 from gui.figure.legend import MIN_TEXT, lay_out_legend, legend_entries
 from gui.figure.model import Embed, Figure, Group, Item, Line, Text, texts_of
 from gui.figure.row_labels import nice_step, row_labels, row_pitch
-from gui.figure.rows import check_rows
+from gui.figure.rows import check_rows, derived_list
 from gui.figure.run_group import RunLayout, figure_time, lay_out_run
 
 #: The body text size (points) of each physical width (`gui.export_formats.SIZES`, inches).
@@ -109,9 +110,15 @@ def ticks(t1: float, width: float, size: float, scale: TimeScale | None = None) 
     return values
 
 
-def build_figure(schedules: Sequence[Schedule], options: FigureOptions) -> Figure:
-    """Lay out ``schedules`` (top to bottom, one time scale) as ``options`` say."""
+def build_figure(
+    schedules: Sequence[Schedule],
+    options: FigureOptions,
+    derived: Sequence[Derived] | None = None,
+) -> Figure:
+    """Lay out ``schedules`` (top to bottom, one time scale) as ``options`` say;
+    ``derived``: each one's `Derived` (its run's; else one made for this figure)."""
     check_rows(options.rows)
+    shown = derived_list(schedules, derived)
     theme, f = options.theme, options.text
     size = max(MIN_TEXT, f)
     margin = 0.9 * f
@@ -166,9 +173,9 @@ def build_figure(schedules: Sequence[Schedule], options: FigureOptions) -> Figur
     reasons: set[str] = set()
     laid: list[RunLayout] = []
     spans: list[tuple[float, float]] = []
-    for index, schedule in enumerate(schedules):
+    for index, one in enumerate(shown):
         named = options.run_titles[index] if index < len(options.run_titles) else ""
-        run = lay_out_run(schedule, index, frame, y, named)
+        run = lay_out_run(one, index, frame, y, named)
         runs.append(run.group)
         spans.append((run.rows_top, run.rows_bottom))
         density |= run.density

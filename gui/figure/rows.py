@@ -11,9 +11,10 @@ A pipeline run's worker rows are never held as spans here: at 10^6 ops they are 
 (hundreds of MB). `idle_spans_in` finds those in view from the tasks in view
 (`engine.waits.idle_spans_between`), and legends read `Derived.idle_summary`.
 
-Each function takes the Schedule's `engine.derived.Derived` (its run's). What this module
-shapes from it for a figure (the spans of a row mode, the reasons a legend lists) is kept
-per Derived, weakly: it goes with the run.
+Each function takes the Schedule's `engine.derived.Derived` (its run's: `derived_for`
+makes the app's, a `ShownDerived`). What this module shapes from it for a figure (the
+spans of a row mode, the reasons a legend lists) is kept in its `RowsKept`, held by the
+`ShownDerived`: it goes with the run that holds it.
 
 A warp run's and an imported profile's reasons (`engine.warp_idle`, `gpu.profile.idle`)
 load with the first such run: a run with the pipeline's stages is neither, and the app
@@ -22,8 +23,8 @@ starts on one (its start-up test holds the modules out).
 
 from __future__ import annotations
 
-import weakref
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -37,6 +38,7 @@ from engine.waits import (
     IDLE_REASONS,
     OP_WAIT_REASONS,
     OpWaits,
+    OwnReasons,
     idle_spans_between,
     op_waits_between,
     reaching,
@@ -115,10 +117,59 @@ class IdleSpans:
         return tuple(r for c, r in enumerate(self.reasons) if np.count_nonzero(self.code == c))
 
 
-_CACHE: weakref.WeakKeyDictionary[Derived, dict[str, IdleSpans]] = weakref.WeakKeyDictionary()
-_PRESENT: weakref.WeakKeyDictionary[Derived, dict[str, tuple[str, ...]]] = (
-    weakref.WeakKeyDictionary()
-)
+@dataclass(eq=False)
+class RowsKept:
+    """What this module shapes from one `Derived` for a figure and keeps, per row mode:
+    ``spans``, the spans `idle_spans` gives (only small or measured runs' are asked for:
+    a pipeline run's come from `idle_spans_in`), and ``present``, the reasons a legend
+    lists (`reasons_present`)."""
+
+    spans: dict[str, IdleSpans] = field(default_factory=dict)
+    present: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+class ShownDerived(Derived):
+    """A Schedule's `Derived` as the app shows it: its own wait reasons where its rows
+    have them (an imported profile's lanes), and the figure's `RowsKept` (``rows_kept``)."""
+
+    def __init__(
+        self, schedule: Schedule, own_reasons: Callable[[Schedule], OwnReasons] | None = None
+    ) -> None:
+        super().__init__(schedule, own_reasons)
+        self.rows_kept = RowsKept()
+
+
+def derived_for(schedule: Schedule) -> ShownDerived:
+    """A new `ShownDerived` of ``schedule``: an imported profile's lanes wait for the
+    reasons its trace shows (`gpu.profile.idle`), not the pipeline's. Whoever shows the
+    Schedule holds it (the app's `gui.runs.Run`; an export, for one figure)."""
+    if schedule.task_name is not None:  # (gpu.profile is imported once a profile is open)
+        from gpu.profile.idle import lane_idle
+        from gpu.profile.lanes import is_profile_schedule
+
+        if is_profile_schedule(schedule):
+            return ShownDerived(schedule, lane_idle)
+    return ShownDerived(schedule)
+
+
+def derived_list(
+    schedules: Sequence[Schedule], derived: Sequence[Derived] | None = None
+) -> list[Derived]:
+    """``derived`` (each Schedule's, in order; checked to match), or a new one each
+    (`derived_for`) for a caller that shows Schedules without a run."""
+    if derived is None:
+        return [derived_for(s) for s in schedules]
+    if len(derived) != len(schedules) or any(
+        d.schedule is not s for d, s in zip(derived, schedules, strict=True)
+    ):
+        raise ValueError("each Schedule needs its own Derived, in the same order")
+    return list(derived)
+
+
+def kept_of(derived: Derived) -> RowsKept:
+    """What is kept of ``derived`` for figures: a `ShownDerived`'s `RowsKept`; for a plain
+    `Derived` (the command line's, a test's) a new one each time, kept by nobody."""
+    return derived.rows_kept if isinstance(derived, ShownDerived) else RowsKept()
 
 
 def task_index(derived: Derived) -> SpanIndex:
@@ -127,7 +178,7 @@ def task_index(derived: Derived) -> SpanIndex:
 
 
 def idle_spans(derived: Derived, mode: str = "workers") -> IdleSpans:
-    """The spans a Gantt hatches, each with its wait reason (kept per Derived).
+    """The spans a Gantt hatches, each with its wait reason (kept in its `RowsKept`).
 
     ``workers``: every worker's idle time in [0, makespan], with the engine's reasons
     (`engine.waits.idle_spans`: input, slot, done, overhead; a warp run's,
@@ -136,7 +187,7 @@ def idle_spans(derived: Derived, mode: str = "workers") -> IdleSpans:
     before its read and between its stages; measured runs that are no three-stage
     pipeline have no op waits in the engine: the gaps between an op's tasks, reason
     "idle" (not known)."""
-    per_mode = _CACHE.setdefault(derived, {})
+    per_mode = kept_of(derived).spans
     if mode not in per_mode:
         per_mode[mode] = _waiting_spans(derived) if mode == "ops" else _worker_spans(derived)
     return per_mode[mode]
@@ -171,7 +222,7 @@ def idle_spans_in(
 def reasons_present(derived: Derived, mode: str = "workers") -> tuple[str, ...]:
     """The wait reasons that occur in the Schedule's rows (kept): what a legend lists."""
     schedule = derived.schedule
-    per_mode = _PRESENT.setdefault(derived, {})
+    per_mode = kept_of(derived).present
     if mode not in per_mode:
         if mode == "workers" and not _own_reasons(schedule):
             per_mode[mode] = derived.idle_summary.present() if len(schedule) else ()
@@ -220,7 +271,7 @@ def _own_spans(derived: Derived) -> IdleSpans:
     if is_warp_schedule(schedule):  # a warp run's gaps are stalls, not pipeline waits
         gaps = warp_idle(schedule)
         return IdleSpans(gaps.row, gaps.start, gaps.end, gaps.reason, WARP_IDLE_REASONS)
-    own = derived.own_reasons  # (`gui.derived_of.derived_for` gives them)
+    own = derived.own_reasons  # (`derived_for` gives them)
     lanes = own if isinstance(own, ImportedIdle) else lane_idle(schedule)
     return IdleSpans(lanes.row, lanes.start, lanes.end, lanes.reason, IMPORTED_REASONS, lanes)
 

@@ -9,10 +9,9 @@ from dataclasses import dataclass
 import numpy as np
 from PySide6.QtGui import QColor
 
-from engine.schedule import Schedule
+from engine.derived import Derived
 from engine.text import time_text
 from gui.colours import OP_COLOURS, density_colours, idle_style, ink_on
-from gui.derived_of import derived_of
 from gui.figure.bars import BAR_HEIGHT, THIN_PIXELS, BarPlan, DensityRuns, plan_bars
 from gui.figure.fonts import cap_height, descent, text_width
 from gui.figure.frame import Frame
@@ -55,17 +54,19 @@ class RunLayout:
 
 
 def lay_out_run(
-    schedule: Schedule, index: int, frame: Frame, top: float, title: str = ""
+    derived: Derived, index: int, frame: Frame, top: float, title: str = ""
 ) -> RunLayout:
-    """Lay out ``schedule`` (the ``index``-th run) from ``top`` down, headed ``title`` (its
-    `run_title` when not given)."""
-    return _Run(schedule, index, frame, top, title).lay_out()
+    """Lay out ``derived``'s Schedule (the ``index``-th run) from ``top`` down, headed
+    ``title`` (its `run_title` when not given)."""
+    return _Run(derived, index, frame, top, title).lay_out()
 
 
 class _Run:
     def __init__(
-        self, schedule: Schedule, index: int, frame: Frame, top: float, title: str = ""
+        self, derived: Derived, index: int, frame: Frame, top: float, title: str = ""
     ) -> None:
+        schedule = derived.schedule
+        self.derived = derived
         self.s = schedule
         self.index = index
         self.frame = frame
@@ -195,7 +196,7 @@ class _Run:
         # shorter: the test below rounds its own way).
         per_second = frame.scale * frame.resolution
         shortest = THIN_PIXELS / per_second * (1 - 1e-9) if per_second > 0 else np.inf
-        spans = idle_spans_in(derived_of(self.s), frame.rows, frame.t0, frame.t1, None, shortest)
+        spans = idle_spans_in(self.derived, frame.rows, frame.t0, frame.t1, None, shortest)
         if not len(spans):
             return set()
         a = np.maximum(spans.start, frame.t0)

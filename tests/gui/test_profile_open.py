@@ -89,7 +89,7 @@ def test_a_trace_without_chains_says_only_the_bound_applies(window: MainWindow) 
     assert shown is not None and len(shown.schedules) == 1
     from gui.assembly_texts import lane_spec
 
-    assert "not ops that travel" in lane_spec(shown.schedules[0]).title  # why nothing glides
+    assert "not ops that travel" in lane_spec(shown.derived[0]).title  # why nothing glides
 
 
 def test_a_bad_profile_is_a_message_and_the_app_keeps_its_run(

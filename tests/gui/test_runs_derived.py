@@ -17,7 +17,6 @@ from engine import fast_scheduler
 from engine.derived import Derived
 from engine.scenario import Scenario
 from gui import run_steps, runs
-from gui.derived_of import derived_of
 from gui.figure import rows as figure_rows
 from gui.runs import Run, compute_run
 
@@ -36,12 +35,11 @@ def _finish(steps: Generator[str, None, Run]) -> Run:
         return done.value
 
 
-def _cached(schedule: Any) -> set[str]:
-    """The names of what is cached on a Schedule, what its run's `Derived` built, and
-    what the Gantt's task index built."""
-    derived = derived_of(schedule)
-    kept = set(vars(schedule)) | {f"derived:{name}" for name in derived.built()}
-    kept |= {f"gantt:{mode}" for mode in figure_rows._PRESENT.get(derived, {})}
+def _cached(derived: Any) -> set[str]:
+    """The names of what is cached on a Schedule, what its run's `Derived` built, what
+    the figure rows kept of it, and what the Gantt's task index built."""
+    kept = set(vars(derived.schedule)) | {f"derived:{name}" for name in derived.built()}
+    kept |= {f"gantt:{mode}" for mode in figure_rows.kept_of(derived).present}
     if "task_spans" in derived.built():
         kept |= {f"tasks:{name}" for name in vars(derived.task_spans)}
     return kept
@@ -140,7 +138,11 @@ def test_the_gui_thread_builds_no_index(qtbot: Any) -> None:
     """A landed run's views (first frame, a tick, narration, the Gantt's paint) find
     every index built: nothing new is cached on its Schedules on the GUI thread."""
     window = _window_with(qtbot, _scenario(3000, 2))
-    before = {id(s): _cached(s) for s in window.schedules}
+    shown = window.model.shown.derived
+    # Every view reads the run's own `Derived` (passed in, not looked up or made anew).
+    assert [g.derived for g in window.view.timeline.groups] == list(shown)
+    assert all(any(a is d for d in shown) for a in window.view.assembly.derived)
+    before = {id(d): _cached(d) for d in shown}
     window.view.timeline.bars.update()
     qtbot.wait(50)
     for fraction in (0.0, 0.3, 0.61, 1.0):
@@ -148,8 +150,8 @@ def test_the_gui_thread_builds_no_index(qtbot: Any) -> None:
         qtbot.wait(10)
     window.view.narration_lines()
     timeline = window.view.timeline
-    for s in window.schedules:
-        new = _cached(s) - before[id(s)]
+    for d in shown:
+        new = _cached(d) - before[id(d)]
         # Narrations are kept per event time as they are asked for (a dict, not an index).
         assert new <= {"derived:narrations"}, new
     # Hovering a wait: its words, from the spans around the pointer alone.
@@ -163,8 +165,8 @@ def test_the_gui_thread_builds_no_index(qtbot: Any) -> None:
     if fast_scheduler.compiled is not None:
         # The worker rows' idle spans (10^7 at 10^6 ops) are never all built: the Gantt
         # finds those in view, the stats and the legend read the summary.
-        for s in window.schedules:
-            assert "idle_spans" not in derived_of(s).built()
+        for d in shown:
+            assert "idle_spans" not in d.built()
     window.close()
 
 
@@ -178,16 +180,15 @@ def test_op_rows_find_the_waits_of_the_ops_in_view(qtbot: Any) -> None:
     timeline.set_rows("ops")
     timeline.viewport().repaint()
     group = timeline.groups[-1]
-    s = group.schedule
     op = 1500
-    wait = op_waits_between(derived_of(s), op, op + 1)
+    wait = op_waits_between(group.derived, op, op + 1)
     assert len(wait)
     middle = 0.5 * (float(wait.start[0]) + float(wait.end[0]))
     hover = timeline.describe_at(middle, group.first_row + op)
     assert hover.startswith(wait.describe(0)), hover
     assert timeline.legend.words
-    for schedule in window.schedules:
-        assert "op_waits" not in derived_of(schedule).built()
+    for derived in window.model.shown.derived:
+        assert "op_waits" not in derived.built()
     window.close()
 
 

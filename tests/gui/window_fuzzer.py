@@ -328,7 +328,7 @@ class WindowFuzzer:
 
     def rows(self) -> str:
         mode = self.pick(["workers", "ops"])
-        self.window.view.timeline.set_rows(mode)
+        self.window.model.set_rows(mode)
         return f"rows {mode}"
 
     def tab(self) -> str:
