@@ -144,7 +144,7 @@ typedef struct {
     const double *durations; /* [op * stages + stage] */
     Py_ssize_t n;
     int stages, units, pools;
-    int unit_of[MAX_STAGES], serving[MAX_UNITS];
+    int unit_of[MAX_STAGES], serving[MAX_STAGES], n_serving;
     int asks[MAX_STAGES];        /* the first pool taken at each stage, -1: none */
     int then[MAX_POOLS];         /* the pool taken after each at the same stage, -1: none */
     int first[MAX_POOLS], last[MAX_POOLS];
@@ -201,7 +201,7 @@ static void grant(Sim *s, double now) {
  * next grant and dispatch at this instant would do nothing. */
 static int dispatch(Sim *s, double now) {
     int ended = 0;
-    for (int i = 0; i < s->units; i++) {
+    for (int i = 0; i < s->n_serving; i++) {
         int unit = s->serving[i];
         Ready *q = &s->ready[unit];
         Idle *idle = &s->idle[unit];
@@ -359,25 +359,13 @@ static PyObject *schedule(PyObject *self, PyObject *args) {
         sim.workers = views[5].buf;
         sim.grants = views[6].buf;
         sim.arrival = -1;
+        /* Units in the order of their first stage (one without stages has no work). */
         for (int st = 0; st < sim.stages; st++) {
+            int seen = 0;
             sim.unit_of[st] = (int)unit_of[st];
             sim.asks[st] = -1;
-        }
-        /* Units in the order of their first stage (a unit without stages: as if at 0). */
-        int placed = 0;
-        for (int u = 0; u < sim.units; u++) {
-            int at = 0;
-            for (int st = sim.stages - 1; st >= 0; st--) at = sim.unit_of[st] == u ? st : at;
-            int i = placed++;
-            for (; i > 0; i--) {
-                int other = sim.serving[i - 1], other_at = 0;
-                for (int st = sim.stages - 1; st >= 0; st--) {
-                    other_at = sim.unit_of[st] == other ? st : other_at;
-                }
-                if (other_at <= at) break;
-                sim.serving[i] = other;
-            }
-            sim.serving[i] = u;
+            for (int before = 0; before < st; before++) seen |= unit_of[before] == unit_of[st];
+            if (!seen) sim.serving[sim.n_serving++] = sim.unit_of[st];
         }
         int taken_last[MAX_STAGES];
         for (int st = 0; st < sim.stages; st++) taken_last[st] = -1;

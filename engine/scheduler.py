@@ -96,7 +96,7 @@ def schedule_tasks(
     """Stage starts (n, 3), the worker of each stage (n, 3) and each op's slot grant time
     (n,): the compiled loop where it was built, else the reference's."""
     starts, on, grants = simulated_tasks(book_shape(tuple(workers), buffers), durations)
-    return starts, on, grants[:, 0].copy()
+    return starts, on, grants.reshape(-1)  # (one pool: its column, not a copy)
 
 
 def reference_tasks(
@@ -105,4 +105,4 @@ def reference_tasks(
     """`schedule_tasks` from the reference loop (`engine.shape.shape_tasks` of the book's
     shape)."""
     starts, on, grants = shape_tasks(book_shape(tuple(workers), buffers), durations)
-    return starts, on, grants[:, 0].copy()
+    return starts, on, grants.reshape(-1)
