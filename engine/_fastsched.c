@@ -116,26 +116,27 @@ static int idle_pop(Idle *idle) {
 /* A unit's ready stages (but first stages) in the reference heap's (time, op, stage)
  * order. Each of its tasks enters once, so room for them all suffices. */
 typedef struct {
-    double *time;
-    Py_ssize_t *op;
-    unsigned char *stage;
+    double time;
+    Py_ssize_t op;
+    int stage;
+} Entry;
+
+typedef struct {
+    Entry *entries;
     Py_ssize_t head, tail;
 } Ready;
 
 static void ready_insert(Ready *q, double now, Py_ssize_t op, int stage) {
     /* Entries already queued are ready at or before `now`; only those ready at `now` with a
      * higher (op, stage) go after the new one. */
+    Entry *e = q->entries;
     Py_ssize_t i = q->tail++;
-    while (i > q->head && q->time[i - 1] == now &&
-           (q->op[i - 1] > op || (q->op[i - 1] == op && q->stage[i - 1] > stage))) {
-        q->time[i] = q->time[i - 1];
-        q->op[i] = q->op[i - 1];
-        q->stage[i] = q->stage[i - 1];
+    while (i > q->head && e[i - 1].time == now &&
+           (e[i - 1].op > op || (e[i - 1].op == op && e[i - 1].stage > stage))) {
+        e[i] = e[i - 1];
         i--;
     }
-    q->time[i] = now;
-    q->op[i] = op;
-    q->stage[i] = (unsigned char)stage;
+    e[i] = (Entry){now, op, stage};
 }
 
 enum { MAX_STAGES = 8, MAX_UNITS = 64, MAX_POOLS = 64 };
@@ -213,14 +214,14 @@ static int dispatch(Sim *s, double now) {
             int stage = 0;
             if (arrived) {
                 double at = s->arrival < 0 ? 0.0 : s->grants[op * s->pools + s->arrival];
-                arrived = !queued || at < q->time[q->head] ||
-                          (at == q->time[q->head] && op < q->op[q->head]);
+                const Entry *next = &q->entries[q->head];
+                arrived = !queued || at < next->time || (at == next->time && op < next->op);
             }
             if (arrived) {
                 s->arrived_head++;
             } else if (queued) {
-                op = q->op[q->head];
-                stage = q->stage[q->head++];
+                op = q->entries[q->head].op;
+                stage = q->entries[q->head++].stage;
             } else {
                 break;
             }
@@ -282,11 +283,8 @@ static int run(Sim *s, const int64_t *k) {
         for (int stage = 1; stage < s->stages; stage++) room += s->n * (s->unit_of[stage] == u);
         total += k[u];
         s->idle[u].items = malloc(sizeof(int) * (size_t)k[u]);
-        s->ready[u].time = malloc(sizeof(double) * (size_t)room);
-        s->ready[u].op = malloc(sizeof(Py_ssize_t) * (size_t)room);
-        s->ready[u].stage = malloc((size_t)room);
-        if (!s->idle[u].items || !s->ready[u].time || !s->ready[u].op || !s->ready[u].stage)
-            goto done;
+        s->ready[u].entries = malloc(sizeof(Entry) * (size_t)room);
+        if (!s->idle[u].items || !s->ready[u].entries) goto done;
         for (int w = 0; w < (int)k[u]; w++) s->idle[u].items[w] = w; /* sorted: a heap */
         s->idle[u].size = (int)k[u];
     }
@@ -302,9 +300,7 @@ done:
     for (int p = 0; p < s->pools; p++) free(s->asked[p]);
     for (int u = 0; s->ready && s->idle && u < s->units; u++) {
         free(s->idle[u].items);
-        free(s->ready[u].time);
-        free(s->ready[u].op);
-        free(s->ready[u].stage);
+        free(s->ready[u].entries);
     }
     free(s->ready);
     free(s->idle);
