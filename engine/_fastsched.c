@@ -1,15 +1,15 @@
 /* The scheduler's event loop, compiled (and the critical path's walk, below; the idle
  * spans' pass is in engine/_idle_pass.c, rows put in time order in engine/_row_order.c):
- * engine/fast_scheduler.py holds the same algorithm in Python (the fallback when this
- * module is not built) and explains it. Both reproduce
- * engine.scheduler.simulate_reference bit for bit: the only arithmetic is `end = now + d`,
+ * any pipeline shape, the book's included. It reproduces engine.shape.shape_tasks (the
+ * reference, which explains the rules) bit for bit: the only arithmetic is `end = now + d`,
  * done in double precision exactly where the reference does it, and every choice (which
- * ready stage, which idle worker, which completion first) follows the reference's order.
+ * slot, which ready stage, which idle worker, which completion first) follows the
+ * reference's order.
  *
- * Simulated time only moves forward, so each unit's ready stages arrive in (time, op) order
- * except for ties at the current instant: the ready queues are arrays kept sorted by
- * insertion from the tail (almost always a plain append). Heaps are left only for the
- * running tasks and each unit's idle workers: O(N log k) for N ops and k workers.
+ * Simulated time only moves forward, so each unit's ready stages arrive in (time, task)
+ * order except for ties at the current instant: the ready queues are arrays kept sorted by
+ * insertion from the tail (almost always a plain append), where the reference keeps heaps.
+ * Heaps are left only for the running tasks and each unit's idle workers.
  *
  * Plain CPython C API and the buffer protocol (no numpy headers); the GIL is released while
  * simulating.
@@ -23,11 +23,27 @@
 
 #include "_buffers.h"
 
+/* Gets `n` buffers of 8-byte items (struct codes per buffer; code "i": 4-byte items), the
+ * last `writable` of them writable; on failure releases those it got and returns -1 with
+ * the exception set. */
+static int get_views(PyObject *const *objects, Py_buffer *views, int n, const char *const *codes,
+                     int writable, const char *what) {
+    for (int got = 0; got < n; got++) {
+        Py_ssize_t size = strcmp(codes[got], "i") == 0 ? 4 : 8;
+        if (get_array(objects[got], &views[got], size, codes[got], got >= n - writable, what) <
+            0) {
+            while (got-- > 0) PyBuffer_Release(&views[got]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* A running task: its end, op, stage and worker. */
 typedef struct {
     double end;
     Py_ssize_t op;
-    int stage;
-    int worker;
+    int stage, worker;
 } Task;
 
 /* The reference's running-task order: (end, op, stage). */
@@ -97,199 +113,281 @@ static int idle_pop(Idle *idle) {
     return top;
 }
 
-/* Ready stages of one unit in (time, op) order. Every op enters once, so n entries suffice. */
+/* A unit's ready stages (but first stages) in the reference heap's (time, op, stage)
+ * order. Each of its tasks enters once, so room for them all suffices. */
 typedef struct {
-    double *time;
-    Py_ssize_t *op;
+    double time;
+    Py_ssize_t op;
+    int stage;
+} Entry;
+
+typedef struct {
+    Entry *entries;
     Py_ssize_t head, tail;
 } Ready;
 
-static void ready_insert(Ready *q, double now, Py_ssize_t op) {
+static void ready_insert(Ready *q, double now, Py_ssize_t op, int stage) {
     /* Entries already queued are ready at or before `now`; only those ready at `now` with a
-     * higher op go after the new one. */
+     * higher (op, stage) go after the new one. */
+    Entry *e = q->entries;
     Py_ssize_t i = q->tail++;
-    while (i > q->head && q->time[i - 1] == now && q->op[i - 1] > op) {
-        q->time[i] = q->time[i - 1];
-        q->op[i] = q->op[i - 1];
+    while (i > q->head && e[i - 1].time == now &&
+           (e[i - 1].op > op || (e[i - 1].op == op && e[i - 1].stage > stage))) {
+        e[i] = e[i - 1];
         i--;
     }
-    q->time[i] = now;
-    q->op[i] = op;
+    e[i] = (Entry){now, op, stage};
 }
+
+enum { MAX_STAGES = 8, MAX_UNITS = 64, MAX_POOLS = 64 };
 
 typedef struct {
-    const double *durations; /* [op * 3 + stage] */
-    Py_ssize_t n, buffers;
-    double *starts;          /* out: [op * 3 + stage] */
-    int64_t *workers;        /* out: [op * 3 + stage] */
-    double *grant;           /* out: [op] */
-    Ready ready[3];          /* ready[0] unused: reads are ops read_head .. next_op - 1 */
-    Idle idle[3];
+    const double *durations; /* [op * stages + stage] */
+    Py_ssize_t n;
+    int stages, units, pools;
+    int unit_of[MAX_STAGES], serving[MAX_STAGES], n_serving;
+    int asks[MAX_STAGES];        /* the first pool taken at each stage, -1: none */
+    int then[MAX_POOLS];         /* the pool taken after each at the same stage, -1: none */
+    int first[MAX_POOLS], last[MAX_POOLS];
+    int frees[MAX_STAGES];       /* whether some pool is freed at each stage's end */
+    Py_ssize_t size[MAX_POOLS], in_use[MAX_POOLS], next_op[MAX_POOLS];
+    char *asked[MAX_POOLS];      /* [op]: op has asked for the pool (entry n: never) */
+    double *starts;              /* out: [op * stages + stage] */
+    int64_t *workers;            /* out: [op * stages + stage] */
+    double *grants;              /* out: [op * pools + pool] */
+    Ready *ready;                /* per unit */
+    Idle *idle;                  /* per unit */
+    /* Ops ready for their first stage, in op order at nondecreasing times: arrived_head ..
+     * arrived_tail - 1, each at `arrival` (0, or its grant of the last pool taken there). */
+    Py_ssize_t arrived_head, arrived_tail;
+    int arrival;                 /* that pool, -1: every op arrives at 0 */
     Task *running;
-    Py_ssize_t n_running, next_op, read_head, in_use;
+    Py_ssize_t n_running;
 } Sim;
 
-static int grant_slots(Sim *s, double now) {
-    int granted = 0;
-    while (s->next_op < s->n && (s->buffers == 0 || s->in_use < s->buffers)) {
-        s->grant[s->next_op++] = now;
-        s->in_use++;
-        granted = 1;
+/* Stage `stage` of `op` ends at `now`: free its pools; the next stage asks or is ready. */
+static void finish(Sim *s, Py_ssize_t op, int stage, double now) {
+    for (int p = 0; s->frees[stage] && p < s->pools; p++) {
+        if (s->last[p] == stage) s->in_use[p]--;
     }
-    return granted;
+    if (++stage < s->stages) {
+        int p = s->asks[stage];
+        if (p < 0) ready_insert(&s->ready[s->unit_of[stage]], now, op, stage);
+        else s->asked[p][op] = 1;
+    }
 }
 
-/* Units are served in stage order; a zero-length stage completes on the spot, readying the
- * next stage at `now`, and a zero-length write frees its slot: then go round again. */
-static void dispatch(Sim *s, double now) {
-    int again = 1;
-    while (again) {
-        again = 0;
-        for (int stage = 0; stage < 3; stage++) {
-            Idle *idle = &s->idle[stage];
-            Ready *q = &s->ready[stage];
-            for (;;) {
-                Py_ssize_t op;
-                if (idle->size == 0) break;
-                if (stage == 0) {
-                    if (s->read_head == s->next_op) break;
-                    op = s->read_head++;
-                } else {
-                    if (q->head == q->tail) break;
-                    op = q->op[q->head++];
-                }
-                int worker = idle_pop(idle);
-                Py_ssize_t task = 3 * op + stage;
-                s->starts[task] = now;
-                s->workers[task] = worker;
-                double end = now + s->durations[task];
-                if (end > now) { /* (a denormal duration added to `now` is zero too) */
-                    Task t = {end, op, stage, worker};
-                    running_push(s->running, &s->n_running, t);
-                    continue;
-                }
-                idle_push(idle, worker);
-                if (stage < 2) {
-                    ready_insert(&s->ready[stage + 1], now, op);
-                } else {
-                    s->in_use--;
-                    if (grant_slots(s, now)) again = 1;
-                }
+/* The ring: each pool's slots to the op whose turn it is, once it has asked and a slot is
+ * free; pools in their order (a grant may ask for the next pool). */
+static void grant(Sim *s, double now) {
+    for (int p = 0; p < s->pools; p++) {
+        const char *wants = s->asked[p];
+        Py_ssize_t op = s->next_op[p];
+        while (wants[op] && s->in_use[p] < s->size[p]) {
+            s->grants[op * s->pools + p] = now;
+            s->in_use[p]++;
+            if (s->then[p] >= 0) s->asked[s->then[p]][op] = 1;
+            else if (s->first[p] > 0)
+                ready_insert(&s->ready[s->unit_of[s->first[p]]], now, op, s->first[p]);
+            else s->arrived_tail++; /* (op is the next to arrive: grants go in op order) */
+            op++;
+        }
+        s->next_op[p] = op;
+    }
+}
+
+/* Each unit, in the order of its first stage, hands its free workers to its ready stages,
+ * earliest first (lower op, then earlier stage, on ties); a zero-length stage ends on the
+ * spot. Returns whether one did: else nothing was freed or readied, and the reference's
+ * next grant and dispatch at this instant would do nothing. */
+static int dispatch(Sim *s, double now) {
+    int ended = 0;
+    for (int i = 0; i < s->n_serving; i++) {
+        int unit = s->serving[i];
+        Ready *q = &s->ready[unit];
+        Idle *idle = &s->idle[unit];
+        int firsts = unit == s->unit_of[0];
+        while (idle->size > 0) {
+            int queued = q->head < q->tail;
+            int arrived = firsts && s->arrived_head < s->arrived_tail;
+            Py_ssize_t op = s->arrived_head;
+            int stage = 0;
+            if (arrived) {
+                double at = s->arrival < 0 ? 0.0 : s->grants[op * s->pools + s->arrival];
+                const Entry *next = &q->entries[q->head];
+                arrived = !queued || at < next->time || (at == next->time && op < next->op);
             }
+            if (arrived) {
+                s->arrived_head++;
+            } else if (queued) {
+                op = q->entries[q->head].op;
+                stage = q->entries[q->head++].stage;
+            } else {
+                break;
+            }
+            int worker = idle_pop(idle);
+            Py_ssize_t task = op * s->stages + stage;
+            s->starts[task] = now;
+            s->workers[task] = worker;
+            double end = now + s->durations[task];
+            if (end > now) { /* (a denormal duration added to `now` is zero too) */
+                Task t = {end, op, stage, worker};
+                running_push(s->running, &s->n_running, t);
+                continue;
+            }
+            idle_push(idle, worker);
+            finish(s, op, stage, now);
+            ended = 1;
         }
     }
+    return ended;
 }
 
-static void simulate(Sim *s) {
-    grant_slots(s, 0.0);
-    dispatch(s, 0.0);
+static void settle(Sim *s, double now) {
+    grant(s, now);
+    while (dispatch(s, now)) grant(s, now); /* (zero-length stages free and ready now) */
+}
+
+/* Returns 1 when every op got every slot, 0 when the pipeline stops (the ring rules it
+ * out: a check, not a case). */
+static int simulate(Sim *s) {
+    if (s->asks[0] < 0) s->arrived_tail = s->n;
+    else memset(s->asked[s->asks[0]], 1, (size_t)s->n);
+    settle(s, 0.0);
     while (s->n_running > 0) {
         double now = s->running[0].end;
         while (s->n_running > 0 && s->running[0].end <= now) {
             Task t = running_pop(s->running, &s->n_running);
-            idle_push(&s->idle[t.stage], t.worker);
-            if (t.stage < 2) {
-                ready_insert(&s->ready[t.stage + 1], now, t.op);
-            } else {
-                s->in_use--;
-            }
+            idle_push(&s->idle[s->unit_of[t.stage]], t.worker);
+            finish(s, t.op, t.stage, now);
         }
-        grant_slots(s, now);
-        dispatch(s, now);
+        settle(s, now);
     }
+    for (int p = 0; p < s->pools; p++) {
+        if (s->next_op[p] < s->n) return 0;
+    }
+    return 1;
 }
 
-/* Allocates the working memory and simulates; -1 when memory runs out. No Python calls. */
-static int run(Sim *s, const long k[3]) {
+/* Allocates the working memory and simulates: 1 or 0 as `simulate`, -1 when memory runs
+ * out. No Python calls. */
+static int run(Sim *s, const int64_t *k) {
     int status = -1;
-    Py_ssize_t slots = (s->n > 0 ? s->n : 1);
-    memset(s->ready, 0, sizeof s->ready);
-    memset(s->idle, 0, sizeof s->idle);
-    s->running = malloc(sizeof(Task) * (size_t)(k[0] + k[1] + k[2]));
-    if (s->running == NULL) goto done;
-    for (int u = 0; u < 3; u++) {
+    Py_ssize_t total = 0;
+    s->ready = calloc((size_t)s->units, sizeof(Ready));
+    s->idle = calloc((size_t)s->units, sizeof(Idle));
+    for (int p = 0; p < s->pools; p++) s->asked[p] = NULL;
+    if (s->ready == NULL || s->idle == NULL) goto done;
+    for (int u = 0; u < s->units; u++) {
+        Py_ssize_t room = 1;
+        for (int stage = 1; stage < s->stages; stage++) room += s->n * (s->unit_of[stage] == u);
+        total += k[u];
         s->idle[u].items = malloc(sizeof(int) * (size_t)k[u]);
-        if (s->idle[u].items == NULL) goto done;
+        s->ready[u].entries = malloc(sizeof(Entry) * (size_t)room);
+        if (!s->idle[u].items || !s->ready[u].entries) goto done;
         for (int w = 0; w < (int)k[u]; w++) s->idle[u].items[w] = w; /* sorted: a heap */
         s->idle[u].size = (int)k[u];
     }
-    for (int u = 1; u < 3; u++) {
-        s->ready[u].time = malloc(sizeof(double) * (size_t)slots);
-        s->ready[u].op = malloc(sizeof(Py_ssize_t) * (size_t)slots);
-        if (s->ready[u].time == NULL || s->ready[u].op == NULL) goto done;
+    for (int p = 0; p < s->pools; p++) {
+        s->asked[p] = calloc((size_t)s->n + 1, 1);
+        if (s->asked[p] == NULL) goto done;
     }
-    s->n_running = s->next_op = s->read_head = s->in_use = 0;
-    simulate(s);
-    status = 0;
+    s->running = malloc(sizeof(Task) * (size_t)total);
+    if (s->running == NULL) goto done;
+    status = simulate(s);
 done:
     free(s->running);
-    for (int u = 0; u < 3; u++) {
+    for (int p = 0; p < s->pools; p++) free(s->asked[p]);
+    for (int u = 0; s->ready && s->idle && u < s->units; u++) {
         free(s->idle[u].items);
-        free(s->ready[u].time);
-        free(s->ready[u].op);
+        free(s->ready[u].entries);
     }
+    free(s->ready);
+    free(s->idle);
     return status;
 }
 
+/* schedule(durations, stage_units, workers, pools, starts, workers_out, grants): see the
+ * method table. */
 static PyObject *schedule(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *objects[4];
-    long k[3];
-    Py_ssize_t buffers;
-    if (!PyArg_ParseTuple(args, "O(lll)nOOO:schedule", &objects[0], &k[0], &k[1], &k[2],
-                          &buffers, &objects[1], &objects[2], &objects[3]))
+    enum { N = 7 };
+    PyObject *objects[N];
+    if (!PyArg_ParseTuple(args, "OOOOOOO:schedule", &objects[0], &objects[1], &objects[2],
+                          &objects[3], &objects[4], &objects[5], &objects[6]))
         return NULL;
-    for (int u = 0; u < 3; u++) {
-        if (k[u] < 1 || k[u] > INT_MAX / 4) {
-            PyErr_SetString(PyExc_ValueError, "every unit needs 1 to 2^29 workers");
-            return NULL;
-        }
-    }
-    if (buffers < 0) {
-        PyErr_SetString(PyExc_ValueError, "buffers must be 0 (unlimited) or more");
-        return NULL;
-    }
-    static const char *what[4] = {"durations", "starts", "workers", "grant"};
-    static const char *codes[4] = {"d", "d", "lq", "d"};
-    Py_buffer views[4];
-    int got = 0, status;
-    Py_ssize_t n;
-    Sim sim;
+    static const char *const codes[N] = {"d", "lq", "lq", "lq", "d", "lq", "d"};
+    Py_buffer views[N];
     PyObject *result = NULL;
-    for (; got < 4; got++) {
-        int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (got ? PyBUF_WRITABLE : 0);
-        if (PyObject_GetBuffer(objects[got], &views[got], flags) < 0) goto done;
-        if (!holds_items(&views[got], 8, codes[got])) {
-            PyErr_Format(PyExc_TypeError, "%s must hold %s", what[got],
-                         got == 2 ? "64-bit integers" : "64-bit floats");
-            got++;
+    Sim sim;
+    int status;
+    memset(&sim, 0, sizeof sim);
+    if (get_views(objects, views, N, codes, 3, "schedule") < 0) return NULL;
+    {
+        const int64_t *unit_of = views[1].buf, *k = views[2].buf, *pools = views[3].buf;
+        Py_ssize_t stages = views[1].len / 8, units = views[2].len / 8;
+        Py_ssize_t n_pools = views[3].len / 24;
+        Py_ssize_t n = stages > 0 ? views[0].len / 8 / stages : 0;
+        int fits = stages >= 1 && stages <= MAX_STAGES && units >= 1 && units <= MAX_UNITS &&
+                   n_pools <= MAX_POOLS && views[3].len == 24 * n_pools &&
+                   views[0].len == 8 * n * stages && views[4].len == 8 * n * stages &&
+                   views[5].len == 8 * n * stages && views[6].len == 8 * n * n_pools;
+        for (Py_ssize_t u = 0; fits && u < units; u++) fits = k[u] >= 1 && k[u] <= INT_MAX / 4;
+        for (Py_ssize_t st = 0; fits && st < stages; st++) {
+            fits = unit_of[st] >= 0 && unit_of[st] < units;
+        }
+        for (Py_ssize_t p = 0; fits && p < n_pools; p++) {
+            const int64_t *pool = pools + 3 * p;
+            fits = pool[0] >= 0 && pool[1] >= 0 && pool[1] <= pool[2] && pool[2] < stages;
+        }
+        if (!fits) {
+            PyErr_SetString(PyExc_ValueError,
+                            "schedule: 1 to 8 stages on their units, 1 or more workers a "
+                            "unit, pools (size, first, last) and n rows of each");
             goto done;
         }
+        sim.durations = views[0].buf;
+        sim.n = n;
+        sim.stages = (int)stages;
+        sim.units = (int)units;
+        sim.pools = (int)n_pools;
+        sim.starts = views[4].buf;
+        sim.workers = views[5].buf;
+        sim.grants = views[6].buf;
+        sim.arrival = -1;
+        /* Units in the order of their first stage (one without stages has no work). */
+        for (int st = 0; st < sim.stages; st++) {
+            int seen = 0;
+            sim.unit_of[st] = (int)unit_of[st];
+            sim.asks[st] = -1;
+            for (int before = 0; before < st; before++) seen |= unit_of[before] == unit_of[st];
+            if (!seen) sim.serving[sim.n_serving++] = sim.unit_of[st];
+        }
+        int taken_last[MAX_STAGES];
+        for (int st = 0; st < sim.stages; st++) taken_last[st] = -1;
+        for (int p = 0; p < sim.pools; p++) {
+            int at = (int)pools[3 * p + 1];
+            sim.size[p] = pools[3 * p] ? pools[3 * p] : n; /* (0: unlimited; n slots are) */
+            sim.first[p] = at;
+            sim.last[p] = (int)pools[3 * p + 2];
+            sim.frees[sim.last[p]] = 1;
+            sim.then[p] = -1;
+            if (taken_last[at] < 0) sim.asks[at] = p;
+            else sim.then[taken_last[at]] = p;
+            taken_last[at] = p;
+        }
+        sim.arrival = taken_last[0];
+        Py_BEGIN_ALLOW_THREADS
+        status = run(&sim, k);
+        Py_END_ALLOW_THREADS
+        if (status < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        result = PyBool_FromLong(status);
     }
-    n = views[0].len / 24;
-    if (views[0].len != 24 * n || views[1].len != 24 * n || views[2].len != 24 * n ||
-        views[3].len != 8 * n) {
-        PyErr_SetString(PyExc_ValueError,
-                        "durations, starts and workers need 3 entries per op, grant one");
-        goto done;
-    }
-    sim.durations = views[0].buf;
-    sim.n = n;
-    sim.buffers = buffers;
-    sim.starts = views[1].buf;
-    sim.workers = views[2].buf;
-    sim.grant = views[3].buf;
-    Py_BEGIN_ALLOW_THREADS
-    status = run(&sim, k);
-    Py_END_ALLOW_THREADS
-    if (status < 0) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    result = Py_None;
-    Py_INCREF(result);
 done:
-    while (got-- > 0) PyBuffer_Release(&views[got]);
+    for (int i = N - 1; i >= 0; i--) PyBuffer_Release(&views[i]);
     return result;
 }
 
@@ -357,22 +455,6 @@ static Py_ssize_t walk_path(const double *start, const double *end, const int64_
         task = before;
     }
     return length;
-}
-
-/* Gets `n` buffers of 8-byte items (struct codes per buffer; code "i": 4-byte items), the
- * last `writable` of them writable; on failure releases those it got and returns -1 with
- * the exception set. */
-static int get_views(PyObject *const *objects, Py_buffer *views, int n, const char *const *codes,
-                     int writable, const char *what) {
-    for (int got = 0; got < n; got++) {
-        Py_ssize_t size = strcmp(codes[got], "i") == 0 ? 4 : 8;
-        if (get_array(objects[got], &views[got], size, codes[got], got >= n - writable, what) <
-            0) {
-            while (got-- > 0) PyBuffer_Release(&views[got]);
-            return -1;
-        }
-    }
-    return 0;
 }
 
 static PyObject *critical(PyObject *self, PyObject *args) {
@@ -567,9 +649,12 @@ PyObject *fastsched_merge_times(PyObject *self, PyObject *args);
 
 static PyMethodDef methods[] = {
     {"schedule", schedule, METH_VARARGS,
-     "schedule(durations, (k_load, k_compute, k_store), buffers, starts, workers, grant)\n"
+     "schedule(durations, stage_units, workers, pools, starts, workers_out, grants)\n"
      "--\n\n"
-     "Simulate the pipeline; fills starts, workers (op-major, 3 per op) and grant (per op)."},
+     "Simulate a pipeline shape (engine.shape.shape_tasks' loop): durations (n, stages),\n"
+     "each stage's unit, each unit's workers, pools as (size, first, last) rows; fills\n"
+     "starts and workers_out (n, stages) and grants (n, pools). Returns whether every op\n"
+     "got every slot."},
     {"critical_path", critical, METH_VARARGS,
      "critical_path(start, end, unit, op, worker_pred, data_pred, slot_pred, last, tolerance,\n"
      "              path, sums)\n"

@@ -5,13 +5,15 @@ import numpy.typing as npt
 
 def schedule(
     durations: npt.NDArray[np.float64],
-    workers: tuple[int, int, int],
-    buffers: int,
+    stage_units: npt.NDArray[np.int64],
+    workers: npt.NDArray[np.int64],
+    pools: npt.NDArray[np.int64],
     starts: npt.NDArray[np.float64],
-    worker: npt.NDArray[np.int64],
-    grant: npt.NDArray[np.float64],
-) -> None:
-    """Simulate the pipeline; fills starts, worker (n, 3) and grant (n,) in place."""
+    workers_out: npt.NDArray[np.int64],
+    grants: npt.NDArray[np.float64],
+) -> bool:
+    """Simulate a pipeline shape; fills starts, workers_out (n, stages) and grants
+    (n, pools) in place; False where some op never got its slot."""
 
 def critical_path(
     start: npt.NDArray[np.float64],

@@ -2,13 +2,13 @@
 and engine/_row_order.c when the optional extension was built, setup.py) and the switch
 between it and the Python code it stands in for.
 
-Its event loop is `engine.scheduler.simulate_reference`'s, organised for speed: simulated
-time only moves forward, so each unit's ready stages arrive in (time, op) order except for
-ties at the current instant; its ready queues are FIFOs kept sorted by inserting from the
-tail, where the reference keeps heaps. Every choice and every addition (``end = now + d``)
-happens in the reference's order, so the floats come out identical; it releases the GIL
-while it runs. Where the module is missing (no C compiler) or ``PIPELAB_PURE_PYTHON=1`` is
-set, the reference runs: there is no second Python loop.
+Its event loop is `engine.shape.shape_tasks`'s (any pipeline shape, the book's included),
+organised for speed: simulated time only moves forward, so each unit's ready stages arrive
+in (time, task) order except for ties at the current instant; its ready queues are FIFOs
+kept sorted by inserting from the tail, where the reference keeps heaps. Every choice and
+every addition (``end = now + d``) happens in the reference's order, so the floats come out
+identical; it releases the GIL while it runs. Where the module is missing (no C compiler)
+or ``PIPELAB_PURE_PYTHON=1`` is set, the reference runs: there is no second Python loop.
 """
 
 from __future__ import annotations
@@ -71,14 +71,29 @@ def using(name: str) -> Iterator[None]:
         use_compiled = before
 
 
-def compiled_tasks(durations: FloatArray, workers: tuple[int, int, int], buffers: int) -> Tasks:
-    """Stage starts (n, 3), the worker of each stage (n, 3) and each op's slot grant time
-    (n,) from the compiled event loop (`compiled` must be loaded)."""
+def compiled_tasks(
+    durations: FloatArray,
+    stage_units: tuple[int, ...],
+    workers: tuple[int, ...],
+    pools: tuple[tuple[int, int, int], ...],
+) -> Tasks | None:
+    """Stage starts (n, stages), the worker of each stage (n, stages) and each pool's grant
+    times (n, pools) from the compiled event loop, for pools given as (size, first, last);
+    None where the pipeline stops (`compiled` must be loaded)."""
     assert compiled is not None
-    n = len(durations)
-    starts = np.zeros((n, 3))
-    worker = np.zeros((n, 3), dtype=np.int64)
-    grant = np.zeros(n)
     table = np.ascontiguousarray(durations, dtype=np.float64)
-    compiled.schedule(table, workers, buffers, starts, worker, grant)
-    return starts, worker, grant
+    n, n_pools = len(table), len(pools)
+    starts = np.zeros(table.shape)
+    worker = np.zeros(table.shape, dtype=np.int64)
+    grants = np.zeros((n, n_pools))
+    if not compiled.schedule(
+        table,
+        np.array(stage_units, dtype=np.int64),
+        np.array(workers, dtype=np.int64),
+        np.array(pools, dtype=np.int64).reshape(n_pools, 3),
+        starts,
+        worker,
+        grants,
+    ):
+        return None
+    return starts, worker, grants

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from engine import fast_scheduler
 from engine.columns import pipeline_layout
 from engine.errors import PipeLabError
 from engine.schedule import STAGES, UNITS, Pool, Schedule
@@ -42,6 +43,7 @@ IntArray = npt.NDArray[np.int64]
 
 #: The most stages a shape may have.
 MAX_STAGES = 8
+STOPS = "the pipeline stops: some op never gets its slot"
 
 
 @dataclass(frozen=True)
@@ -212,12 +214,24 @@ def shape_tasks(shape: Shape, durations: FloatArray) -> tuple[FloatArray, IntArr
             finish(op, stage, now)
         settle(now)
     if any(k < n for k in next_op):  # (the ring rules it out: a check, not a case)
-        raise PipeLabError("the pipeline stops: some op never gets its slot")
+        raise PipeLabError(STOPS)
     return (
         np.array(starts, dtype=np.float64).reshape(n, n_stages),
         np.array(workers, dtype=np.int64).reshape(n, n_stages),
         np.array(grants, dtype=np.float64).reshape(n_pools, n).T.copy(),
     )
+
+
+def simulated_tasks(shape: Shape, durations: FloatArray) -> tuple[FloatArray, IntArray, FloatArray]:
+    """`shape_tasks`' result from the compiled loop (engine/_fastsched.c) where it was
+    built, else from `shape_tasks` itself: the same floats, bit for bit."""
+    if not (fast_scheduler.use_compiled and fast_scheduler.compiled is not None):
+        return shape_tasks(shape, durations)
+    pools = tuple((pool.size, pool.first, pool.last) for pool in shape.pools)
+    tasks = fast_scheduler.compiled_tasks(durations, shape.stage_units, shape.workers, pools)
+    if tasks is None:
+        raise PipeLabError(STOPS)
+    return tasks
 
 
 def simulate_shape(
@@ -232,7 +246,7 @@ def simulate_shape(
         raise PipeLabError(f"durations need one row per op and one column per stage ({n_stages})")
     for column, name in enumerate(shape.stages):
         check_durations(np.ascontiguousarray(matrix[:, column]), name)  # "mma duration of op 3…"
-    starts, workers, grants = shape_tasks(shape, matrix)
+    starts, workers, grants = simulated_tasks(shape, matrix)
     op, stage, _ = pipeline_layout(len(matrix), n_stages)
     pools = shape.pools
     book_pool = len(pools) == 1 and (pools[0].first, pools[0].last) == (0, n_stages - 1)

@@ -238,24 +238,38 @@ def test_compiled_build_checks_its_arguments() -> None:
     if compiled is None:
         pytest.skip(fast_scheduler.why_not_compiled)
     n = 4
-    d, starts, grant = np.ones((n, 3)), np.zeros((n, 3)), np.zeros(n)
+    d, starts, grants = np.ones((n, 3)), np.zeros((n, 3)), np.zeros((n, 1))
     worker = np.zeros((n, 3), dtype=np.int64)
-    compiled.schedule(d, (1, 2, 1), 0, starts, worker, grant)
+    units, pools = np.arange(3, dtype=np.int64), np.array([[0, 0, 2]], dtype=np.int64)
+
+    def run(**given: np.ndarray) -> bool:
+        arrays = dict(
+            durations=d, units=units, workers=np.array([1, 2, 1]), pools=pools,
+            starts=starts, worker=worker, grants=grants,
+        )  # fmt: skip
+        arrays.update(given)
+        return compiled.schedule(*arrays.values())  # type: ignore[arg-type]
+
+    assert run() is True
     assert starts[:, 0].tolist() == [0.0, 1.0, 2.0, 3.0]
-    with pytest.raises(TypeError, match="64-bit floats"):
-        compiled.schedule(d.astype(np.float32), (1, 1, 1), 0, starts, worker, grant)
-    with pytest.raises(TypeError, match="64-bit integers"):
-        compiled.schedule(d, (1, 1, 1), 0, starts, worker.astype(np.int32), grant)
-    with pytest.raises(ValueError, match="3 entries per op"):
-        compiled.schedule(d, (1, 1, 1), 0, starts, worker, np.zeros(n + 1))
-    with pytest.raises(ValueError, match="workers"):
-        compiled.schedule(d, (1, 0, 1), 0, starts, worker, grant)
-    with pytest.raises(ValueError, match="buffers"):
-        compiled.schedule(d, (1, 1, 1), -1, starts, worker, grant)
+    with pytest.raises(TypeError, match="wrong item type"):
+        run(durations=d.astype(np.float32))
+    with pytest.raises(TypeError, match="wrong item type"):
+        run(worker=worker.astype(np.int32))
+    with pytest.raises(ValueError, match="n rows of each"):
+        run(grants=np.zeros(n + 1))
+    with pytest.raises(ValueError, match="workers a unit"):
+        run(workers=np.array([1, 0, 1]))
+    with pytest.raises(ValueError, match="pools"):
+        run(pools=np.array([[-1, 0, 2]]))
+    with pytest.raises(ValueError, match="pools"):
+        run(pools=np.array([[1, 2, 1]]))
+    with pytest.raises(ValueError, match="stages on their units"):
+        run(units=np.array([0, 1, 3]))
     with pytest.raises(ValueError, match=r"read-only|not writable"):
-        frozen = np.zeros(n)
+        frozen = np.zeros((n, 1))
         frozen.flags.writeable = False
-        compiled.schedule(d, (1, 1, 1), 0, starts, worker, frozen)
+        run(grants=frozen)
 
 
 def test_using_a_build_that_is_not_there(monkeypatch: pytest.MonkeyPatch) -> None:

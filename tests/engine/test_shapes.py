@@ -1,6 +1,7 @@
-"""Pipeline shapes (`engine.shape`): the shape's checks, the book's shape giving the book's
-reference bit for bit, and random shapes against an independent SimPy model of the
-contract (engine/shape.py's docstring) written here."""
+"""Pipeline shapes (`engine.shape`): the shape's checks, random shapes against an
+independent SimPy model of the contract (engine/shape.py's docstring) written here, and the
+compiled loop (engine/_fastsched.c) against the reference, bit for bit, on random shapes
+and on the book's."""
 
 from __future__ import annotations
 
@@ -9,10 +10,34 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine import fast_scheduler
 from engine.errors import PipeLabError
 from engine.schedule import Pool
-from engine.scheduler import reference_tasks
-from engine.shape import MAX_STAGES, Shape, book_shape, shape_tasks, simulate_shape
+from engine.scheduler import schedule_tasks
+from engine.shape import MAX_STAGES, Shape, book_shape, shape_tasks, simulate_shape, simulated_tasks
+
+needs_compiled = pytest.mark.skipif(
+    fast_scheduler.compiled is None, reason="the compiled extension is not built"
+)
+
+
+def random_durations(n: int, n_stages: int, times: str, seed: int) -> np.ndarray:
+    """Tie-heavy integers 1–3, integers 0–3 (zero-length stages, which end on the spot and
+    free or ready at the same instant) or floats."""
+    rng = np.random.default_rng(seed)
+    if times == "floats":
+        return rng.uniform(0.1, 5.0, (n, n_stages))
+    return rng.integers(0 if times == "zeros" else 1, 4, (n, n_stages)).astype(np.float64)
+
+
+def assert_compiled_is_the_reference(shape: Shape, durations: np.ndarray) -> None:
+    """Every start, worker and grant time of the compiled loop is the reference's."""
+    with fast_scheduler.using("compiled"):
+        theirs = simulated_tasks(shape, durations)
+    for ours, compiled in zip(shape_tasks(shape, durations), theirs, strict=True):
+        assert ours.shape == compiled.shape and ours.dtype == compiled.dtype
+        assert np.array_equal(ours, compiled)
+
 
 # -- the shape's checks ------------------------------------------------------------------
 
@@ -40,9 +65,10 @@ def test_a_bad_shape_is_refused_in_one_line(shape: object, words: str) -> None:
     assert "\n" not in str(refused.value)
 
 
-# -- the book's shape is the book ----------------------------------------------------------
+# -- the compiled loop is the reference ----------------------------------------------------
 
 
+@needs_compiled
 @settings(max_examples=300, deadline=None)
 @given(
     st.integers(0, 14),
@@ -51,21 +77,18 @@ def test_a_bad_shape_is_refused_in_one_line(shape: object, words: str) -> None:
     st.sampled_from(["integers", "zeros", "floats"]),
     st.integers(0, 2**32 - 1),
 )
-def test_the_book_s_shape_gives_the_book_s_reference_bit_for_bit(
+def test_the_book_s_compiled_loop_is_the_book_s_shape_bit_for_bit(
     n: int, workers: tuple[int, int, int], buffers: int, times: str, seed: int
 ) -> None:
-    """Every start, worker and grant time: tie-heavy integers, zero-length stages (which
-    end on the spot and free or ready at the same instant) and floats."""
-    rng = np.random.default_rng(seed)
-    if times == "floats":
-        durations = rng.uniform(0.1, 5.0, (n, 3))
-    else:
-        durations = rng.integers(0 if times == "zeros" else 1, 4, (n, 3)).astype(np.float64)
-    starts, on, grants = shape_tasks(book_shape(workers, buffers), durations)
-    book_starts, book_on, book_grants = reference_tasks(durations, workers, buffers)
-    assert np.array_equal(starts, book_starts)
-    assert np.array_equal(on, book_on)
-    assert np.array_equal(grants[:, 0], book_grants)
+    """The book runs the shapes' one compiled loop (`schedule_tasks`) and gives what the
+    reference gives for the book's shape (sequential: one slot)."""
+    durations = random_durations(n, 3, times, seed)
+    assert_compiled_is_the_reference(book_shape(workers, buffers), durations)
+    with fast_scheduler.using("compiled"):
+        starts, on, grant = schedule_tasks(durations, workers, buffers)
+    reference = shape_tasks(book_shape(workers, buffers), durations)
+    assert np.array_equal(starts, reference[0]) and np.array_equal(on, reference[1])
+    assert np.array_equal(grant, reference[2][:, 0])
 
 
 # -- random shapes against SimPy -------------------------------------------------------------
@@ -176,6 +199,52 @@ def test_random_shapes_agree_with_simpy(shape: Shape, n: int, seed: int) -> None
     theirs, their_grants = simpy_shape(shape, durations)
     assert np.array_equal(starts, theirs)
     assert np.array_equal(grants, their_grants)
+
+
+@needs_compiled
+@settings(max_examples=400, deadline=None)
+@given(
+    shapes(),
+    st.integers(0, 30),
+    st.sampled_from(["integers", "zeros", "floats"]),
+    st.integers(0, 2**32 - 1),
+)
+def test_the_compiled_loop_is_the_reference_on_random_shapes(
+    shape: Shape, n: int, times: str, seed: int
+) -> None:
+    assert_compiled_is_the_reference(shape, random_durations(n, len(shape.stages), times, seed))
+
+
+@needs_compiled
+def test_the_compiled_loop_takes_pools_of_one_stage_in_their_listed_order() -> None:
+    """Two pools taken at the first stage: listed the other way round, op 1 gets the big
+    one at 0 and waits for the small one; the compiled loop follows the list as the
+    reference does."""
+    small, big = Pool("small", 1, 0, 1), Pool("big", 2, 0, 2)
+    durations = np.array([[1.0, 2.0, 1.0], [2.0, 1.0, 1.0], [1.0, 1.0, 2.0], [1.0, 3.0, 1.0]])
+    grants = []
+    for pools in ((small, big), (big, small)):
+        shape = Shape(("x", "y", "z"), (0, 1, 0), ("u", "v"), (1, 1), pools)
+        assert_compiled_is_the_reference(shape, durations)
+        with fast_scheduler.using("compiled"):
+            grants.append(simulated_tasks(shape, durations)[2])
+    assert grants[0][:, 1].tolist() == [0.0, 3.0, 7.0, 10.0]  # big waits behind small
+    assert grants[1][:, 0].tolist() == [0.0, 0.0, 4.0, 8.0]  # big first
+
+
+@needs_compiled
+def test_the_compiled_loop_runs_eight_stages_on_one_unit_and_many_pools() -> None:
+    """The most stages, one shared unit of 2 workers, four pools (two taken at one stage,
+    one held by a single stage, one unlimited), zero-length stages among them."""
+    pools = (
+        Pool("a", 2, 0, 7),
+        Pool("b", 1, 3, 5),
+        Pool("c", 3, 3, 3),
+        Pool("d", 0, 6, 7),
+    )
+    shape = Shape(tuple("abcdefgh"), (0,) * 8, ("u",), (2,), pools)
+    for times, seed in (("zeros", 1), ("integers", 2), ("floats", 3)):
+        assert_compiled_is_the_reference(shape, random_durations(50, 8, times, seed))
 
 
 def test_a_pool_freed_after_the_compute_is_a_ring_of_k_stages() -> None:
