@@ -26,7 +26,6 @@ Every error names the key and its line, in one line. A file in the book's form (
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -212,6 +211,8 @@ class _Reader:
         """The index of the stage or unit ``value`` names (``what``: "stage", "unit")."""
         if isinstance(value, str) and value in names:
             return names.index(value)
+        import difflib  # (a bad file's words only: not at the app's start-up)
+
         close = difflib.get_close_matches(str(value), list(names), n=1)
         hint = (
             f"; did you mean {close[0]!r}?"

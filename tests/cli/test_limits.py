@@ -62,13 +62,13 @@ def test_every_accepted_extreme_prints(capsys, argv: list[str], output: str) -> 
 
 def test_numpy_warnings_become_one_line(capsys, monkeypatch) -> None:
     """Should an overflow slip past the checks, the user reads a line, not a warning."""
-    real = cli.simulate.simulate
+    real = cli.simulate.simulated
 
     def overflowing(scenario, policy):
         np.float64(1e308) * np.float64(10.0)
         return real(scenario, policy)
 
-    monkeypatch.setattr(cli.simulate, "simulate", overflowing)
+    monkeypatch.setattr(cli.simulate, "simulated", overflowing)
     code, out, err = _run(capsys, "simulate")
     _refused(code, out, err, "out of range")
 

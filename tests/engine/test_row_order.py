@@ -52,7 +52,8 @@ def sorted_as_lexsort(
         if not np.array_equal(np.lexsort((end[mine], start[mine])), np.arange(len(mine))):
             resorted.add(r)
         lo, hi = int(bounds[r]), int(bounds[r + 1])
-        early |= bool((starts[lo + 1 : hi] < ends[lo : hi - 1]).any())
+        if hi - lo > 1:  # (an empty row first: ends[0:-1] would be every span but one)
+            early |= bool((starts[lo + 1 : hi] < ends[lo : hi - 1]).any())
     return order, bounds, starts, frozenset(resorted), early
 
 
