@@ -76,6 +76,9 @@ class Schedule:
     pools
         The buffer pools of a pipeline shape's run (`engine.shape`), for what binds it;
         empty for the book's pipeline, whose one pool is ``buffers``.
+    pool_grants
+        With ``pools``: (n_ops, pools), when each op was granted a slot of each pool (it
+        holds it until its pool's ``last`` stage ends).
     row_titles
         Optional: a name for every row (worker), where the maker knows better than "load
         unit 2" (an imported profile's rows are its streams: "load · stream 7").
@@ -107,6 +110,7 @@ class Schedule:
     grant: FloatArray | None = field(default=None)
     unit_titles: tuple[str, ...] | None = None
     pools: tuple[Pool, ...] = ()
+    pool_grants: FloatArray | None = field(default=None)
     row_titles: tuple[str, ...] | None = None
     task_name: IntArray | None = field(default=None)
     names: tuple[str, ...] = ()
@@ -122,6 +126,12 @@ class Schedule:
             set_(self, name, frozen(getattr(self, name), np.float64))
         if self.grant is not None:
             set_(self, "grant", frozen(self.grant, np.float64))
+        if self.pool_grants is not None:
+            grants = np.array(self.pool_grants, dtype=np.float64, ndmin=2)  # (a copy)
+            grants.setflags(write=False)
+            set_(self, "pool_grants", grants)
+            if self.pool_grants.shape != (self.n_ops, len(self.pools)):
+                raise PipeLabError("schedule pool grants need one row per op, one column per pool")
         set_(self, "workers", tuple(int(k) for k in self.workers))
         n = len(self.op)
         if any(len(getattr(self, c)) != n for c in ("stage", "unit", "worker", "start", "end")):

@@ -64,6 +64,8 @@ class State:
     ``worker_idle_since``: when an idle worker last finished (0 if never worked), NaN if busy.
     ``op_place``: per op, a `Place` value (pipelines only; empty otherwise).
     ``op_holds_slot``: per op, whether it holds a shared-memory slot now.
+    ``pool_holds``: a pipeline shape's run: per pool (`Schedule.pools`), per op, whether
+    the op holds one of its slots now (granted, its pool's last stage not ended).
     """
 
     time: float
@@ -74,10 +76,15 @@ class State:
     worker_idle_since: FloatArray
     op_place: IntArray
     op_holds_slot: npt.NDArray[np.bool_]
+    pool_holds: tuple[npt.NDArray[np.bool_], ...] = ()
 
     @property
     def slots_in_use(self) -> int:
         return int(self.op_holds_slot.sum())
+
+    def pool_in_use(self, pool: int) -> int:
+        """Slots of pool ``pool`` held now."""
+        return int(self.pool_holds[pool].sum())
 
 
 @dataclass(frozen=True, eq=False)
@@ -153,6 +160,19 @@ def state_at(schedule: Schedule, time: float) -> State:
         workers.idle_since,
         place,
         holds,
+        _pool_holds(schedule, time),
+    )
+
+
+def _pool_holds(schedule: Schedule, time: float) -> tuple[npt.NDArray[np.bool_], ...]:
+    """Per pool of a shape's run, per op: granted a slot by ``time``, its last stage not
+    ended (a slot is free again at that end's instant, as a worker is)."""
+    grants = schedule.pool_grants
+    if grants is None:
+        return ()
+    return tuple(
+        (grants[:, p] <= time) & (time < schedule.op_ends[:, pool.last])
+        for p, pool in enumerate(schedule.pools)
     )
 
 

@@ -18,6 +18,7 @@ from engine.shape_file import (
     shape_words,
     simulated,
 )
+from engine.timeline import state_at
 
 PING_PONG = """\
 name = "Hopper warp-specialized GEMM, ping-pong"
@@ -259,3 +260,19 @@ def test_a_ring_smaller_than_the_work_it_holds_binds() -> None:
     state = steady_state(Derived(schedule))
     assert state.resource == "smem stages" and state.period == 3.0  # cp.async + mma, 1 slot
     assert schedule.makespan == 12 * 3.0 + 1.0  # each op's load and mma in turn; last store
+
+
+def test_a_shapes_run_records_each_pools_grants_and_who_holds_a_slot() -> None:
+    """Ping-pong at 12 s: the smem ring holds tiles 6–9 (4 slots, freed after the mma),
+    the two consumer warpgroups tiles 5 and 6; a slot is free at its stage's end."""
+    schedule = load_any_preset("hopper-ping-pong").simulate("pipelined")
+    assert schedule.pool_grants is not None and schedule.pool_grants.shape == (12, 2)
+    assert not schedule.pool_grants.flags.writeable
+    state = state_at(schedule, 12.0)
+    held = [list(np.flatnonzero(h) + 1) for h in state.pool_holds]
+    assert held == [[6, 7, 8, 9], [5, 6]]
+    assert [state.pool_in_use(p) for p in range(2)] == [4, 2]
+    first_mma_end = float(schedule.op_ends[0, 1])
+    assert not state_at(schedule, first_mma_end).pool_holds[0][0]
+    with pytest.raises(PipeLabError, match="pool grants"):
+        replace(schedule, pool_grants=schedule.pool_grants[:, :1])
