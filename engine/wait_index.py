@@ -12,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.columns import op_numbers
+from engine.pool_waits import PoolTimes, is_shape_run
 from engine.schedule import OpOrder, Schedule, op_column
 from engine.tolerance import time_tolerance
 
@@ -276,6 +277,8 @@ class WaitIndex:
         self.tol = time_tolerance(self.span)
         self.pipeline = schedule.n_ops > 0 and len(schedule) > 0 and schedule.is_pipeline
         self.measured = self.pipeline and schedule.source == "measured"
+        #: A shape's run with pools the book's rules don't cover (`engine.pool_waits`).
+        self.shaped = is_shape_run(schedule)
         self._narration_ready = False
         rows = np.arange(schedule.n_workers)
         self.unit_of_row = (np.searchsorted(schedule.worker_offsets, rows, "right") - 1).astype(
@@ -334,10 +337,19 @@ class WaitIndex:
         return self.schedule.buffers if self.pipeline else 0
 
     @cached_property
+    def pool_times(self) -> PoolTimes:
+        """A shape's run's pools: asks, grants, holds (`shaped` runs only)."""
+        return PoolTimes(self.schedule)
+
+    @cached_property
     def grant(self) -> FloatArray:
         """Per op, when it got its slot: the Schedule's grant times, else (measured) when
-        the op B places before it had written (slots in op order), at most its read start."""
+        the op B places before it had written (slots in op order), at most its read start;
+        a shape's run: when its first stage was ready (its pools granted)."""
         s = self.schedule
+        if self.shaped:
+            column: FloatArray = self.pool_times.ready[:, 0]
+            return column
         if s.grant is not None:
             return s.grant
         grant = np.zeros(s.n_ops)
@@ -355,6 +367,8 @@ class WaitIndex:
     def ready(self) -> FloatArray:
         """(n_ops, stages): when each stage could start (read: the grant)."""
         s = self.schedule
+        if self.shaped:  # (each stage's pools granted too)
+            return self.pool_times.ready
         ready = np.empty_like(s.op_starts)
         ready[:, 0] = self.grant
         ready[:, 1:] = s.op_ends[:, :-1]
@@ -469,6 +483,8 @@ class WaitIndex:
         ops waiting at any time are a slice of this order. Built on first use, kept."""
         if stage == 0:
             return self.grant_order
+        if self.shaped and self.pool_times.taken[stage]:
+            return self._shape_ready_sorted(stage)[1]
         _, by_end = self.op_columns.sorted("end", stage - 1)
         return self._op_numbers if by_end is None else by_end
 
@@ -483,6 +499,9 @@ class WaitIndex:
             if stage == 0:  # ready when granted a slot
                 ready_in_order = _nondecreasing(self.grant)
                 ready = self.grant if ready_in_order else np.sort(self.grant)
+            elif self.shaped and self.pool_times.taken[stage]:  # its pools granted too
+                ready, _ = self._shape_ready_sorted(stage)
+                ready_in_order = _nondecreasing(self.ready[:, stage])
             else:  # ready when the stage before ended
                 ready, by_ready = self.op_columns.sorted("end", stage - 1)
                 ready_in_order = by_ready is None
@@ -491,3 +510,17 @@ class WaitIndex:
             ready_sorted.append(ready)
             start_sorted.append(start)
         return ready_sorted, start_sorted, in_order
+
+    def _shape_ready_sorted(self, stage: int) -> tuple[FloatArray, IntArray]:
+        """A shape's stage that takes pools: its ready times sorted, and the ops in that
+        order (ties: op order); built once a stage."""
+        found = self._shape_ready.get(stage)
+        if found is None:
+            column = self.ready[:, stage]
+            order = np.argsort(column, kind="stable").astype(np.int64)
+            found = self._shape_ready[stage] = (column[order], order)
+        return found
+
+    @cached_property
+    def _shape_ready(self) -> dict[int, tuple[FloatArray, IntArray]]:
+        return {}

@@ -24,6 +24,12 @@ and waits that find the unit free are ``overhead``. A slot is held from the gran
 from the read's start) to the end of the write, as `engine.timeline.state_at` says.
 
 Schedules that are not a three-stage pipeline (the warps model) get ``input`` and ``done``.
+
+A pipeline shape's run with pools (`engine.pool_waits`) keeps these kinds, generalised: a
+worker whose next stage waits for a pool's slot (its previous stage over) is ``slot``, the
+span naming the pool and the ops holding its slots ("waiting for a slot of smem stages:
+held by ops 3–6"); waiting for the previous stage is ``input``. An op waits before each
+stage for that stage's pools in turn (``slot``, each naming its pool), then a ``worker``.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.columns import task_dtype
+from engine.pool_waits import READY
 from engine.idle_cuts import (
     Summary,
     TaskArray,
@@ -120,10 +127,23 @@ class IdleSpans:
     def reason_name(self, i: int) -> str:
         return IDLE_REASONS[int(self.reason[i])]
 
+    def pool(self, i: int) -> int:
+        """The pool (`Schedule.pools` index) a slot span of a shape's run waits for; -1
+        for other spans and the book's runs (one pool, ``buffers``)."""
+        if int(self.reason[i]) != SLOT or not self._index.shaped:
+            return -1
+        return _pool_waited(self._index, int(self.next_task[i]), self._middle(i))
+
+    def _middle(self, i: int) -> float:
+        return 0.5 * (float(self.start[i]) + float(self.end[i]))
+
     def ops(self, i: int) -> tuple[int, ...]:
         """The ops span ``i`` names (0-based): input and overhead — the op awaited; slot —
-        the ops holding the slots; done — none."""
+        the ops holding the slots (a shape's run: of the pool it waits for); done — none."""
         reason = int(self.reason[i])
+        if reason == SLOT and self._index.shaped:
+            holders = self._index.pool_times.holders(self.pool(i), self._middle(i))
+            return tuple(int(op) for op in holders)
         if reason == SLOT:
             middle = 0.5 * (float(self.start[i]) + float(self.end[i]))
             return tuple(int(op) for op in self._index.holds.at(middle))
@@ -141,7 +161,10 @@ class IdleSpans:
             for r, t in zip(reason.tolist(), task.tolist(), strict=True)
         ]
         slot = np.flatnonzero(reason == SLOT)
-        if len(slot):
+        if len(slot) and self._index.shaped:
+            for q in slot.tolist():
+                result[q] = list(self.ops(lo + q))
+        elif len(slot):
             middle = 0.5 * (self.start[lo:hi][slot] + self.end[lo:hi][slot])
             query, ops = self._index.holds.pairs(middle)
             for q, op in zip(slot[query].tolist(), ops.tolist(), strict=True):
@@ -152,6 +175,9 @@ class IdleSpans:
         """Slot: when the first holder frees its slot; input: when the awaited op's previous
         stage ends; overhead: since when the op was ready; done: NaN."""
         reason = int(self.reason[i])
+        if reason == SLOT and self._index.shaped:
+            holders = np.asarray(self.ops(i), dtype=np.int64)
+            return self._index.pool_times.frees_at(self.pool(i), holders)
         if reason == SLOT:
             holders = self.ops(i)
             ends = self.schedule.op_ends[list(holders), -1]
@@ -165,7 +191,7 @@ class IdleSpans:
         frees at 3 s"."""
         return _describe_idle(
             self._index, int(self.row[i]), int(self.reason[i]), int(self.next_task[i]),
-            self.ops(i), self.frees_at(i),
+            self.ops(i), self.frees_at(i), self.pool(i),
         )  # fmt: skip
 
     def at(self, row: int, time: float) -> int:
@@ -211,7 +237,7 @@ def build_idle_summary(derived: Derived) -> IdleSummary:
     compiled pass that stores no span where the run's gaps are cut as a simulation's and
     the compiled module is built, else from the spans (`Derived.idle_spans`)."""
     schedule, index = derived.schedule, derived.waits
-    if _cut_like_simulated(index):
+    if _cut_like_simulated(index) and not index.shaped:  # (a shape's: its pool waits cut)
         found = compiled_summary(index, _budget(schedule), (INPUT, SLOT, DONE), len(IDLE_REASONS))
         if found is not None:
             return IdleSummary(found.totals, found.counts, found.longest, found)
@@ -289,7 +315,42 @@ def build_idle_spans(index: WaitIndex, budget: int | None = None) -> IdleSpans:
     `Derived.idle_spans`). A unit's gaps are cut at its starts where it has several
     workers, at its last start only past ``budget`` cuts (default `_budget`). A simulated
     run's by the compiled pass (engine.idle_cuts) where it is built; else, and for
-    measured runs, in numpy here: the same columns, bit for bit."""
+    measured runs, in numpy here: the same columns, bit for bit. A shape's run with pools:
+    then each piece cut where its stage's op asks for and gets its pools (`_pool_cut`)."""
+    spans = _pipeline_idle_spans(index, budget)
+    return _pool_cut(spans) if index.shaped else spans
+
+
+def _pool_cut(spans: IdleSpans) -> IdleSpans:
+    """A shape's run's input pieces cut where the awaited stage's op asks for and gets
+    each of its pools: [ask, grant) of a pool is a wait for its slot (`SLOT`)."""
+    pick = np.flatnonzero((spans.reason == INPUT) & (spans.next_task >= 0))
+    if not len(pick):
+        return spans
+    task = spans.next_task[pick].astype(np.int64)
+    parent, lo, hi, pool = spans._index.pool_times.split(task, spans.start[pick], spans.end[pick])
+    rest = np.ones(len(spans), dtype=bool)
+    rest[pick] = False
+    keep = np.flatnonzero(rest)
+    source = np.concatenate([keep, pick[parent]])
+    start = np.concatenate([spans.start[keep], lo])
+    end = np.concatenate([spans.end[keep], hi])
+    reason = np.concatenate([spans.reason[keep], np.where(pool >= 0, SLOT, INPUT).astype(np.int8)])
+    order = np.lexsort((start, spans.row[source]))
+    return IdleSpans(
+        spans.row[source][order], start[order], end[order], reason[order],
+        spans.next_task[source][order], spans._index,
+    )  # fmt: skip
+
+
+def _pool_waited(index: WaitIndex, task: int, time: float) -> int:
+    """The pool the stage ``task`` waits for at ``time`` (a shape's run), -1 for none."""
+    s = index.schedule
+    pool = index.pool_times.waited_pool(int(s.op[task]), int(s.stage[task]), time)
+    return max(pool, -1)
+
+
+def _pipeline_idle_spans(index: WaitIndex, budget: int | None = None) -> IdleSpans:
     budget = _budget(index.schedule) if budget is None else budget
     if _cut_like_simulated(index):
         found = compiled_columns(index, budget, (INPUT, SLOT, DONE), len(IDLE_REASONS))
@@ -375,17 +436,26 @@ def _split_at(
 
 
 def _describe_idle(
-    index: WaitIndex, row: int, reason: int, task: int, ops: tuple[int, ...], when: float
+    index: WaitIndex,
+    row: int,
+    reason: int,
+    task: int,
+    ops: tuple[int, ...],
+    when: float,
+    pool: int = -1,
 ) -> str:
     s = index.schedule
     unit = s.time_unit
     if reason == DONE:
         return f"done: the {s.unit_title(int(index.unit_of_row[row]))} has no work left"
     if reason == SLOT:
+        slot = "a slot" if pool < 0 else f"a slot of {s.pools[pool].name}"
+        if not ops:
+            return f"waiting for {slot}: it goes to the ops in turn"
         if len(ops) == 1:
-            return f"waiting for a slot: held by {op_list(ops)} until {time_text(when, unit)}"
+            return f"waiting for {slot}: held by {op_list(ops)} until {time_text(when, unit)}"
         return (
-            f"waiting for a slot: held by {op_list(ops)}; "
+            f"waiting for {slot}: held by {op_list(ops)}; "
             f"the first frees at {time_text(when, unit)}"
         )
     op = int(s.op[task])
@@ -422,6 +492,8 @@ class IdleNow:
     ops: tuple[int, ...]
     when: float
     task: int
+    #: A shape's run's slot wait: the pool (`Schedule.pools` index); else -1.
+    pool: int = -1
 
     @property
     def reason_name(self) -> str:
@@ -459,6 +531,9 @@ def idle_now(derived: Derived, rows: Sequence[int], time: float) -> list[IdleNow
             continue
         task = int(unit.tasks_at(slice(k, k + 1))[0])
         ready = _ready_of(index, task)
+        if index.shaped:
+            result.append(_shape_idle_now(index, int(row), task, time, ready))
+            continue
         if index.pipeline and u == index.load_unit:
             holders = index.holds.at(time) if index.slots > 0 else np.zeros(0, np.int64)
             if index.slots > 0 and len(holders) >= index.slots:
@@ -473,6 +548,21 @@ def idle_now(derived: Derived, rows: Sequence[int], time: float) -> list[IdleNow
         reason = OVERHEAD if late else INPUT
         result.append(IdleNow(int(row), reason, (int(schedule.op[task]),), ready, task))
     return result
+
+
+def _shape_idle_now(index: WaitIndex, row: int, task: int, time: float, ready: float) -> IdleNow:
+    """`idle_now` of a shape's run's row whose next stage is ``task``: a wait for the pool
+    that stage's op waits for (naming its holders), else for input."""
+    s = index.schedule
+    times = index.pool_times
+    op, stage = int(s.op[task]), int(s.stage[task])
+    pool = times.waited_pool(op, stage, time)
+    if pool < 0:
+        when = ready if pool == READY or stage == 0 else float(s.op_ends[op, stage - 1])
+        return IdleNow(row, INPUT, (op,), when, task)
+    holders = times.holders(pool, time)
+    ops = tuple(int(h) for h in holders)
+    return IdleNow(row, SLOT, ops, times.frees_at(pool, holders), task, pool)
 
 
 @dataclass(frozen=True)
@@ -491,6 +581,8 @@ class OpsWaiting:
     #: Not contiguous: the waiting ops when there are at most `LISTED_WAITING` (else
     #: None; ``first`` and ``last`` are then the lowest and the highest of them).
     ops: tuple[int, ...] | None = None
+    #: A shape's run's slot wait: the pool (`Schedule.pools` index); else -1.
+    pool: int = -1
 
 
 #: Ops waiting out of op order are named one by one up to this many.
@@ -520,6 +612,8 @@ def ops_waiting_at(derived: Derived, time: float) -> list[OpsWaiting]:
             )
         else:
             result.append(_waiting_out_of_order(index, stage, started, ready, time, next_op))
+    if index.shaped:
+        result += _ops_waiting_for_pools(index, time)
     if index.slots > 0:
         granted = int(np.searchsorted(ready_sorted[0], time, "right"))
         if granted < n:
@@ -528,6 +622,33 @@ def ops_waiting_at(derived: Derived, time: float) -> list[OpsWaiting]:
             next_op = first if first >= 0 else int(index.grant_order[granted])
             result.append(OpsWaiting("slot", 0, n - granted, first, n - 1, first >= 0, next_op))
     return result
+
+
+def _ops_waiting_for_pools(index: WaitIndex, time: float) -> list[OpsWaiting]:
+    """A shape's run: per pool, the ops that asked for its slot by ``time`` and have not
+    got it (slots go out in op order: those not granted are the last ops)."""
+    s = index.schedule
+    times = index.pool_times
+    result = []
+    for p, pool in enumerate(s.pools):
+        granted = int(np.searchsorted(times.grants[:, p], time, "right"))
+        asks = times.pool_asked(p)
+        in_order = _ascending(asks)
+        asked = int(np.searchsorted(asks if in_order else np.sort(asks), time, "right"))
+        if asked <= granted:
+            continue
+        count = asked - granted
+        if in_order:
+            result.append(
+                OpsWaiting("slot", pool.first, count, granted, asked - 1, True, granted, None, p)
+            )
+        else:
+            result.append(OpsWaiting("slot", pool.first, count, -1, -1, False, granted, None, p))
+    return result
+
+
+def _ascending(values: FloatArray) -> bool:
+    return len(values) < 2 or bool((values[1:] >= values[:-1]).all())
 
 
 def _waiting_out_of_order(
@@ -591,11 +712,26 @@ class OpWaits:
         """The unit the op waits for."""
         return int(self.schedule.unit[self.schedule.task_of(int(self.op[i]), int(self.stage[i]))])
 
+    def pool(self, i: int) -> int:
+        """The pool a slot wait of a shape's run waits for (`Schedule.pools` index); -1
+        for other waits and the book's runs."""
+        if self.reason[i] != WAIT_SLOT or not self._index.shaped:
+            return -1
+        s = self.schedule
+        task = int(s.task_of(int(self.op[i]), int(self.stage[i])))
+        return _pool_waited(self._index, task, float(np.nextafter(self.end[i], -np.inf)))
+
     def blockers(self, i: int) -> tuple[tuple[int, int], ...]:
         """What keeps span ``i`` waiting just before it ends: worker — (row, task) of each
-        of the unit's workers busy then; slot — (-1, task of the holder's write) per holder."""
+        of the unit's workers busy then; slot — (-1, task of the holder's write) per holder
+        (a shape's run: of the stage that frees the pool waited for)."""
         s = self.schedule
         moment = float(np.nextafter(self.end[i], -np.inf))
+        pool = self.pool(i)
+        if pool >= 0:
+            holders = self._index.pool_times.holders(pool, moment)
+            last = s.pools[pool].last
+            return tuple((-1, int(s.task_of(int(h), last))) for h in holders)
         if self.reason[i] == WAIT_SLOT:
             holders = self._index.holds.at(moment)
             last = len(s.stage_names) - 1
@@ -629,10 +765,13 @@ class OpWaits:
         period = f"{time_text(a, '').strip()}–{time_text(b, unit)}"
         blockers = self.blockers(i)
         if self.reason[i] == WAIT_SLOT:
+            pool = self.pool(i)
             holders = [int(s.op[t]) for _, t in blockers]
-            ends = s.op_ends[holders, -1] if holders else np.zeros(0)
+            last = -1 if pool < 0 else s.pools[pool].last
+            ends = s.op_ends[holders, last] if holders else np.zeros(0)
             freeing = [h for h, e in zip(holders, ends.tolist(), strict=True) if e <= b]
-            text = f"op {op} waits {period} for a slot: held by {op_list(holders)}"
+            slot = "a slot" if pool < 0 else f"a slot of {s.pools[pool].name}"
+            text = f"op {op} waits {period} for {slot}: held by {op_list(holders)}"
             if freeing:
                 text += f"; {op_list(freeing)} frees one at {time_text(b, unit)}"
             return text
@@ -681,7 +820,7 @@ def find_op_wait_reasons(derived: Derived) -> tuple[str, ...]:
     a grant comes after 0, a worker wait where a stage starts after its op was ready (the
     tests `build_op_waits` makes, a block of ops at a time, stopping at the first)."""
     schedule, index = derived.schedule, derived.waits
-    if not index.pipeline or schedule.source == "measured":
+    if not index.pipeline or schedule.source == "measured" or index.shaped:
         codes = derived.op_waits.reason
         return tuple(r for k, r in enumerate(OP_WAIT_REASONS) if np.count_nonzero(codes == k))
     tol, grant = index.tol, index.grant
@@ -720,7 +859,11 @@ def _op_wait_columns(
 ) -> tuple[IntArray, IntArray, FloatArray, FloatArray, ReasonArray]:
     """The waits of ops ``first`` .. ``last`` - 1 before any measured overhead is cut out:
     per op, in time order, [0, grant) for a slot, [grant, read) for a load worker, then
-    [previous end, start) for each later stage's worker; those longer than the tolerance."""
+    [previous end, start) for each later stage's worker; those longer than the tolerance.
+    A shape's run: before each stage, [ask, grant) for each of its pools in turn, then
+    [ready, start) for a worker (`_shape_op_wait_columns`)."""
+    if index.shaped:
+        return _shape_op_wait_columns(index, first, last)
     s = index.schedule
     last = min(last, s.n_ops)
     n, stages = last - first, s.op_starts.shape[1]
@@ -731,6 +874,35 @@ def _op_wait_columns(
     op = np.repeat(np.arange(first, last, dtype=np.int64), kinds)
     stage = np.tile(np.concatenate([[0], np.arange(stages)]), n).astype(np.int64)
     reason = np.tile(np.array([WAIT_SLOT] + [WAIT_WORKER] * stages, dtype=np.int8), n)
+    keep = hi - lo > index.tol
+    return op[keep], stage[keep], lo[keep], hi[keep], reason[keep]
+
+
+def _shape_op_wait_columns(
+    index: WaitIndex, first: int, last: int
+) -> tuple[IntArray, IntArray, FloatArray, FloatArray, ReasonArray]:
+    """`_op_wait_columns` of a shape's run: per op, per stage, the edges previous end (0
+    for the first stage), each of the stage's pools' grants, the start; the pieces between
+    them a wait for each pool (`WAIT_SLOT`), then for a worker."""
+    s = index.schedule
+    times = index.pool_times
+    last = min(last, s.n_ops)
+    n = last - first
+    edges, stage_of, reasons = [], [], []
+    for stage, pools in enumerate(times.taken):
+        ask = times.asked(stage)[first:last]
+        column = [ask] + [times.grants[first:last, p] for p in pools]
+        column.append(s.op_starts[first:last, stage])
+        for a, b in zip(column[:-1], column[1:], strict=True):
+            edges.append((a, b))
+        stage_of += [stage] * (len(pools) + 1)
+        reasons += [WAIT_SLOT] * len(pools) + [WAIT_WORKER]
+    kinds = len(edges)
+    lo = np.column_stack([a for a, _ in edges]).reshape(-1) if n else np.zeros(0)
+    hi = np.column_stack([b for _, b in edges]).reshape(-1) if n else np.zeros(0)
+    op = np.repeat(np.arange(first, last, dtype=np.int64), kinds)
+    stage = np.tile(np.asarray(stage_of, dtype=np.int64), n)
+    reason = np.tile(np.asarray(reasons, dtype=np.int8), n)
     keep = hi - lo > index.tol
     return op[keep], stage[keep], lo[keep], hi[keep], reason[keep]
 

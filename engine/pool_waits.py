@@ -1,0 +1,182 @@
+"""The pools of a pipeline shape's run (issue 28), as the wait reasons read them: when each
+op asks for and gets each pool's slot, who holds a pool's slots at an instant, and where
+an idle span or an op's wait is a wait for a pool (`engine.waits`).
+
+The book's runs (one pool of ``buffers`` slots from the read to the write, `Schedule.grant`)
+keep the book's rules in engine/waits.py; this module serves the runs that record their
+pools' grants without a book grant (`is_shape_run`): several pools, or one that is not
+held from the first stage to the last.
+
+A stage that takes pools asks for the first when the op's previous stage ends (at 0 for
+the first stage), for each later one once the one before it is granted; the stage is
+ready when the last is granted (`engine.shape`). Before a stage an op waits for its
+previous stage (input), then for each pool in turn (a pool wait), then for a worker.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.schedule import Schedule
+
+if TYPE_CHECKING:
+    from engine.wait_index import Intervals
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+#: A worker's or an op's wait for no pool (`PoolTimes.waited_pool`): the previous stage
+#: has not ended yet, or the stage is ready.
+INPUT_WAIT, READY = -1, -2
+
+
+def is_shape_run(schedule: Schedule) -> bool:
+    """Whether ``schedule`` is a shape's run whose pools the book's rules don't cover: it
+    records its pools' grants (`Schedule.pool_grants`) and no book grant."""
+    return (
+        schedule.pool_grants is not None
+        and schedule.grant is None
+        and schedule.n_ops > 0
+        and schedule.is_pipeline
+    )
+
+
+def slot_words(schedule: Schedule) -> str:
+    """What a legend calls the slot wait of ``schedule``: "waiting for a buffer slot" (the
+    book's), "waiting for a slot of smem stages" (a shape's pools, by name)."""
+    if not is_shape_run(schedule):
+        return "waiting for a buffer slot"
+    names = [pool.name for pool in schedule.pools]
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+    return "waiting for a slot of " + listed
+
+
+@dataclass(frozen=True, eq=False)
+class PoolTimes:
+    """Per op and pool of a shape's run: when the op asked for a slot, and got it; per
+    stage, the pools taken there (in their order) and when each op's stage was ready."""
+
+    schedule: Schedule
+
+    @cached_property
+    def grants(self) -> FloatArray:
+        grants = self.schedule.pool_grants
+        assert grants is not None
+        return grants
+
+    @cached_property
+    def taken(self) -> tuple[tuple[int, ...], ...]:
+        """Per stage, the pools an op takes before it (in their listed order)."""
+        s = self.schedule
+        return tuple(
+            tuple(p for p, pool in enumerate(s.pools) if pool.first == stage)
+            for stage in range(len(s.stage_names))
+        )
+
+    def asked(self, stage: int) -> FloatArray:
+        """Per op, when stage ``stage``'s first pool was asked for: its previous stage's end
+        (0 for the first stage)."""
+        s = self.schedule
+        if stage == 0:
+            return np.zeros(s.n_ops)
+        column: FloatArray = s.op_ends[:, stage - 1]
+        return column
+
+    def pool_asked(self, pool: int) -> FloatArray:
+        """Per op, when it asked for ``pool``: the previous stage's end, or the grant of the
+        pool taken at that stage before it."""
+        first = self.schedule.pools[pool].first
+        pools = self.taken[first]
+        at = pools.index(pool)
+        if at == 0:
+            return self.asked(first)
+        column: FloatArray = self.grants[:, pools[at - 1]]
+        return column
+
+    @cached_property
+    def ready(self) -> FloatArray:
+        """(n_ops, stages): when each stage could start (its previous stage over, its
+        pools granted)."""
+        s = self.schedule
+        ready = np.empty_like(s.op_starts)
+        ready[:, 0] = 0.0
+        ready[:, 1:] = s.op_ends[:, :-1]
+        for stage, pools in enumerate(self.taken):
+            if pools:
+                ready[:, stage] = np.maximum(ready[:, stage], self.grants[:, pools[-1]])
+        ready.flags.writeable = False
+        return ready
+
+    def waited_pool(self, op: int, stage: int, time: float) -> int:
+        """What stage ``stage`` of op ``op`` waits for at ``time``: a pool (its index),
+        `INPUT_WAIT` (its previous stage has not ended) or `READY`."""
+        s = self.schedule
+        if stage > 0 and float(s.op_ends[op, stage - 1]) > time:
+            return INPUT_WAIT
+        for pool in self.taken[stage]:
+            if float(self.grants[op, pool]) > time:
+                return pool
+        return READY
+
+    def holds(self, pool: int) -> Intervals:
+        """``pool``'s holds: [grant, end of its last stage) per op (built once a pool)."""
+        found = self._holds.get(pool)
+        if found is None:
+            from engine.wait_index import Intervals
+
+            last = self.schedule.op_ends[:, self.schedule.pools[pool].last]
+            found = self._holds[pool] = Intervals(self.grants[:, pool], np.ascontiguousarray(last))
+        return found
+
+    @cached_property
+    def _holds(self) -> dict[int, Intervals]:
+        return {}
+
+    def holders(self, pool: int, time: float) -> IntArray:
+        """The ops holding a slot of ``pool`` at ``time`` (ascending)."""
+        return self.holds(pool).at(time)
+
+    def frees_at(self, pool: int, holders: IntArray) -> float:
+        """When the first of ``holders`` gives its slot of ``pool`` back (NaN: none)."""
+        if not len(holders):
+            return float("nan")
+        last = self.schedule.pools[pool].last
+        return float(self.schedule.op_ends[holders, last].min())
+
+    def split(
+        self, task: IntArray, start: FloatArray, end: FloatArray
+    ) -> tuple[IntArray, FloatArray, FloatArray, IntArray]:
+        """Cut idle pieces [start, end) awaiting ``task`` (each a stage of a shape's op) at
+        the moments the stage's op asks for and gets its pools: (parent, start, end, pool)
+        of the pieces in order, pool -1 where it waits for no pool (input)."""
+        s = self.schedule
+        stages = len(s.stage_names)
+        op, stage = s.op[task], s.stage[task]
+        most = max(len(p) for p in self.taken)
+        # Per piece, its edges: the start, the ask, each grant, the end (clipped).
+        edges = np.full((len(task), most + 3), -np.inf)
+        edges[:, 0] = start
+        edges[:, -1] = end
+        ask = np.where(stage > 0, s.op_ends[op, np.maximum(stage - 1, 0)], 0.0)
+        edges[:, 1] = ask
+        pool_of = np.full((len(task), most + 2), -1, dtype=np.int64)
+        for st in range(stages):
+            mine = stage == st
+            pools = self.taken[st]
+            for j in range(most):
+                if j < len(pools):  # (else -inf: an empty piece, once accumulated)
+                    edges[mine, 2 + j] = self.grants[op[mine], pools[j]]
+                    pool_of[mine, 1 + j] = pools[j]
+        inner = edges[:, 1:-1]
+        np.maximum.accumulate(inner, axis=1, out=inner)
+        np.clip(inner, start[:, None], end[:, None], out=inner)
+        lo, hi = edges[:, :-1], edges[:, 1:]
+        keep = hi > lo
+        parent = np.repeat(np.arange(len(task), dtype=np.int64), keep.sum(axis=1))
+        return parent, lo[keep], hi[keep], pool_of[keep]
+
