@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from engine.schedule import Schedule
+from engine.schedule import STAGES, UNITS, Schedule
 from engine.text import elided, join_words, op_list, time_text
 from engine.waits import (
     DONE,
@@ -186,13 +186,22 @@ _NARRATIONS_KEPT = 4096
 
 
 def _phrases(schedule: Schedule, tasks: IntArray, verbs: dict[str, str]) -> list[str]:
-    """ "the load unit starts reading op 2", … for every task, in row order."""
+    """ "the load unit starts reading op 2", … for every task, in row order; a shape's
+    stages by name: "the tensor cores start mma of op 6", "the TMA is working on load of
+    op 9"."""
     ordered = tasks[np.argsort(schedule.rows_of(tasks), kind="stable")]
     phrases = []
+    shaped = bool(schedule.pools) or schedule.stage_names != STAGES
     for task in ordered.tolist():
         stage = schedule.stage_names[schedule.stage[task]]
-        verb = verbs.get(stage, f"works on {stage} of")
         who = _worker_name(schedule, int(schedule.rows_of(task)))
+        plural = _plural_name(schedule, who)
+        if shaped and schedule.task_name is None and stage not in verbs:
+            starts = "start" if plural else "starts"
+            doing = "are working on" if plural else "is working on"
+            verb = f"{starts if verbs is _STARTS else doing} {stage} of"
+        else:
+            verb = verbs.get(stage, f"works on {stage} of")
         own = schedule.task_title(task)
         if own is not None:  # an imported kernel or copy: its own name
             doing = "starts" if verbs is _STARTS else "is running"
@@ -200,6 +209,24 @@ def _phrases(schedule: Schedule, tasks: IntArray, verbs: dict[str, str]) -> list
         else:
             phrases.append(f"{who} {verb} op {int(schedule.op[task]) + 1:,}")
     return phrases
+
+
+def _plural_name(schedule: Schedule, who: str) -> bool:
+    """Whether ``who`` (a worker's name in a phrase) reads as plural: a shape's unit of one
+    worker whose name is a plural noun ("the tensor cores", "the consumers"; not "the
+    TMA", not "consumers 2", not the book's units)."""
+    if schedule.unit_titles is not None or schedule.row_titles is not None:
+        return False
+    return who.startswith("the ") and _plural_noun(who)
+
+
+def _plural_noun(name: str) -> bool:
+    """ "tensor cores", "SMs", "consumers": plural; "load unit", "TMA", "class": not."""
+    return name.endswith("s") and not name.endswith("ss") and name not in UNITS
+
+
+def _verb(plural: bool, singular: str, many: str) -> str:
+    return many if plural else singular
 
 
 def _worker_name(schedule: Schedule, row: int) -> str:
@@ -277,34 +304,45 @@ def _narrate(derived: Derived, time: float) -> str:
 def _subject(schedule: Schedule, rows: list[int]) -> tuple[str, bool]:
     """ "the load unit", "compute units 2 and 3", "both store units"; and whether plural."""
     if len(rows) == 1:
-        return _worker_name(schedule, rows[0]), False
+        who = _worker_name(schedule, rows[0])
+        return who, _plural_name(schedule, who)
     unit = int(np.searchsorted(schedule.worker_offsets, rows[0], "right") - 1)
     title = schedule.unit_title(unit)
+    titles = title if _plural_noun(title) else f"{title}s"  # (not "both consumerss")
     k = schedule.workers[unit]
     if len(rows) == k:
-        return (f"both {title}s" if k == 2 else f"all {k} {title}s"), True
+        return (f"both {titles}" if k == 2 else f"all {k} {titles}"), True
     first = int(schedule.worker_offsets[unit])
-    return f"{title}s " + join_words([str(r - first + 1) for r in rows]), True
+    return f"{titles} " + join_words([str(r - first + 1) for r in rows]), True
 
 
 def _idle_phrases(schedule: Schedule, reasons: list[IdleNow], earlier: float) -> list[str]:
     """One phrase per unit and reason (workers that wait for the same thing share one).
     Overhead is idle time only once some has passed: a stage ready since ``earlier`` or
     later (this instant, to the tolerance) is one a worker starts after a handoff."""
-    groups: dict[tuple[int, int, tuple[int, ...], float, int], list[int]] = {}
+    groups: dict[tuple[int, int, tuple[int, ...], float, int, int], list[int]] = {}
     for item in reasons:
         unit = int(np.searchsorted(schedule.worker_offsets, item.row, "right") - 1)
         when = -1.0 if np.isnan(item.when) else item.when  # NaN is no dictionary key
         key = (unit, item.reason, item.ops, when, item.task if item.reason != SLOT else -1)
-        groups.setdefault(key, []).append(item.row)
+        groups.setdefault((*key, item.pool), []).append(item.row)
     unit_text = schedule.time_unit
     phrases = []
     finished = []
-    for (_, reason, ops, when, task), rows in groups.items():
+    for (_, reason, ops, when, task, pool), rows in groups.items():
         who, plural = _subject(schedule, rows)
         at = time_text(when, unit_text)
         if reason == DONE:
             finished.append((who, plural))
+        elif reason == SLOT and pool >= 0:  # a shape's pool, by name
+            name = schedule.pools[pool].name
+            if not ops:
+                held = "; it goes to the ops in turn"
+            elif len(ops) == 1:
+                held = f", held by {op_list(ops)} until {at}"
+            else:
+                held = f", held by {op_list(ops)} (the first frees at {at})"
+            phrases.append(f"{who} {_verb(plural, 'waits', 'wait')} for a slot of {name}{held}")
         elif reason == SLOT:
             slots = schedule.buffers
             if slots == 1:
@@ -399,12 +437,16 @@ def _waiting_phrase(schedule: Schedule, waiting: OpsWaiting) -> str:
     else:
         who, plural = f"{waiting.count:,} ops", waiting.count > 1
     verb = "wait" if plural else "waits"
-    if waiting.reason == "slot":
+    if waiting.reason == "slot" and waiting.pool >= 0:
+        what = f"a slot of {schedule.pools[waiting.pool].name}"
+    elif waiting.reason == "slot":
         what = "a slot"
     else:
         unit = int(schedule.unit[schedule.task_of(0, waiting.stage)])
         title = schedule.unit_title(unit)
-        what = f"the {title}" if schedule.workers[unit] == 1 else f"the {title}s"
+        many = title if _plural_noun(title) else f"{title}s"
+        the = "" if title[-1:].isdigit() else "the "  # ("GPU 1", not "the GPU 1")
+        what = f"{the}{title}" if schedule.workers[unit] == 1 else f"the {many}"
     text = f"{who} {verb} for {what}"
     if not waiting.contiguous and plural:
         text += f" (op {waiting.next_op + 1:,} goes next)"
