@@ -180,3 +180,36 @@ class PoolTimes:
         parent = np.repeat(np.arange(len(task), dtype=np.int64), keep.sum(axis=1))
         return parent, lo[keep], hi[keep], pool_of[keep]
 
+
+
+@dataclass(frozen=True)
+class PoolUse:
+    """How a run used one pool: the most slots held at once, the slots held on average
+    over the makespan, and the time ops waited for a slot, all ops together."""
+
+    peak: int
+    mean: float
+    waited: float
+
+
+def pool_use(schedule: Schedule) -> tuple[PoolUse, ...]:
+    """`PoolUse` of each of the pools of a run that records their grants (none else). A
+    slot is held on [grant, end of the pool's last stage): freed at an instant, it can be
+    taken again at that instant (the peak counts it once)."""
+    if schedule.pool_grants is None or not schedule.n_ops or not schedule.is_pipeline:
+        return ()
+    times = PoolTimes(schedule)
+    span = schedule.makespan
+    found = []
+    for p, pool in enumerate(schedule.pools):
+        lo = times.grants[:, p]
+        hi = schedule.op_ends[:, pool.last]
+        # Ends before grants at one instant: a slot freed then is free for the next op.
+        moments = np.concatenate([hi, lo])
+        steps = np.concatenate([-np.ones(len(hi)), np.ones(len(lo))])
+        order = np.lexsort((steps, moments))
+        peak = int(np.cumsum(steps[order]).max(initial=0))
+        mean = float((hi - lo).sum()) / span if span > 0 else 0.0
+        waited = float(np.maximum(lo - times.pool_asked(p), 0.0).sum())
+        found.append(PoolUse(peak, mean, waited))
+    return tuple(found)

@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from engine.derived import Derived
 from engine.metrics import speedup, steady_state, utilization_by_unit
+from engine.pool_waits import pool_use
 from engine.schedule import Schedule
 from engine.waits import IDLE_REASONS
 
@@ -67,6 +68,12 @@ def _summary(derived: Derived, baseline: Schedule | None) -> tuple[dict[str, Any
             }
             for pool in schedule.pools
         ]
+        # How the run used each: the most slots held at once, the mean over the
+        # makespan, and the time ops waited for a slot, all ops together.
+        for entry, use in zip(head["pools"], pool_use(schedule), strict=False):
+            entry["peak_in_use"] = use.peak
+            entry["mean_in_use"] = json_number(use.mean)
+            entry["waited"] = json_number(use.waited)
     tail: dict[str, Any] = {
         "utilization": {k: json_number(v) for k, v in utilization_by_unit(derived).items()},
         "bottleneck": {
