@@ -13,6 +13,11 @@ Charging each stretch of the chain to what paced it says which resource binds mo
 time for uneven ops, where no closed form does: a task's time goes to its unit, except for
 the releasing op's own stages after a slot edge, whose time is the slot's hold (the op the
 slot was waiting on).
+
+A pipeline shape's run (other stages, units or pools: `walk_shape`) charges its units by
+name and each pool by name: a stage that takes pools may have waited for the stage that
+freed the slot its op was granted, and the releasing op's stages that held that slot
+(from the pool's first stage to its last) are that pool's hold.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import fast_scheduler
-from engine.schedule import Schedule
+from engine.schedule import STAGES, UNITS, Schedule
 from engine.tolerance import time_tolerance
 
 FloatArray = npt.NDArray[np.float64]
@@ -64,8 +69,21 @@ def ranked_charges(charged: dict[str, float]) -> list[tuple[str, float]]:
 def critical_path(schedule: Schedule) -> CriticalPath:
     """The critical path of a three-stage pipeline Schedule (not kept: a sequential run's
     path is every task, 12 MB at 10^6 ops; what it charges each resource is, see
-    `engine.derived.Derived.critical_charges`)."""
+    `engine.derived.Derived.critical_charges`). A shape's run's charges are its units' and
+    pools' names and "overhead" (`walk_shape`)."""
+    if _is_shape(schedule):
+        return walk_shape(schedule)
     return _walk(schedule)
+
+
+def _is_shape(schedule: Schedule) -> bool:
+    """A pipeline of other stages or units than the book's, or with pools the book's one
+    (``buffers``, `Schedule.grant`) does not cover."""
+    s = schedule
+    if not (len(s) and s.is_pipeline):
+        return False
+    other_pools = bool(s.pools) and s.grant is None
+    return s.stage_names != STAGES or s.unit_names != UNITS or other_pools
 
 
 def _candidates(schedule: Schedule) -> tuple[IntArray, IntArray, IntArray]:
@@ -94,19 +112,20 @@ def _candidates(schedule: Schedule) -> tuple[IntArray, IntArray, IntArray]:
     return worker, data, slot
 
 
-def _slot_releases(schedule: Schedule) -> IntArray:
-    """Per op, the write that freed the slot it was granted (-1: none, a free slot)."""
+def _slot_releases(schedule: Schedule, slots: int | None = None, last: int = -1) -> IntArray:
+    """Per op, the write that freed the slot it was granted (-1: none, a free slot); of a
+    pool of ``slots`` (default ``buffers``) freed by stage ``last``, the task of that stage."""
     s = schedule
     stages = len(s.stage_names)
     ops = np.arange(s.n_ops, dtype=np.int64)
     released = np.full(s.n_ops, -1, dtype=np.int64)
-    slots = s.buffers
+    slots = s.buffers if slots is None else slots
     if 0 < slots < s.n_ops:
         # Slots are granted in op order: op i gets the slot of the (i - B)-th release, or
         # waits for op i - 1's grant; the release that set each grant is the one at the
         # latest position holding the running maximum (engine/_fastsched.c's
         # slot_releases does the same in one loop).
-        writes = np.asarray(s.task_of(ops, stages - 1), dtype=np.int64)
+        writes = np.asarray(s.task_of(ops, last % stages), dtype=np.int64)
         releases = s.end[writes]
         in_order = bool((releases[1:] >= releases[:-1]).all())  # always so with one writer
         by_release = ops if in_order else np.argsort(releases, kind="stable")
@@ -217,3 +236,62 @@ def walk_python(
         task = before
     sums[:] = totals
     return path
+
+
+def walk_shape(schedule: Schedule) -> CriticalPath:
+    """The critical path of a shape's run: the walk of `walk_python`, with a candidate per
+    pool taken at a task's stage (the task that freed the slot its op was granted), each
+    unit's time charged to its name and a pool's hold (the releasing op's stages from the
+    pool's first to its last) to the pool's name."""
+    s = schedule
+    names = [*s.unit_names, *(p.name for p in s.pools if p.name not in s.unit_names)]
+    charged = dict.fromkeys([*names, "overhead"], 0.0)
+    tolerance = time_tolerance(s.makespan)
+    last = int(len(s) - 1 - np.argmax(s.end[::-1]))
+    worker, data, _ = _candidates(s)
+    ops = np.arange(s.n_ops, dtype=np.int64)
+    releases = []  # (pool, per task: the task that freed its op's slot, or -1)
+    for p, pool in enumerate(s.pools):
+        freed_by = _slot_releases(s, pool.size, pool.last)
+        column = np.full(len(s), -1, dtype=np.int64)
+        has = freed_by >= 0
+        column[np.asarray(s.task_of(ops[has], pool.first), dtype=np.int64)] = freed_by[has]
+        releases.append((p, column.tolist()))
+    start, end = s.start.tolist(), s.end.tolist()
+    unit, op, stage = s.unit.tolist(), s.op.tolist(), s.stage.tolist()
+    worker_of, data_of = worker.tolist(), data.tolist()
+    pool_names = [p.name for p in s.pools]
+    spans = [(p.first, p.last) for p in s.pools]
+    path: list[int] = []
+    holding = (-1, -1)  # (the releasing op, its pool) after a slot edge
+    task = last
+    while task >= 0 and len(path) < len(start):
+        path.append(task)
+        took = end[task] - start[task]
+        releasing, pool = holding
+        if op[task] == releasing and spans[pool][0] <= stage[task] <= spans[pool][1]:
+            charged[pool_names[pool]] += took
+        else:
+            charged[s.unit_names[unit[task]]] += took
+        before, link, best = -1, (-1, -1), -math.inf
+        options = [(worker_of[task], (0, -1)), (data_of[task], (1, -1))]
+        options += [(column[task], (2, p)) for p, column in releases]
+        for other, kind in options:
+            if other < 0:
+                continue
+            e = end[other]
+            if e <= start[task] + tolerance and e > best:
+                best, before, link = e, other, kind
+        if before < 0:
+            if start[task] > 0:
+                charged["overhead"] += start[task]
+            break
+        if start[task] > end[before]:
+            charged["overhead"] += start[task] - end[before]
+        if link[0] == 2:
+            holding = (op[before], link[1])
+        elif link[0] == 0:
+            holding = (-1, -1)
+        task = before
+    tasks = np.asarray(path[::-1], dtype=np.int32 if len(s) < 2**31 else np.int64)
+    return CriticalPath(tasks, charged)
