@@ -77,13 +77,16 @@ def critical_path(schedule: Schedule) -> CriticalPath:
 
 
 def _is_shape(schedule: Schedule) -> bool:
-    """A pipeline of other stages or units than the book's, or with pools the book's one
-    (``buffers``, `Schedule.grant`) does not cover."""
+    """A shape's simulated run: pools the book's one (``buffers``, `Schedule.grant`) does
+    not cover, or other stages and units than the book's. (A measured run's units have
+    their own names; its charges stay the book's, as `engine.metrics` reads them.)"""
     s = schedule
-    if not (len(s) and s.is_pipeline):
+    if s.source != "simulated":
         return False
     other_pools = bool(s.pools) and s.grant is None
-    return s.stage_names != STAGES or s.unit_names != UNITS or other_pools
+    if not (other_pools or (s.stage_names != STAGES and s.unit_names != UNITS)):
+        return False  # (the book's: no look at the columns)
+    return bool(len(s)) and s.is_pipeline
 
 
 def _candidates(schedule: Schedule) -> tuple[IntArray, IntArray, IntArray]:
@@ -268,9 +271,9 @@ def walk_shape(schedule: Schedule) -> CriticalPath:
     while task >= 0 and len(path) < len(start):
         path.append(task)
         took = end[task] - start[task]
-        releasing, pool = holding
-        if op[task] == releasing and spans[pool][0] <= stage[task] <= spans[pool][1]:
-            charged[pool_names[pool]] += took
+        releasing, held = holding
+        if op[task] == releasing and spans[held][0] <= stage[task] <= spans[held][1]:
+            charged[pool_names[held]] += took
         else:
             charged[s.unit_names[unit[task]]] += took
         before, link, best = -1, (-1, -1), -math.inf
@@ -293,5 +296,5 @@ def walk_shape(schedule: Schedule) -> CriticalPath:
         elif link[0] == 0:
             holding = (-1, -1)
         task = before
-    tasks = np.asarray(path[::-1], dtype=np.int32 if len(s) < 2**31 else np.int64)
-    return CriticalPath(tasks, charged)
+    found = np.asarray(path[::-1], dtype=np.int64)
+    return CriticalPath(found.astype(np.int32) if len(s) < 2**31 else found, charged)

@@ -181,7 +181,6 @@ class PoolTimes:
         return parent, lo[keep], hi[keep], pool_of[keep]
 
 
-
 @dataclass(frozen=True)
 class PoolUse:
     """How a run used one pool: the most slots held at once, the slots held on average

@@ -34,6 +34,7 @@ stage for that stage's pools in turn (``slot``, each naming its pool), then a ``
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -43,7 +44,6 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.columns import task_dtype
-from engine.pool_waits import READY
 from engine.idle_cuts import (
     Summary,
     TaskArray,
@@ -52,6 +52,7 @@ from engine.idle_cuts import (
     compiled_summary,
     window_columns,
 )
+from engine.pool_waits import READY
 from engine.schedule import Schedule, op_column
 from engine.text import join_words, op_list, time_text
 from engine.wait_index import WaitIndex, cut_at_points
@@ -176,8 +177,8 @@ class IdleSpans:
         stage ends; overhead: since when the op was ready; done: NaN."""
         reason = int(self.reason[i])
         if reason == SLOT and self._index.shaped:
-            holders = np.asarray(self.ops(i), dtype=np.int64)
-            return self._index.pool_times.frees_at(self.pool(i), holders)
+            held = np.asarray(self.ops(i), dtype=np.int64)
+            return self._index.pool_times.frees_at(self.pool(i), held)
         if reason == SLOT:
             holders = self.ops(i)
             ends = self.schedule.op_ends[list(holders), -1]
@@ -888,14 +889,15 @@ def _shape_op_wait_columns(
     times = index.pool_times
     last = min(last, s.n_ops)
     n = last - first
-    edges, stage_of, reasons = [], [], []
-    for stage, pools in enumerate(times.taken):
-        ask = times.asked(stage)[first:last]
+    edges: list[tuple[FloatArray, FloatArray]] = []
+    stage_of: list[int] = []
+    reasons: list[int] = []
+    for at, pools in enumerate(times.taken):
+        ask = times.asked(at)[first:last]
         column = [ask] + [times.grants[first:last, p] for p in pools]
-        column.append(s.op_starts[first:last, stage])
-        for a, b in zip(column[:-1], column[1:], strict=True):
-            edges.append((a, b))
-        stage_of += [stage] * (len(pools) + 1)
+        column.append(s.op_starts[first:last, at])
+        edges += list(itertools.pairwise(column))
+        stage_of += [at] * (len(pools) + 1)
         reasons += [WAIT_SLOT] * len(pools) + [WAIT_WORKER]
     kinds = len(edges)
     lo = np.column_stack([a for a, _ in edges]).reshape(-1) if n else np.zeros(0)

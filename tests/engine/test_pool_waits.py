@@ -221,11 +221,18 @@ def test_the_json_gives_each_pool_its_use_and_names_stages_and_units() -> None:
     ]  # fmt: skip
     assert found["workers"] == {"TMA": 1, "tensor cores": 1, "consumers": 2}
     assert {(t["stage"], t["unit"]) for t in found["tasks"]} == {
-        ("load", "TMA"), ("mma", "tensor cores"), ("epilogue", "consumers")
+        ("load", "TMA"),
+        ("mma", "tensor cores"),
+        ("epilogue", "consumers"),
     }
     slot = [span for span in found["idle"] if span["reason"] == "slot"]
     assert slot[0] == {
-        "unit": "TMA", "worker": 0, "start": 6, "end": 7, "reason": "slot", "ops": [2, 3, 4, 5]
+        "unit": "TMA",
+        "worker": 0,
+        "start": 6,
+        "end": 7,
+        "reason": "slot",
+        "ops": [2, 3, 4, 5],
     }
 
 
