@@ -15,17 +15,15 @@ previous stage (input), then for each pool in turn (a pool wait), then for a wor
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from engine.schedule import Schedule
-
-if TYPE_CHECKING:
-    from engine.wait_index import Intervals
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -56,12 +54,21 @@ def slot_words(schedule: Schedule) -> str:
     return "waiting for a slot of " + listed
 
 
+class Holds(Protocol):
+    """Half-open intervals, one per op, that say which contain a time
+    (`engine.wait_index.Intervals`)."""
+
+    def at(self, time: float) -> IntArray: ...
+
+
 @dataclass(frozen=True, eq=False)
 class PoolTimes:
     """Per op and pool of a shape's run: when the op asked for a slot, and got it; per
-    stage, the pools taken there (in their order) and when each op's stage was ready."""
+    stage, the pools taken there (in their order) and when each op's stage was ready.
+    ``intervals`` indexes a pool's holds (the wait index gives its `Intervals`)."""
 
     schedule: Schedule
+    intervals: Callable[[FloatArray, FloatArray], Holds] | None = field(default=None)
 
     @cached_property
     def grants(self) -> FloatArray:
@@ -123,18 +130,18 @@ class PoolTimes:
                 return pool
         return READY
 
-    def holds(self, pool: int) -> Intervals:
+    def holds(self, pool: int) -> Holds:
         """``pool``'s holds: [grant, end of its last stage) per op (built once a pool)."""
         found = self._holds.get(pool)
         if found is None:
-            from engine.wait_index import Intervals
-
+            assert self.intervals is not None, "the wait index gives the intervals"
             last = self.schedule.op_ends[:, self.schedule.pools[pool].last]
-            found = self._holds[pool] = Intervals(self.grants[:, pool], np.ascontiguousarray(last))
+            lo = self.grants[:, pool]
+            found = self._holds[pool] = self.intervals(lo, np.ascontiguousarray(last))
         return found
 
     @cached_property
-    def _holds(self) -> dict[int, Intervals]:
+    def _holds(self) -> dict[int, Holds]:
         return {}
 
     def holders(self, pool: int, time: float) -> IntArray:

@@ -339,7 +339,7 @@ class WaitIndex:
     @cached_property
     def pool_times(self) -> PoolTimes:
         """A shape's run's pools: asks, grants, holds (`shaped` runs only)."""
-        return PoolTimes(self.schedule)
+        return PoolTimes(self.schedule, Intervals)
 
     @cached_property
     def grant(self) -> FloatArray:
