@@ -23,7 +23,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from engine.schedule import Schedule
+from engine.schedule import STAGES, UNITS, Schedule
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -44,10 +44,20 @@ def is_shape_run(schedule: Schedule) -> bool:
     )
 
 
+def named_pool(schedule: Schedule) -> int:
+    """0 where ``schedule`` is a shape's run whose one pool is held from the first stage to
+    the last (the book's rules, `Schedule.grant`) but is no book's: its words name the
+    pool; -1 else (the book's runs: "a slot")."""
+    book = schedule.stage_names == STAGES and schedule.unit_names == UNITS
+    if schedule.pool_grants is None or schedule.grant is None or book:
+        return -1
+    return 0
+
+
 def slot_words(schedule: Schedule) -> str:
     """What a legend calls the slot wait of ``schedule``: "waiting for a buffer slot" (the
     book's), "waiting for a slot of smem stages" (a shape's pools, by name)."""
-    if not is_shape_run(schedule):
+    if not (is_shape_run(schedule) or named_pool(schedule) == 0):
         return "waiting for a buffer slot"
     names = [pool.name for pool in schedule.pools]
     listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]

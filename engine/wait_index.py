@@ -12,7 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.columns import op_numbers
-from engine.pool_waits import PoolTimes, is_shape_run
+from engine.pool_waits import PoolTimes, is_shape_run, named_pool
 from engine.schedule import OpOrder, Schedule, op_column
 from engine.tolerance import time_tolerance
 
@@ -279,6 +279,9 @@ class WaitIndex:
         self.measured = self.pipeline and schedule.source == "measured"
         #: A shape's run with pools the book's rules don't cover (`engine.pool_waits`).
         self.shaped = is_shape_run(schedule)
+        #: A shape's one pool held from its first stage to its last: the book's rules,
+        #: its name in the words (0); else -1.
+        self.named_pool = named_pool(schedule)
         self._narration_ready = False
         rows = np.arange(schedule.n_workers)
         self.unit_of_row = (np.searchsorted(schedule.worker_offsets, rows, "right") - 1).astype(

@@ -131,8 +131,10 @@ class IdleSpans:
     def pool(self, i: int) -> int:
         """The pool (`Schedule.pools` index) a slot span of a shape's run waits for; -1
         for other spans and the book's runs (one pool, ``buffers``)."""
-        if int(self.reason[i]) != SLOT or not self._index.shaped:
+        if int(self.reason[i]) != SLOT:
             return -1
+        if not self._index.shaped:
+            return self._index.named_pool
         return _pool_waited(self._index, int(self.next_task[i]), self._middle(i))
 
     def _middle(self, i: int) -> float:
@@ -540,7 +542,7 @@ def idle_now(derived: Derived, rows: Sequence[int], time: float) -> list[IdleNow
             if index.slots > 0 and len(holders) >= index.slots:
                 frees = float(schedule.op_ends[holders, -1].min())
                 ops = tuple(int(op) for op in holders)
-                result.append(IdleNow(int(row), SLOT, ops, frees, task))
+                result.append(IdleNow(int(row), SLOT, ops, frees, task, index.named_pool))
             else:
                 other = OVERHEAD if index.measured else INPUT
                 result.append(IdleNow(int(row), other, (int(schedule.op[task]),), ready, task))
@@ -621,7 +623,8 @@ def ops_waiting_at(derived: Derived, time: float) -> list[OpsWaiting]:
             # Slots go out in op order: the ops not yet granted are the last ones.
             first = granted if in_order[0] else -1
             next_op = first if first >= 0 else int(index.grant_order[granted])
-            result.append(OpsWaiting("slot", 0, n - granted, first, n - 1, first >= 0, next_op))
+            waiting = (n - granted, first, n - 1, first >= 0, next_op, None, index.named_pool)
+            result.append(OpsWaiting("slot", 0, *waiting))
     return result
 
 
@@ -716,8 +719,10 @@ class OpWaits:
     def pool(self, i: int) -> int:
         """The pool a slot wait of a shape's run waits for (`Schedule.pools` index); -1
         for other waits and the book's runs."""
-        if self.reason[i] != WAIT_SLOT or not self._index.shaped:
+        if self.reason[i] != WAIT_SLOT:
             return -1
+        if not self._index.shaped:
+            return self._index.named_pool
         s = self.schedule
         task = int(s.task_of(int(self.op[i]), int(self.stage[i])))
         return _pool_waited(self._index, task, float(np.nextafter(self.end[i], -np.inf)))
@@ -729,7 +734,7 @@ class OpWaits:
         s = self.schedule
         moment = float(np.nextafter(self.end[i], -np.inf))
         pool = self.pool(i)
-        if pool >= 0:
+        if pool >= 0 and self._index.shaped:
             holders = self._index.pool_times.holders(pool, moment)
             last = s.pools[pool].last
             return tuple((-1, int(s.task_of(int(h), last))) for h in holders)

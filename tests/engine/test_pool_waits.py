@@ -264,3 +264,28 @@ def test_the_book_s_words_stay_the_book_s() -> None:
         "3 s; op 3 waits for a slot"
     )
     assert "compute" in critical_path(book).charged
+
+
+def test_a_shape_s_one_pool_from_first_to_last_keeps_the_book_s_rules_and_its_name() -> None:
+    """One pool held from the first stage to the last: the book's rules (`Schedule.grant`),
+    the pool's name in the words."""
+    from engine.schedule import Pool
+
+    shape = Shape(
+        ("fetch", "decode", "run", "retire"), (0, 1, 1, 2), ("front end", "cores", "retire unit"),
+        (1, 2, 1), (Pool("ring", 2, 0, 3),),
+    )  # fmt: skip
+    s = simulate_shape(shape, [[1, 2, 2, 1]] * 5)
+    derived = Derived(s)
+    assert s.grant is not None and not is_shape_run(s)
+    assert slot_words(s) == "waiting for a slot of ring"
+    assert narrate(derived, 2.0) == (
+        "t = 2 s: cores 2 starts decode of op 2; cores 1 is working on decode of op 1; the "
+        "front end waits for a slot of ring, held by ops 1 and 2 (the first frees at 6 s); "
+        "the retire unit waits for op 1's run (ends at 5 s); ops 3–5 wait for a slot of ring"
+    )
+    waits = derived.op_waits
+    assert waits.describe(int(waits.op_bounds[2])) == (
+        "op 3 waits 0–6 s for a slot of ring: held by ops 1 and 2; op 1 frees one at 6 s"
+    )
+    assert critical_path(s).charged["ring"] > 0
