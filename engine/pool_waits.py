@@ -70,6 +70,8 @@ class Holds(Protocol):
 
     def at(self, time: float) -> IntArray: ...
 
+    def pairs(self, times: FloatArray) -> tuple[IntArray, IntArray]: ...
+
 
 @dataclass(frozen=True, eq=False)
 class PoolTimes:
@@ -139,6 +141,25 @@ class PoolTimes:
             if float(self.grants[op, pool]) > time:
                 return pool
         return READY
+
+    def waited_pools(self, task: IntArray, times: FloatArray) -> IntArray:
+        """`waited_pool` of many stages (``task``: tasks of a shape's op-major run or not)
+        at ``times`` at once: the pool each waits for, or a negative code."""
+        s = self.schedule
+        op, stage = s.op[task], s.stage[task]
+        found = np.full(len(task), READY, dtype=np.int64)
+        undecided = np.ones(len(task), dtype=bool)
+        before = np.where(stage > 0, s.op_ends[op, np.maximum(stage - 1, 0)], -np.inf)
+        running = before > times
+        found[running] = INPUT_WAIT
+        undecided &= ~running
+        for st, pools in enumerate(self.taken):
+            for pool in pools:
+                mine = undecided & (stage == st)
+                waiting = mine & (self.grants[op, pool] > times)
+                found[waiting] = pool
+                undecided &= ~waiting
+        return found
 
     def holds(self, pool: int) -> Holds:
         """``pool``'s holds: [grant, end of its last stage) per op (built once a pool)."""

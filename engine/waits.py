@@ -164,9 +164,16 @@ class IdleSpans:
             for r, t in zip(reason.tolist(), task.tolist(), strict=True)
         ]
         slot = np.flatnonzero(reason == SLOT)
-        if len(slot) and self._index.shaped:
-            for q in slot.tolist():
-                result[q] = list(self.ops(lo + q))
+        if len(slot) and self._index.shaped:  # each slot span's pool's holders, by pool
+            times = self._index.pool_times
+            middle = 0.5 * (self.start[lo:hi][slot] + self.end[lo:hi][slot])
+            task = self.next_task[lo:hi][slot].astype(np.int64)
+            pools = times.waited_pools(task, middle)
+            for pool in np.unique(pools[pools >= 0]).tolist():
+                mine = np.flatnonzero(pools == pool)
+                query, ops = times.holds(pool).pairs(middle[mine])
+                for q, op in zip(slot[mine][query].tolist(), ops.tolist(), strict=True):
+                    result[q].append(op)
         elif len(slot):
             middle = 0.5 * (self.start[lo:hi][slot] + self.end[lo:hi][slot])
             query, ops = self._index.holds.pairs(middle)

@@ -289,3 +289,15 @@ def test_a_shape_s_one_pool_from_first_to_last_keeps_the_book_s_rules_and_its_na
         "op 3 waits 0–6 s for a slot of ring: held by ops 1 and 2; op 1 frees one at 6 s"
     )
     assert critical_path(s).charged["ring"] > 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(shapes(), st.integers(1, 10), st.integers(0, 2**32 - 1))
+def test_the_json_s_ops_of_all_spans_at_once_are_each_span_s(
+    shape: Shape, n: int, seed: int
+) -> None:
+    durations = np.random.default_rng(seed).integers(1, 4, (n, len(shape.stages))).astype(float)
+    spans = Derived(simulate_shape(shape, durations)).idle_spans
+    for lo in range(0, len(spans), 7):
+        hi = min(lo + 7, len(spans))
+        assert spans.ops_lists(lo, hi) == [list(spans.ops(i)) for i in range(lo, hi)]
