@@ -171,7 +171,7 @@ def _layout(rect: QRectF, spec: LaneSpec, base: QFont, density: Density) -> Lane
     x = span.left()
     for width, pool, pool_plan in zip(widths, spec.pools, plans, strict=False):
         card = QRectF(px(x), memory_top, width, memory_h)
-        pools.append(memory_part(card, pool.slots, density, small, pool_plan))
+        pools.append(memory_part(card, pool.slots, density, small, pool_plan, spread=True))
         x += width + density.gap
     shelf_in = shelf_out = None
     if spec.pipeline:

@@ -173,10 +173,15 @@ def slot_cell_width(
 
 
 def memory_part(
-    card: QRectF, slots: int, density: Density, small: QFont, plan: MemoryPlan
+    card: QRectF,
+    slots: int,
+    density: Density,
+    small: QFont,
+    plan: MemoryPlan,
+    spread: bool = False,
 ) -> Memory:
     """Where the heading, each slot, its caption and "+N" go in a shelf's ``card`` that
-    has ``slots`` slots."""
+    has ``slots`` slots; ``spread``: cells share out the room left (a shape's pools)."""
     line = line_height(small)
     inner = card.adjusted(density.pad, 4, -density.pad, -4)
     under = density.captions_under_slots
@@ -193,6 +198,9 @@ def memory_part(
         usage = QRectF(inner.left(), top + line, plan.heading_width, line)
         area = inner.adjusted(plan.heading_width + 8, 0, 0, 0)
     cell_w = slot_cell_width(density, small, plan.box_width, plan.words, plan.captions)
+    if spread:  # share out the room (up to half a cell more): longer captions fit
+        cells = min(plan.per_row, plan.drawn + (1 if slots > plan.drawn else 0))
+        cell_w = max(cell_w, min(1.5 * cell_w, area.width() / max(1, cells)))
     number_w = text_width("16", small) + 4
     boxes, captions, words = [], [], []
     for slot in range(plan.drawn):
