@@ -215,7 +215,7 @@ def _layout(rect: QRectF, spec: LaneSpec, base: QFont, density: Density) -> Lane
 def _pool_widths(width: float, spec: LaneSpec, density: Density, small: QFont) -> tuple[float, ...]:
     """The widths of a shape's pool shelves side by side across ``width``: each as wide as
     its slots need with their captions under them, and the rest shared out in proportion
-    (whole pixels)."""
+    (whole pixels); short of room, the small shelves first get what they need."""
     needs = [
         min(pool.slots, MEMORY_SLOTS)
         * slot_cell_width(density, small, SLOT_MIN, True, pool.captions)
@@ -223,6 +223,17 @@ def _pool_widths(width: float, spec: LaneSpec, density: Density, small: QFont) -
         for pool in spec.pools
     ]
     room = width - density.gap * (len(needs) - 1)
+    if sum(needs) > room:
+        # Short of room: the smaller shelves get what they need while it is no more than
+        # an even share of what is left; the larger ones share the rest (and count "+N").
+        given = list(needs)
+        left, rest = room, sorted(range(len(needs)), key=lambda i: needs[i])
+        while rest:
+            share = left / len(rest)
+            i = rest.pop(0)
+            given[i] = min(needs[i], share) if rest else left
+            left -= given[i]
+        needs = given
     widths = [math.floor(room * need / sum(needs)) for need in needs]
     widths[-1] = math.floor(room - sum(widths[:-1]))
     return tuple(float(w) for w in widths)

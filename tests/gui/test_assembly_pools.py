@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
 import pytest
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor
 
+from engine.schedule import Pool
+from engine.shape import Shape, simulate_shape
 from engine.shape_file import ShapedScenario, load_any_preset
 from gui.assembly import AssemblyLineView
 from gui.assembly_lane import LanePainter
@@ -130,3 +133,29 @@ def _has_colour(image, rect: QRectF, colour: QColor) -> bool:  # type: ignore[no
             ):
                 return True
     return False
+
+
+def test_an_unlimited_pool_and_long_names(lone_view: AssemblyLineView, painted: Painted) -> None:
+    """Size 0 reads "unlimited"; a pool's and a stage's long names are cut to fit, and a
+    small pool beside a large one still draws all its slots."""
+    shape = Shape(
+        ("fetch", "a very long stage name indeed", "store"),
+        (0, 1, 2),
+        ("DMA", "SMs", "DMA out"),
+        (1, 3, 1),
+        (Pool("an unlimited pool with a long name\n", 0, 0, 1), Pool("ring", 3, 1, 2)),
+    )
+    durations = np.random.default_rng(2).uniform(0.5, 2.0, size=(40, 3))
+    schedule = simulate_shape(shape, durations)
+    show(lone_view, [schedule], schedule.makespan * 0.4)
+    for width, height in ((1500, 360), (900, 260)):
+        lone_view.resize(width, height)
+        texts = repaint(lone_view, painted).texts
+        strings = [t for t, _ in texts]
+        assert any("· unlimited ·" in t for t in strings) or width < 1000
+        assert not any("\n" in t for t in strings)
+        (lane,) = lone_view.layouts()
+        assert len(lane.pools[1].boxes) == 3, width
+        for (a, ra), (b, rb) in itertools.combinations(texts, 2):
+            overlap = ra.intersected(rb)
+            assert overlap.width() < 0.5 or overlap.height() < 0.5, f"{a!r} over {b!r}"
