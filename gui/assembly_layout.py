@@ -39,6 +39,7 @@ from gui.assembly_parts import (
     LaneLayout,
     LaneSpec,
     Memory,
+    PoolSpec,
     Shelf,
     Station,
     WorkerCell,
@@ -216,10 +217,12 @@ def _pool_widths(width: float, spec: LaneSpec, density: Density, small: QFont) -
     """The widths of a shape's pool shelves side by side across ``width``: each as wide as
     its slots need with their captions under them, and the rest shared out in proportion
     (whole pixels); short of room, the small shelves first get what they need."""
+    under = density.captions_under_slots  # else: words beside a slot only where room
     needs = [
         min(pool.slots, MEMORY_SLOTS)
-        * slot_cell_width(density, small, SLOT_MIN, True, pool.captions)
+        * slot_cell_width(density, small, SLOT_MIN, under, pool.captions)
         + 2 * density.pad
+        + (0.0 if under else _short_heading(pool, small) + 8)
         for pool in spec.pools
     ]
     room = width - density.gap * (len(needs) - 1)
@@ -237,6 +240,11 @@ def _pool_widths(width: float, spec: LaneSpec, density: Density, small: QFont) -
     widths = [math.floor(room * need / sum(needs)) for need in needs]
     widths[-1] = math.floor(room - sum(widths[:-1]))
     return tuple(float(w) for w in widths)
+
+
+def _short_heading(pool: PoolSpec, small: QFont) -> float:
+    """The width of a pool's shortest heading beside its slots (compact layouts)."""
+    return max(text_width(pool.heading[-1], small), text_width(pool.usage_widest[-1], small)) + 2
 
 
 def _header(
