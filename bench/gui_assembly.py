@@ -27,6 +27,7 @@ from engine.assembly_model import assembly_frame
 from engine.scenario import Scenario
 from engine.schedule import Schedule
 from engine.scheduler import simulate
+from engine.shape_file import ShapedScenario, load_any_preset
 from engine.view_model import typical_duration
 from gui.assembly import GLIDE_SHARE, AssemblyLineView
 from gui.clock import Clock
@@ -66,7 +67,19 @@ def runs(ops: int) -> dict[str, list[Schedule]]:
         ],
         "compute-bound, unlimited slots": [simulate(compute_bound, "pipelined")],
         "random, 2 workers per unit, 3 slots": [simulate(random_two, "pipelined")],
+        **shape_runs(ops),
     }
+
+
+def shape_runs(ops: int) -> dict[str, list[Schedule]]:
+    """The Hopper ping-pong shape (two pools) at ``ops`` ops, both policies."""
+    shaped = load_any_preset("hopper-ping-pong")
+    assert isinstance(shaped, ShapedScenario)
+    shaped = shaped.with_ops(ops)
+    return {"shape: hopper ping-pong, both policies": [shaped.simulate(p) for p in POLICIES]}
+
+
+POLICIES = ("sequential", "pipelined")
 
 
 def tick_ms(
@@ -74,8 +87,7 @@ def tick_ms(
 ) -> tuple[float, float]:
     """Median cost of seeking to a new time and repainting (what a tick does), and of the
     reference, sampled alternately so that a busy machine slows both alike."""
-    schedules = view._schedules
-    glide = GLIDE_SHARE * min(typical_duration(s) for s in schedules)
+    glide = GLIDE_SHARE * min(typical_duration(d) for d in view.derived)
     view.travel = (lambda s: glide) if playing else (lambda s: 0.0)  # type: ignore[method-assign]
     instants = np.linspace(0.05, 0.95, TICKS) * end
     times = iter(np.concatenate([instants, instants]))
@@ -118,9 +130,8 @@ def main() -> None:
             first = (time.perf_counter() - start) * 1000
             still, reference = tick_ms(view, clock, empty, end, playing=False)
             playing, reference_playing = tick_ms(view, clock, empty, end, playing=True)
-            frame = median_ms(
-                lambda s=schedules[-1], e=end: assembly_frame(s, e * 0.5, 0.0, 8, 16), 200
-            )
+            last = view.derived[-1]
+            frame = median_ms(lambda d=last, e=end: assembly_frame(d, e * 0.5, 0.0, 8, 16), 200)
             ticks.setdefault(name, {})[ops] = playing / reference_playing
             print(
                 f"{ops:>9,} ops, {name}: index {indexed:6.1f} ms, first frame {first:5.1f} ms; "

@@ -23,15 +23,16 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.assembly_slots import (
+    SlotIndex,
     SlotPlan,
     SlotState,
-    assign_slots,
-    peak_holders,
+    build_slot_index,
+    holders_at,
+    in_use_at,
     slot_holds,
     sorted_and_order,
-    touching_tolerance,
 )
-from engine.columns import sorted_unique, task_dtype
+from engine.columns import sorted_unique
 from engine.schedule import OpOrder, Schedule
 from engine.timeline import WorkersNow, workers_at
 
@@ -67,23 +68,31 @@ class AssemblyIndex:
     n_ops: int
     n_places: int  # 2 · stages: the place of a done op
     makespan: float
-    tolerance: float  # holds that touch within this do not overlap (see `touching_tolerance`)
     earliest: FloatArray  # every op's first transition (its read start), sorted
     by_earliest: OpOrder | None  # ops in that order (None: op order)
     latest: FloatArray  # every op's last transition (its write end), sorted
     by_latest: OpOrder | None
-    holds_from: FloatArray  # per op (see slot_holds)
-    holds_to: FloatArray
-    holds_from_sorted: FloatArray
-    holds_to_sorted: FloatArray
-    plan: SlotPlan
-    peak: int  # most slots in use at once
-    # Slots taken in turn by ops granted in op order: the holders at t are among the last
-    # `plan.modulus` ops granted. Otherwise, ops sorted by (slot, hold start) per slot.
-    in_turn: bool
-    slot_order: OpOrder | None
-    slot_from: FloatArray | None
-    slot_bounds: IntArray | None
+    slots: SlotIndex  # the book's shared memory (held from the grant to the write's end)
+    # A pipeline shape's run (`Schedule.pool_grants`): each pool's slots, and for the ops
+    # resting between stage s and s + 1 the pool whose slot they sit in (see `rest_pools`).
+    pools: tuple[SlotIndex, ...] = ()
+    shape: bool = False
+    rest_pools: tuple[tuple[int, ...], ...] = ()
+
+    @property
+    def plan(self) -> SlotPlan:
+        """Which shared-memory slot each op holds (the book's)."""
+        return self.slots.plan
+
+    @property
+    def peak(self) -> int:
+        """Most shared-memory slots in use at once (the book's)."""
+        return self.slots.peak
+
+    @property
+    def pool_stride(self) -> int:
+        """A chip in slot s of pool p sits at `Spot.SLOT` index p · pool_stride + s."""
+        return max([1, *(pool.plan.count for pool in self.pools)])
 
 
 def build_index(schedule: Schedule, columns: OpColumns) -> AssemblyIndex:
@@ -104,50 +113,47 @@ def build_index(schedule: Schedule, columns: OpColumns) -> AssemblyIndex:
         latest = np.maximum(starts.max(axis=1), ends.max(axis=1))
         earliest_sorted, by_earliest = sorted_and_order(earliest)
         latest_sorted, by_latest = sorted_and_order(latest)
-    plan = assign_slots(first, last, schedule.buffers)
-    from_sorted, by_from = sorted_and_order(first)
-    in_turn = plan.explicit is None and by_from is None
-    slot_order = slot_from = slot_bounds = None
-    if not in_turn:
-        slots = plan.slot_of(np.arange(len(first), dtype=np.int64))
-        slot_order = _by_slot_then_hold(slots, first, last, plan.count)
-        slot_from = first[slot_order]
-        slot_bounds = np.searchsorted(slots[slot_order], np.arange(plan.count + 1))
-        slot_bounds = slot_bounds.astype(np.int64)
+    grants = schedule.pool_grants
+    pools: tuple[SlotIndex, ...] = ()
+    if grants is not None:
+        pools = tuple(
+            build_slot_index(
+                np.ascontiguousarray(grants[:, p]),
+                np.ascontiguousarray(ends[:, pool.last]),
+                columns.sorted("end", pool.last)[0],
+                pool.size,
+            )
+            for p, pool in enumerate(schedule.pools)
+        )
     return AssemblyIndex(
         n_ops=schedule.n_ops,
         n_places=2 * len(schedule.stage_names),
         makespan=float(ends.max()) if schedule.n_ops else 0.0,
-        tolerance=touching_tolerance(last),
         earliest=earliest_sorted,
         by_earliest=by_earliest,
         latest=latest_sorted,
         by_latest=by_latest,
-        holds_from=first,
-        holds_to=last,
-        holds_from_sorted=from_sorted,
-        holds_to_sorted=last_sorted,
-        plan=plan,
-        peak=peak_holders(first, last) if schedule.buffers <= 0 else plan.count,
-        in_turn=in_turn,
-        slot_order=slot_order,
-        slot_from=slot_from,
-        slot_bounds=slot_bounds,
+        slots=build_slot_index(first, last, last_sorted, schedule.buffers),
+        pools=pools,
+        shape=grants is not None,
+        rest_pools=rest_pools(schedule) if grants is not None else (),
     )
 
 
-def _by_slot_then_hold(slots: IntArray, first: FloatArray, last: FloatArray, count: int) -> OpOrder:
-    """Ops sorted by (slot, hold start, hold end; then op), as ``np.lexsort((last, first,
-    slots))``. Ops granted in op order (a simulated run's) are in (start, end) order
-    already: then a stable sort by slot alone, a radix sort of small integers, gives it."""
-    in_hold_order = len(first) < 2 or bool(
-        ((first[1:] > first[:-1]) | ((first[1:] == first[:-1]) & (last[1:] >= last[:-1]))).all()
-    )
-    if in_hold_order and count <= np.iinfo(np.int16).max:
-        order: OpOrder = np.argsort(slots.astype(np.int16), kind="stable")
-    else:
-        order = np.lexsort((last, first, slots))
-    return order.astype(task_dtype(len(order)), copy=False)
+def rest_pools(schedule: Schedule) -> tuple[tuple[int, ...], ...]:
+    """Per gap between stage s and s + 1: the pools whose slot an op resting there sits
+    in, first choice first: those it holds for sure (taken at or before stage s, freed
+    after stage s + 1 starts), the one taken earliest first (its data has been there
+    longest: a tile that waits for the MMA sits in its shared-memory stage), then those
+    taken for stage s + 1 (held once granted)."""
+    n_stages = len(schedule.stage_names)
+    pools = list(enumerate(schedule.pools))
+    gaps = []
+    for s in range(n_stages - 1):
+        held = sorted((pool.first, p) for p, pool in pools if pool.first <= s < pool.last)
+        taken = [p for p, pool in pools if pool.first == s + 1]
+        gaps.append(tuple([p for _, p in held] + taken))
+    return tuple(gaps)
 
 
 # -- one frame ----------------------------------------------------------------------------
@@ -205,16 +211,24 @@ class SlotsNow:
 
 
 def slots_now(derived: Derived, time: float, count: int) -> SlotsNow:
-    """What each of the first ``count`` slots holds at ``time`` (O(count · log n))."""
-    schedule, index = derived.schedule, derived.assembly
-    holders = _holders(index, time, count)
+    """What each of the first ``count`` shared-memory slots holds at ``time`` (O(count ·
+    log n)): filled by the read, drained by the write."""
+    return _slots_in(derived.schedule, derived.assembly.slots, time, count, 0, -1)
+
+
+def _slots_in(
+    schedule: Schedule, index: SlotIndex, time: float, count: int, first: int, last: int
+) -> SlotsNow:
+    """The first ``count`` slots of ``index`` at ``time``: reserved until stage ``first``
+    starts, filled while it runs, held, drained while stage ``last`` runs."""
+    holders = holders_at(index, time, count)
     state = np.full(count, _FREE, dtype=np.int64)
     fill = np.zeros(count)
     held = np.flatnonzero(holders >= 0)
     if len(held):
         ops = holders[held]
-        read_start, read_end = schedule.op_starts[ops, 0], schedule.op_ends[ops, 0]
-        write_start, write_end = schedule.op_starts[ops, -1], schedule.op_ends[ops, -1]
+        read_start, read_end = schedule.op_starts[ops, first], schedule.op_ends[ops, first]
+        write_start, write_end = schedule.op_starts[ops, last], schedule.op_ends[ops, last]
         # (nested `where`s, not `np.select`: a frame shows a few slots, and select's
         # fixed cost is ten times theirs)
         stage_state = np.where(
@@ -242,28 +256,59 @@ def _progress(start: FloatArray, end: FloatArray, time: float) -> FloatArray:
     return np.clip((time - start) / np.where(span > 0, span, 1.0), 0.0, 1.0)
 
 
-def _holders(index: AssemblyIndex, time: float, count: int) -> IntArray:
-    holders = np.full(count, -1, dtype=np.int64)
-    plan = index.plan
-    if index.in_turn:
-        # Slots taken in turn, granted in op order: slot s's candidate is the last op
-        # granted by now among s, s + M, s + 2M, … (an older op in a slot ended before
-        # the next one in it began).
-        granted = int(np.searchsorted(index.holds_from, time, side="right"))
-        slots = np.arange(min(count, plan.modulus), dtype=np.int64)
-        last = slots + plan.modulus * ((granted - 1 - slots) // plan.modulus)
-        live = (last >= 0) & (last < granted)
-        live[live] = index.holds_to[last[live]] > time
-        holders[slots[live]] = last[live]
-        return holders
-    assert index.slot_order is not None and index.slot_from is not None
-    assert index.slot_bounds is not None
-    for slot in range(min(count, plan.count)):
-        lo, hi = int(index.slot_bounds[slot]), int(index.slot_bounds[slot + 1])
-        k = lo + int(np.searchsorted(index.slot_from[lo:hi], time, side="right")) - 1
-        if k >= lo and index.holds_to[index.slot_order[k]] > time:
-            holders[slot] = index.slot_order[k]
-    return holders
+@dataclass(frozen=True, eq=False)
+class PoolNow:
+    """One pool of a shape's run at an instant: slots held, the most ever held, and its
+    first slots (`SlotsNow`) with, per slot, what its op does in the shape's own words
+    ("mma", "waits mma"; "free")."""
+
+    in_use: int
+    peak: int
+    slot_count: int
+    slots: SlotsNow
+    words: tuple[str, ...]
+
+
+def pools_now(derived: Derived, time: float, counts: tuple[int, ...]) -> tuple[PoolNow, ...]:
+    """Each pool of a shape's run at ``time``, its first ``counts[p]`` slots (O(slots ·
+    log n)); () for the book's runs."""
+    schedule, index = derived.schedule, derived.assembly
+    found = []
+    for p, (pool, slots) in enumerate(zip(schedule.pools, index.pools, strict=True)):
+        count = counts[p] if p < len(counts) else 0
+        now = _slots_in(schedule, slots, time, count, pool.first, pool.last)
+        found.append(
+            PoolNow(
+                in_use=in_use_at(slots, time),
+                peak=slots.peak,
+                slot_count=slots.plan.count,
+                slots=now,
+                words=stage_words(schedule, now.op, time),
+            )
+        )
+    return tuple(found)
+
+
+def stage_words(schedule: Schedule, ops: IntArray, time: float) -> tuple[str, ...]:
+    """Per op (−1: "free"): the stage it runs at ``time`` ("mma") or waits for ("waits
+    mma"); "done" once its last stage ended."""
+    names = schedule.stage_names
+    held = ops[ops >= 0]
+    places = (transitions(schedule, held) <= time).sum(axis=1).tolist() if len(held) else []
+    words = []
+    found = iter(places)
+    for op in ops.tolist():
+        if op < 0:
+            words.append("free")
+            continue
+        place = next(found)
+        if place >= 2 * len(names):
+            words.append("done")
+        elif place % 2:
+            words.append(names[place // 2])
+        else:
+            words.append(f"waits {names[place // 2]}")
+    return tuple(words)
 
 
 @dataclass(frozen=True, eq=False)
@@ -287,6 +332,8 @@ class AssemblyFrame:
     ``peak``: most held at once (the slots an unlimited run needs). ``workers``: every
     worker's task (`engine.timeline.workers_at`); ``idle``: how long each idle worker has
     been idle, counted within this run (0 while busy). ``slots``: the first slots.
+    ``pools``: a shape's run, each pool (`pools_now`); () for the book's, whose one pool
+    is ``slots``.
     """
 
     time: float
@@ -299,6 +346,7 @@ class AssemblyFrame:
     idle: FloatArray
     slots: SlotsNow
     chips: Chips
+    pools: tuple[PoolNow, ...] = ()
 
 
 def idle_durations(workers: WorkersNow, time: float, makespan: float) -> FloatArray:
@@ -311,40 +359,43 @@ def idle_durations(workers: WorkersNow, time: float, makespan: float) -> FloatAr
 
 
 def assembly_frame(
-    derived: Derived, time: float, travel: float, shelf: int, slots_shown: int
+    derived: Derived,
+    time: float,
+    travel: float,
+    shelf: int,
+    slots_shown: int,
+    pools_shown: tuple[int, ...] = (),
 ) -> AssemblyFrame:
     """The frame of ``derived``'s Schedule at ``time``: chips glide for ``travel`` time
-    units after each move, at most ``shelf`` chips per shelf, and the first
-    ``slots_shown`` slots."""
+    units after each move, at most ``shelf`` chips per shelf, the first ``slots_shown``
+    slots and, for a shape's run, the first ``pools_shown[p]`` slots of each pool p."""
     schedule, index = derived.schedule, derived.assembly
     n = index.n_ops
     workers = workers_at(schedule, time)
     idle = idle_durations(workers, time, index.makespan)
     started = int(np.searchsorted(index.earliest, time, side="right"))
     done = int(np.searchsorted(index.latest, time, side="right"))
-    holding = int(np.searchsorted(index.holds_from_sorted, time, side="right"))
-    freed = np.searchsorted(index.holds_to_sorted, time + index.tolerance, side="right")
-    in_use = holding - int(freed)
     slots = slots_now(derived, time, slots_shown)
+    pools = pools_now(derived, time, pools_shown) if index.pools else ()
     first_waiting = _first_waiting(index, started, shelf)
     last_done = _last_done(index, done, shelf)
+    held = [slots.op[slots.op >= 0], *(pool.slots.op[pool.slots.op >= 0] for pool in pools)]
     candidates = sorted_unique(
-        np.concatenate(
-            [first_waiting, last_done, workers.op[workers.op >= 0], slots.op[slots.op >= 0]]
-        )
+        np.concatenate([first_waiting, last_done, workers.op[workers.op >= 0], *held])
     ).astype(np.int64)
     chips = _chips(schedule, index, candidates, time, travel, first_waiting, last_done)
     return AssemblyFrame(
         time=time,
         waiting=n - started,
         done=done,
-        in_use=max(0, in_use),
+        in_use=in_use_at(index.slots, time),
         peak=index.peak,
         slot_count=index.plan.count,
         workers=workers,
         idle=idle,
         slots=slots,
         chips=chips,
+        pools=pools,
     )
 
 
@@ -389,6 +440,7 @@ def _chips(
         np.concatenate([motion.place, motion.from_place]),
         first_waiting,
         last_done,
+        time,
     )
     to_spot, from_spot = spots[:n], spots[n:]
     to_index, from_index = indexes[:n], indexes[n:]
@@ -458,8 +510,9 @@ def _spots(
     places: IntArray,
     first_waiting: IntArray,
     last_done: IntArray,
+    time: float,
 ) -> tuple[IntArray, IntArray]:
-    """The spot and its index for each op at ``places``."""
+    """The spot and its index for each op at ``places`` (``time``: now)."""
     spot = np.full(len(ops), _SLOT, dtype=np.int64)
     where = np.full(len(ops), -1, dtype=np.int64)
     if not len(ops):
@@ -474,8 +527,28 @@ def _spots(
     if working.any():
         stage = places[working] // 2
         where[working] = schedule.rows_of(schedule.task_of(ops[working], stage))
-    where[resting] = index.plan.slot_of(ops[resting])
+    if index.shape:
+        where[resting] = _pool_slots(schedule, index, ops[resting], places[resting], time)
+    else:
+        where[resting] = index.plan.slot_of(ops[resting])
     return spot, where
+
+
+def _pool_slots(
+    schedule: Schedule, index: AssemblyIndex, ops: IntArray, places: IntArray, time: float
+) -> IntArray:
+    """For ops resting between two stages of a shape's run: the `Spot.SLOT` index of the
+    slot they sit in (pool · `AssemblyIndex.pool_stride` + slot; −1 where they hold none
+    of the pools `rest_pools` names, as between two stages that no pool spans)."""
+    where = np.full(len(ops), -1, dtype=np.int64)
+    stride = index.pool_stride
+    for i, (op, place) in enumerate(zip(ops.tolist(), places.tolist(), strict=True)):
+        for p in index.rest_pools[place // 2 - 1]:
+            pool = index.pools[p]
+            if pool.holds_from[op] <= time < pool.holds_to[op]:
+                where[i] = p * stride + int(pool.plan.slot_of(np.array([op]))[0])
+                break
+    return where
 
 
 def _ranks(ops: IntArray, shelf: IntArray) -> IntArray:

@@ -19,7 +19,8 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import fast_scheduler
-from engine.schedule import Schedule, op_column
+from engine.columns import task_dtype
+from engine.schedule import OpOrder, Schedule, op_column
 from engine.tolerance import time_tolerance
 
 FloatArray = npt.NDArray[np.float64]
@@ -199,3 +200,102 @@ def sorted_and_order(values: FloatArray) -> tuple[FloatArray, IntArray | None]:
         return values, None
     order = np.argsort(values, kind="stable").astype(np.int64)
     return values[order], order
+
+
+# -- looking holders up at an instant ---------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class SlotIndex:
+    """The holds of one pool of slots (the book's shared memory, or a shape's pool), built
+    once per Schedule, that say in O(log n) per slot who holds which slot at an instant."""
+
+    holds_from: FloatArray  # per op: when it takes its slot
+    holds_to: FloatArray  # per op: when it frees it
+    holds_from_sorted: FloatArray
+    holds_to_sorted: FloatArray
+    tolerance: float  # holds that touch within this do not overlap (`touching_tolerance`)
+    plan: SlotPlan
+    peak: int  # most slots in use at once
+    # Slots taken in turn by ops granted in op order: the holders at t are among the last
+    # `plan.modulus` ops granted. Otherwise, ops sorted by (slot, hold start) per slot.
+    in_turn: bool
+    slot_order: OpOrder | None
+    slot_from: FloatArray | None
+    slot_bounds: IntArray | None
+
+
+def build_slot_index(
+    first: FloatArray, last: FloatArray, last_sorted: FloatArray, buffers: int
+) -> SlotIndex:
+    """The index of holds [``first``, ``last``) per op with ``buffers`` slots (0:
+    unlimited); ``last_sorted``: ``last`` sorted (shared with other indexes)."""
+    plan = assign_slots(first, last, buffers)
+    from_sorted, by_from = sorted_and_order(first)
+    in_turn = plan.explicit is None and by_from is None
+    slot_order = slot_from = slot_bounds = None
+    if not in_turn:
+        slots = plan.slot_of(np.arange(len(first), dtype=np.int64))
+        slot_order = _by_slot_then_hold(slots, first, last, plan.count)
+        slot_from = first[slot_order]
+        slot_bounds = np.searchsorted(slots[slot_order], np.arange(plan.count + 1))
+        slot_bounds = slot_bounds.astype(np.int64)
+    return SlotIndex(
+        holds_from=first,
+        holds_to=last,
+        holds_from_sorted=from_sorted,
+        holds_to_sorted=last_sorted,
+        tolerance=touching_tolerance(last),
+        plan=plan,
+        peak=peak_holders(first, last) if buffers <= 0 else plan.count,
+        in_turn=in_turn,
+        slot_order=slot_order,
+        slot_from=slot_from,
+        slot_bounds=slot_bounds,
+    )
+
+
+def _by_slot_then_hold(slots: IntArray, first: FloatArray, last: FloatArray, count: int) -> OpOrder:
+    """Ops sorted by (slot, hold start, hold end; then op), as ``np.lexsort((last, first,
+    slots))``. Ops granted in op order (a simulated run's) are in (start, end) order
+    already: then a stable sort by slot alone, a radix sort of small integers, gives it."""
+    in_hold_order = len(first) < 2 or bool(
+        ((first[1:] > first[:-1]) | ((first[1:] == first[:-1]) & (last[1:] >= last[:-1]))).all()
+    )
+    if in_hold_order and count <= np.iinfo(np.int16).max:
+        order: OpOrder = np.argsort(slots.astype(np.int16), kind="stable")
+    else:
+        order = np.lexsort((last, first, slots))
+    return order.astype(task_dtype(len(order)), copy=False)
+
+
+def in_use_at(index: SlotIndex, time: float) -> int:
+    """Slots held at ``time`` (a hold freed at ``time`` is free)."""
+    holding = int(np.searchsorted(index.holds_from_sorted, time, side="right"))
+    freed = int(np.searchsorted(index.holds_to_sorted, time + index.tolerance, side="right"))
+    return max(0, holding - freed)
+
+
+def holders_at(index: SlotIndex, time: float, count: int) -> IntArray:
+    """The op holding each of slots 0 .. count − 1 at ``time`` (−1: free); O(count · log n)."""
+    holders = np.full(count, -1, dtype=np.int64)
+    plan = index.plan
+    if index.in_turn:
+        # Slots taken in turn, granted in op order: slot s's candidate is the last op
+        # granted by now among s, s + M, s + 2M, … (an older op in a slot ended before
+        # the next one in it began).
+        granted = int(np.searchsorted(index.holds_from, time, side="right"))
+        slots = np.arange(min(count, plan.modulus), dtype=np.int64)
+        last = slots + plan.modulus * ((granted - 1 - slots) // plan.modulus)
+        live = (last >= 0) & (last < granted)
+        live[live] = index.holds_to[last[live]] > time
+        holders[slots[live]] = last[live]
+        return holders
+    assert index.slot_order is not None and index.slot_from is not None
+    assert index.slot_bounds is not None
+    for slot in range(min(count, plan.count)):
+        lo, hi = int(index.slot_bounds[slot]), int(index.slot_bounds[slot + 1])
+        k = lo + int(np.searchsorted(index.slot_from[lo:hi], time, side="right")) - 1
+        if k >= lo and index.holds_to[index.slot_order[k]] > time:
+            holders[slot] = index.slot_order[k]
+    return holders

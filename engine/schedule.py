@@ -77,8 +77,10 @@ class Schedule:
         The buffer pools of a pipeline shape's run (`engine.shape`), for what binds it;
         empty for the book's pipeline, whose one pool is ``buffers``.
     pool_grants
-        With ``pools``: (n_ops, pools), when each op was granted a slot of each pool (it
-        holds it until its pool's ``last`` stage ends).
+        A pipeline shape's run: (n_ops, pools), when each op was granted a slot of each
+        pool (it holds it until its pool's ``last`` stage ends); (n_ops, 0) for a shape
+        without pools; None for the book's runs (the assembly line draws a shelf per pool
+        where it is given, else the book's one shared memory).
     row_titles
         Optional: a name for every row (worker), where the maker knows better than "load
         unit 2" (an imported profile's rows are its streams: "load · stream 7").

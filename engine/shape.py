@@ -240,7 +240,7 @@ def simulate_shape(
     """The Schedule of ops of ``durations`` (n_ops, stages) through ``shape``: tasks
     op-major, each stage on its unit, rows per worker of each unit. A shape whose one pool
     is held from the first stage to the last (the book's) records its grants and size as the
-    book's runs do; every shape's run records each pool's grants."""
+    book's runs do; every shape's run records each pool's grants (none: (n_ops, 0))."""
     matrix = np.array(durations, dtype=np.float64, ndmin=2)
     n_stages = len(shape.stages)
     if matrix.shape[1:] != (n_stages,) or not len(matrix):
@@ -268,5 +268,5 @@ def simulate_shape(
         stage_names=shape.stages,
         grant=grants[:, 0] if book_pool else None,
         pools=shape.pools,
-        pool_grants=grants if pools else None,
+        pool_grants=grants,
     )

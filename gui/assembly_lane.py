@@ -30,8 +30,15 @@ from gui.assembly_paint import (
     paint_empty_slot,
     paint_slot,
 )
-from gui.assembly_parts import LaneLayout, Station, fit_text
-from gui.assembly_texts import memory_heading, memory_usage, status_texts
+from gui.assembly_parts import LaneLayout, Memory, Station, fit_text
+from gui.assembly_texts import (
+    memory_heading,
+    memory_usage,
+    pool_heading,
+    pool_usage,
+    slot_words,
+    status_texts,
+)
 from gui.colours import OP_COLOURS, Theme, op_colour
 from gui.icons import tinted
 
@@ -98,6 +105,8 @@ class LanePainter:
             self._station(station)
         if lane.memory is not None:
             self._memory_frame()
+        for pool, memory in zip(self.s.pools, lane.pools, strict=False):
+            self._shelf_frame(memory, pool_heading(pool))
         self.p.restore()
 
     def paint_moving(self) -> None:
@@ -108,6 +117,7 @@ class LanePainter:
         self._workers(frame)
         if frame is not None:
             self._memory(frame)
+            self._pools(frame)
             self._shelf_counts(frame)
             self._chips(frame)
         self.p.restore()
@@ -125,7 +135,8 @@ class LanePainter:
             return None  # not a pipeline: no ops travel
         shelf = max(len(lane.shelf_in.spots), len(lane.shelf_out.spots))
         shown = len(lane.memory.boxes) if lane.memory is not None else 0
-        return assembly_frame(self.derived, self.t, self.travel, shelf, shown)
+        pools = tuple(len(memory.boxes) for memory in lane.pools)
+        return assembly_frame(self.derived, self.t, self.travel, shelf, shown, pools)
 
     # -- texts -----------------------------------------------------------------------------
 
@@ -194,6 +205,20 @@ class LanePainter:
             self.fit(
                 memory.heading, memory_heading(self.s), small, "muted", Qt.AlignmentFlag.AlignLeft
             )
+        if memory.more is not None:
+            self.fit(memory.more, (f"+{memory.hidden}",), small, "muted")
+
+    def _shelf_frame(self, memory: Memory, heading: tuple[str, ...]) -> None:
+        """A shape's pool shelf: its card, every drawn slot as free, the slot numbers
+        beside the slots and the heading's first line there (compact layouts), "+N"."""
+        small = self.lane.small
+        self._card(memory.card)
+        for box in memory.boxes:
+            paint_empty_slot(self.p, box, self.theme)
+        if memory.usage is not None:
+            for slot, caption in enumerate(memory.captions):
+                self.draw(caption, str(slot + 1), small, "muted", Qt.AlignmentFlag.AlignRight)
+            self.fit(memory.heading, heading, small, "muted", Qt.AlignmentFlag.AlignLeft)
         if memory.more is not None:
             self.fit(memory.more, (f"+{memory.hidden}",), small, "muted")
 
@@ -290,6 +315,47 @@ class LanePainter:
             elif memory.words:
                 self.fit(memory.words[slot], (word,), small, "muted", Qt.AlignmentFlag.AlignLeft)
 
+    def _pools(self, frame: AssemblyFrame) -> None:
+        """Each pool shelf of a shape's run: its heading with the slots in use, and each
+        drawn slot in its state with the op in it (unless that op's chip sits in it) and
+        what that op does in the shape's words ("6 · mma", "7 · waits mma")."""
+        small = self.lane.small
+        chips = frame.chips
+        resting = chips.to_index[(chips.to_spot == Spot.SLOT) & (chips.fraction >= 1)]
+        sitting = set(resting.tolist())
+        stride = self.derived.assembly.pool_stride
+        for p, (pool, memory, now) in enumerate(
+            zip(self.s.pools, self.lane.pools, frame.pools, strict=False)
+        ):
+            heading, usage = pool_heading(pool), pool_usage(now.in_use, now.peak)
+            if memory.usage is None:  # roomy: one heading line above the slots
+                variants = (
+                    f"{heading[0]} · {usage[0]}",
+                    f"{heading[0]} · {usage[1]}",
+                    f"{heading[1]} · {usage[1]}",
+                    f"{heading[2]} · {usage[2]}",
+                    usage[1],
+                    usage[2],
+                )
+                self.fit(memory.heading, variants, small, "muted", Qt.AlignmentFlag.AlignLeft)
+            else:
+                self.fit(memory.usage, usage, small, "muted", Qt.AlignmentFlag.AlignLeft)
+            slots = now.slots
+            for slot, box in enumerate(memory.boxes):
+                op, state = int(slots.op[slot]), int(slots.state[slot])
+                word = slot_words(now.words[slot])
+                if state != SlotState.FREE:
+                    paint_slot(self.p, box, state, op, float(slots.fill[slot]), self.theme)
+                    if p * stride + slot not in sitting:
+                        self._number(box, op, "text")
+                if memory.usage is None:
+                    caption = (f"{op + 1} · {word}", word) if op >= 0 else (word,)
+                    self.fit(memory.captions[slot], caption, small, "muted")
+                elif memory.words:
+                    self.fit(
+                        memory.words[slot], (word,), small, "muted", Qt.AlignmentFlag.AlignLeft
+                    )
+
     def _number(self, rect: QRectF, op: int, colour: str) -> None:
         text, font = chip_label(op, rect.width(), rect.height(), self.lane.small)
         self.draw(rect, text, font, colour, Qt.AlignmentFlag.AlignHCenter)
@@ -334,6 +400,10 @@ class LanePainter:
             return QPointF(
                 figure.right() - min(width, figure.width()) / 2, figure.bottom() - chip / 2
             )
+        if lane.pools:
+            pool, slot = divmod(index, self.derived.assembly.pool_stride)
+            boxes = lane.pools[pool].boxes if pool < len(lane.pools) else ()
+            return boxes[slot].center() if slot < len(boxes) else None
         if lane.memory is None or index >= len(lane.memory.boxes):
             return None
         return lane.memory.boxes[index].center()
@@ -384,6 +454,7 @@ def _scale(lane: LaneLayout, rect: QRectF) -> float:
     bottom = max(
         [s.card.bottom() for s in lane.stations]
         + [lane.memory.card.bottom() if lane.memory else 0.0]
+        + [memory.card.bottom() for memory in lane.pools]
         + [lane.shelf_in.card.bottom() if lane.shelf_in else 0.0]
     )
     width, height = right - rect.left(), bottom - rect.top()

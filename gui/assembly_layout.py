@@ -18,7 +18,13 @@ from functools import lru_cache
 from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QFont
 
-from gui.assembly_memory import memory_part, memory_plan
+from gui.assembly_memory import (
+    MemoryPlan,
+    memory_part,
+    memory_plan,
+    shelf_plans,
+    slot_cell_width,
+)
 from gui.assembly_parts import (
     CHIP_MIN,
     DENSITIES,
@@ -26,10 +32,14 @@ from gui.assembly_parts import (
     FIGURE_MAX,
     FIGURE_MIN,
     FIGURES,
+    MEMORY_SLOTS,
     SHELF_CHIPS,
+    SLOT_MIN,
     Density,
     LaneLayout,
     LaneSpec,
+    Memory,
+    PoolSpec,
     Shelf,
     Station,
     WorkerCell,
@@ -119,17 +129,27 @@ def _layout(rect: QRectF, spec: LaneSpec, base: QFont, density: Density) -> Lane
         for (_, w), k in zip(station_x, spec.workers, strict=True)
     )
     free = body.height() - _station_fixed(small, bold)
-    has_memory = spec.pipeline and spec.slots > 0
+    has_memory = spec.pipeline and (spec.slots > 0 or bool(spec.pools))
     span_left = station_x[0][0]
     span = QRectF(span_left, 0, station_x[-1][0] + station_x[-1][1] - span_left, 0)
-    plan = None
+    plans: tuple[MemoryPlan, ...] = ()
+    widths: tuple[float, ...] = ()
     if has_memory:
         free -= density.gap + memory_fixed(density, small)
         room = shelf_in_x[1] - 8  # a chip must fit its shelf
-        plan = memory_plan(span.width(), free, by_width, room, spec, density, small, base)
-        if plan is None:
+        if spec.pools:
+            widths = _pool_widths(span.width(), spec, density, small)
+            found = shelf_plans(
+                widths, spec.pools, free, by_width, room, spec.digits, density, small, base
+            )
+        else:
+            one = memory_plan(span.width(), free, by_width, room, spec, density, small, base)
+            found = (one,) if one is not None else None
+        if found is None:
             return None
-        free -= plan.rows * slot_row(density, small, plan.box)
+        plans = found
+        free -= plans[0].rows * slot_row(density, small, plans[0].box)
+    plan = plans[0] if plans else None
     figure = float(math.floor(min(free, by_width, FIGURE_MAX)))
     if figure < FIGURE_MIN:
         return None
@@ -144,9 +164,16 @@ def _layout(rect: QRectF, spec: LaneSpec, base: QFont, density: Density) -> Lane
     chip = plan.chip if plan is not None else CHIP_MIN
     chip_w = plan.chip_width if plan is not None else CHIP_MIN
     memory = None
-    if plan is not None:
-        card = QRectF(span.left(), body.top() + station_h + density.gap, span.width(), memory_h)
-        memory = memory_part(card, spec, density, small, plan)
+    pools: list[Memory] = []
+    memory_top = body.top() + station_h + density.gap
+    if plan is not None and not spec.pools:
+        card = QRectF(span.left(), memory_top, span.width(), memory_h)
+        memory = memory_part(card, spec.slots, density, small, plan)
+    x = span.left()
+    for width, pool, pool_plan in zip(widths, spec.pools, plans, strict=False):
+        card = QRectF(px(x), memory_top, width, memory_h)
+        pools.append(memory_part(card, pool.slots, density, small, pool_plan, spread=True))
+        x += width + density.gap
     shelf_in = shelf_out = None
     if spec.pipeline:
         shelf_in = _shelf(
@@ -182,7 +209,42 @@ def _layout(rect: QRectF, spec: LaneSpec, base: QFont, density: Density) -> Lane
         chip,
         chip_w,
         True,
+        tuple(pools),
     )
+
+
+def _pool_widths(width: float, spec: LaneSpec, density: Density, small: QFont) -> tuple[float, ...]:
+    """The widths of a shape's pool shelves side by side across ``width``: each as wide as
+    its slots need with their captions under them, and the rest shared out in proportion
+    (whole pixels); short of room, the small shelves first get what they need."""
+    under = density.captions_under_slots  # else: words beside a slot only where room
+    needs = [
+        min(pool.slots, MEMORY_SLOTS)
+        * slot_cell_width(density, small, SLOT_MIN, under, pool.captions)
+        + 2 * density.pad
+        + (0.0 if under else _short_heading(pool, small) + 8)
+        for pool in spec.pools
+    ]
+    room = width - density.gap * (len(needs) - 1)
+    if sum(needs) > room:
+        # Short of room: the smaller shelves get what they need while it is no more than
+        # an even share of what is left; the larger ones share the rest (and count "+N").
+        given = list(needs)
+        left, rest = room, sorted(range(len(needs)), key=lambda i: needs[i])
+        while rest:
+            share = left / len(rest)
+            i = rest.pop(0)
+            given[i] = min(needs[i], share) if rest else left
+            left -= given[i]
+        needs = given
+    widths = [math.floor(room * need / sum(needs)) for need in needs]
+    widths[-1] = math.floor(room - sum(widths[:-1]))
+    return tuple(float(w) for w in widths)
+
+
+def _short_heading(pool: PoolSpec, small: QFont) -> float:
+    """The width of a pool's shortest heading beside its slots (compact layouts)."""
+    return max(text_width(pool.heading[-1], small), text_width(pool.usage_widest[-1], small)) + 2
 
 
 def _header(

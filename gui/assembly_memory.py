@@ -21,6 +21,7 @@ from gui.assembly_parts import (
     Density,
     LaneSpec,
     Memory,
+    PoolSpec,
     chip_width,
     even,
     line_height,
@@ -28,6 +29,9 @@ from gui.assembly_parts import (
     slot_row,
     text_width,
 )
+
+#: The widest captions of a book's slot: under it, and its state beside it.
+BOOK_CAPTIONS: tuple[tuple[str, ...], tuple[str, ...]] = (("16 · reserved",), ("reserved",))
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,12 @@ class MemoryPlan:
     per_row: int
     heading_width: float  # beside the slots (compact densities); 0 above them
     words: bool  # the state word next to each slot number
+    captions: tuple[tuple[str, ...], tuple[str, ...]] = BOOK_CAPTIONS  # under / beside a slot
+
+
+def book_shelf(spec: LaneSpec) -> PoolSpec:
+    """The book's one shared memory as a shelf."""
+    return PoolSpec(spec.slots, spec.memory_heading, spec.usage_widest, BOOK_CAPTIONS, False)
 
 
 def memory_plan(
@@ -56,11 +66,28 @@ def memory_plan(
     """Slot size, rows and slots drawn for shared memory ``width`` wide, where ``free`` is
     the height the figures and the slot rows share. None if one row of minimum slots and
     minimum figures does not fit."""
-    inner = width - 2 * density.pad
+    plans = shelf_plans(
+        (width,), (book_shelf(spec),), free, by_width, chip_room, spec.digits, density, small, base
+    )
+    return plans[0] if plans is not None else None
+
+
+def shelf_plans(
+    widths: tuple[float, ...],
+    shelves: tuple[PoolSpec, ...],
+    free: float,
+    by_width: float,
+    chip_room: float,
+    digits: int,
+    density: Density,
+    small: QFont,
+    base: QFont,
+) -> tuple[MemoryPlan, ...] | None:
+    """`memory_plan` for shelves side by side, ``widths[i]`` wide each: slots of one size
+    in as many rows on every shelf (they read as one band), the most slots drawn in all."""
     figure_cap = min(FIGURE_MAX, by_width)
     extra = slot_row(density, small, 0.0) if density.captions_under_slots else 2.0
-    best: MemoryPlan | None = None
-    wanted = min(spec.slots, MEMORY_SLOTS)
+    best: tuple[MemoryPlan, ...] | None = None
     for rows in (1, 2):
         # Figures and slots share the height: slots about half a figure, within limits,
         # and never leaving the figures less than their minimum.
@@ -70,57 +97,91 @@ def memory_plan(
         if box < SLOT_MIN:
             break
         chip = float(even(max(CHIP_MIN, min(CHIP_MAX, box - 6))))
-        while chip > CHIP_MIN and chip_width(chip, spec.digits, base) > chip_room:
+        while chip > CHIP_MIN and chip_width(chip, digits, base) > chip_room:
             chip -= 2
-        chip_w = chip_width(chip, spec.digits, base)
+        chip_w = chip_width(chip, digits, base)
         if chip_w > chip_room:
             break
         box_w = max(box, chip_w + 6)
-        heading_width, words, per_row = _slot_columns(inner, box_w, rows, spec, density, small)
-        if per_row < 1:
-            break
-        drawn = min(wanted, per_row * rows)
-        if drawn < spec.slots:
-            drawn = max(1, min(drawn, per_row * rows - 1))  # one cell for "+N"
-        plan = MemoryPlan(box, box_w, chip, chip_w, rows, drawn, per_row, heading_width, words)
-        if best is None or drawn > best.drawn:
-            best = plan
-        if drawn == spec.slots:
+        plans = []
+        for width, shelf in zip(widths, shelves, strict=True):
+            inner = width - 2 * density.pad
+            heading_width, words, per_row = _slot_columns(inner, box_w, rows, shelf, density, small)
+            if per_row < 1:
+                return best
+            drawn = min(min(shelf.slots, MEMORY_SLOTS), per_row * rows)
+            if drawn < shelf.slots:
+                drawn = max(1, min(drawn, per_row * rows - 1))  # one cell for "+N"
+            plans.append(
+                MemoryPlan(
+                    box,
+                    box_w,
+                    chip,
+                    chip_w,
+                    rows,
+                    drawn,
+                    per_row,
+                    heading_width,
+                    words,
+                    shelf.captions,
+                )
+            )
+        if best is None or sum(p.drawn for p in plans) > sum(p.drawn for p in best):
+            best = tuple(plans)
+        if all(p.drawn == shelf.slots for p, shelf in zip(plans, shelves, strict=True)):
             break
     return best
 
 
 def _slot_columns(
-    inner: float, box: float, rows: int, spec: LaneSpec, density: Density, small: QFont
+    inner: float, box: float, rows: int, shelf: PoolSpec, density: Density, small: QFont
 ) -> tuple[float, bool, int]:
     """(heading width, state words, slots per row): the longest heading and the words
     where every slot still fits in ``rows`` rows, else the shortest heading."""
-    wanted = min(spec.slots, MEMORY_SLOTS)
+    wanted = min(shelf.slots, MEMORY_SLOTS)
     if density.captions_under_slots:
-        return 0.0, True, int(inner // slot_cell_width(density, small, box, True))
+        return 0.0, True, int(inner // slot_cell_width(density, small, box, True, shelf.captions))
     per_row = 0
     heading_width = 0.0
-    for heading, usage in zip(spec.memory_heading, spec.usage_widest, strict=False):
+    headings = list(zip(shelf.heading, shelf.usage_widest, strict=False))
+    if shelf.words_first:
+        tries = [(h, w) for w in (True, False) for h in headings]
+    else:
+        tries = [(h, w) for h in headings for w in (True, False)]
+    for (heading, usage), words in tries:
         heading_width = math.ceil(max(text_width(heading, small), text_width(usage, small))) + 2.0
         room = inner - heading_width - 8
-        for words in (True, False):
-            per_row = int(room // slot_cell_width(density, small, box, words))
-            if per_row * rows >= wanted:
-                return heading_width, words, per_row
+        per_row = int(room // slot_cell_width(density, small, box, words, shelf.captions))
+        if per_row * rows >= wanted:
+            return heading_width, words, per_row
     return heading_width, False, per_row
 
 
-def slot_cell_width(density: Density, small: QFont, box: float, words: bool) -> float:
-    """Width of one slot's cell, for a slot ``box`` pixels wide."""
+def slot_cell_width(
+    density: Density,
+    small: QFont,
+    box: float,
+    words: bool,
+    captions: tuple[tuple[str, ...], tuple[str, ...]] = BOOK_CAPTIONS,
+) -> float:
+    """Width of one slot's cell, for a slot ``box`` pixels wide whose captions are among
+    ``captions`` (under it; its state beside it)."""
     if density.captions_under_slots:
-        return max(box + 10, text_width("16 · reserved", small) + 6)
+        return max(box + 10, max(text_width(t, small) for t in captions[0]) + 6)
     cell = text_width("16", small) + 6 + box + 8
-    return cell + (text_width("reserved", small) + 4 if words else 0.0)
+    return cell + (max(text_width(t, small) for t in captions[1]) + 4 if words else 0.0)
 
 
 def memory_part(
-    card: QRectF, spec: LaneSpec, density: Density, small: QFont, plan: MemoryPlan
+    card: QRectF,
+    slots: int,
+    density: Density,
+    small: QFont,
+    plan: MemoryPlan,
+    spread: bool = False,
 ) -> Memory:
+    """Where the heading, each slot, its caption and "+N" go in a shelf's ``card`` that
+    has ``slots`` slots; ``spread``: cells share out the room left (a shape's pools)."""
     line = line_height(small)
     inner = card.adjusted(density.pad, 4, -density.pad, -4)
     under = density.captions_under_slots
@@ -136,7 +197,10 @@ def memory_part(
         heading = QRectF(inner.left(), top, plan.heading_width, line)
         usage = QRectF(inner.left(), top + line, plan.heading_width, line)
         area = inner.adjusted(plan.heading_width + 8, 0, 0, 0)
-    cell_w = slot_cell_width(density, small, plan.box_width, plan.words)
+    cell_w = slot_cell_width(density, small, plan.box_width, plan.words, plan.captions)
+    if spread:  # share out the room (up to half a cell more): longer captions fit
+        cells = min(plan.per_row, plan.drawn + (1 if slots > plan.drawn else 0))
+        cell_w = max(cell_w, min(1.5 * cell_w, area.width() / max(1, cells)))
     number_w = text_width("16", small) + 4
     boxes, captions, words = [], [], []
     for slot in range(plan.drawn):
@@ -162,7 +226,7 @@ def memory_part(
                 )
         boxes.append(box)
     more = None
-    hidden = spec.slots - plan.drawn
+    hidden = slots - plan.drawn
     if hidden > 0:
         r, c = divmod(plan.drawn, plan.per_row)
         more = QRectF(area.left() + c * cell_w, area.top() + r * row_h, cell_w, row_h - 2)

@@ -47,6 +47,22 @@ DENSITIES = (
 
 
 @dataclass(frozen=True)
+class PoolSpec:
+    """What the layout of one pool's shelf needs (a pipeline shape's run): its slots, its
+    heading's variants ("smem stages · 4 slots", "smem stages", …), its usage's widest
+    variants, and the words a slot's caption may take under a slot and beside one ("mma",
+    "waits mma", …)."""
+
+    slots: int
+    heading: tuple[str, ...]
+    usage_widest: tuple[str, ...]
+    captions: tuple[tuple[str, ...], tuple[str, ...]]
+    # Beside the slots (compact layouts): a shorter heading before dropping the slots'
+    # words (a shape's slots say what their ops do), else the longest heading first.
+    words_first: bool = True
+
+
+@dataclass(frozen=True)
 class LaneSpec:
     """What a lane's layout needs to know about its Schedule (hashable: layouts are
     cached per spec and size)."""
@@ -60,6 +76,8 @@ class LaneSpec:
     memory_heading: tuple[str, ...]  # e.g. "shared memory · 2 slots", "shared memory"
     usage_widest: tuple[str, ...]  # per usage variant ("2 of 2 in use"), its widest text
     digits: int = 1  # digits of the highest op number (chips are as wide as it needs)
+    # A pipeline shape's run: one shelf per pool (then ``slots`` is 0: no book shelf).
+    pools: tuple[PoolSpec, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -116,6 +134,7 @@ class LaneLayout:
     chip: float  # a chip's height
     chip_width: float  # a chip's width (wider than high for long op numbers)
     fits: bool  # False: below the minimum, laid out at the minimum size (scale it down)
+    pools: tuple[Memory, ...] = ()  # a shape's run: one shelf per pool, side by side
 
 
 def fonts(base: QFont, density: Density) -> tuple[QFont, QFont]:

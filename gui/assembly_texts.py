@@ -5,10 +5,13 @@ everything the lane's layout depends on."""
 from __future__ import annotations
 
 from engine.derived import Derived
-from engine.schedule import Schedule
-from engine.text import format_time
+from engine.schedule import Pool, Schedule
+from engine.text import elided, format_time
 from engine.tolerance import time_tolerance
-from gui.assembly_parts import LaneSpec
+from gui.assembly_parts import LaneSpec, PoolSpec
+
+#: The most characters of a stage's name a slot's caption gives ("waits epilog…").
+CAPTION_CHARS = 14
 
 
 def _widest_digits(text: str) -> str:
@@ -37,6 +40,46 @@ def memory_usage(schedule: Schedule, in_use: int, peak: int) -> tuple[str, ...]:
     return (f"{in_use} in use · peak {peak}", f"{in_use} in use", f"{in_use}")
 
 
+def pool_heading(pool: Pool) -> tuple[str, ...]:
+    """A shape's pool shelf heading's variants, longest first ("smem stages · 4 slots")."""
+    size = f"{pool.size} slot{'s' if pool.size != 1 else ''}" if pool.size > 0 else "unlimited"
+    name = elided(pool.name, 40)
+    return (f"{name} · {size}", name, elided(name, 12), elided(name, 6))
+
+
+def pool_usage(in_use: int, peak: int) -> tuple[str, ...]:
+    """How many of a pool's slots are in use, in words, longest first."""
+    return (f"{in_use} in use · peak {peak}", f"{in_use} in use", f"{in_use}")
+
+
+def slot_words(word: str) -> str:
+    """A slot's state in a shape's words, its stage's name cut to `CAPTION_CHARS`."""
+    waits = word.startswith("waits ")
+    name = elided(word[6:] if waits else word, CAPTION_CHARS)
+    return f"waits {name}" if waits else name
+
+
+def pool_specs(derived: Derived) -> tuple[PoolSpec, ...]:
+    """A shape's run: what each pool's shelf layout needs (its slots: its size, or as
+    many as were held at once when unlimited; the words its slots can say: an op holding
+    it runs or waits for one of the stages from its first to its last)."""
+    schedule, index = derived.schedule, derived.assembly
+    specs = []
+    for pool, slots in zip(schedule.pools, index.pools, strict=True):
+        count = max(pool.size, slots.plan.count)
+        stages = schedule.stage_names[pool.first : pool.last + 1]
+        words = ("free", *(slot_words(f"{w}{name}") for name in stages for w in ("", "waits ")))
+        specs.append(
+            PoolSpec(
+                slots=count,
+                heading=pool_heading(pool),
+                usage_widest=tuple(_widest_digits(t) for t in pool_usage(count, slots.peak)),
+                captions=(words, words),
+            )
+        )
+    return tuple(specs)
+
+
 def status_texts(schedule: Schedule, time: float, makespan: float) -> tuple[tuple[str, ...], bool]:
     """The lane's status variants at ``time`` (longest first), and whether it is done."""
     unit = schedule.time_unit
@@ -56,7 +99,10 @@ def lane_spec(derived: Derived) -> LaneSpec:
     pipeline = schedule.is_pipeline and schedule.n_ops > 0
     slots = 0
     usage_widest: tuple[str, ...] = ("",)
-    if pipeline:
+    pools: tuple[PoolSpec, ...] = ()
+    if pipeline and derived.assembly.shape:  # a shape's run: a shelf per pool, if any
+        pools = pool_specs(derived)
+    elif pipeline:
         index = derived.assembly
         # A measured run may hold more slots than it was given: show them all.
         slots = max(schedule.buffers, index.plan.count)
@@ -85,6 +131,7 @@ def lane_spec(derived: Derived) -> LaneSpec:
         memory_heading=memory_heading(schedule),
         usage_widest=usage_widest,
         digits=len(str(max(1, schedule.n_ops))),
+        pools=pools,
     )
 
 

@@ -11,13 +11,12 @@ from hypothesis import strategies as st
 from engine import fast_scheduler
 from engine.assembly_model import (
     Spot,
-    _by_slot_then_hold,
     assembly_frame,
     chip_motion,
     slots_now,
     transitions,
 )
-from engine.assembly_slots import SlotState, assign_slots, slot_holds
+from engine.assembly_slots import SlotState, _by_slot_then_hold, assign_slots, slot_holds
 from engine.derived import Derived
 from engine.scenario import Scenario, load_preset
 from engine.schedule import Schedule
