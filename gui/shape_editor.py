@@ -49,7 +49,13 @@ class ShapeTable(QTableWidget):
     first column (the names) stretches, the others fit their widgets. A widget in a cell
     that gets the focus makes its row the current one (what the buttons act on)."""
 
-    def __init__(self, headers: list[str], tips: list[str], parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        headers: list[str],
+        tips: list[str],
+        stretch: tuple[int, ...] = (),
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(0, len(headers), parent)
         self.setHorizontalHeaderLabels(headers)
         for column, tip in enumerate(tips):
@@ -71,6 +77,8 @@ class ShapeTable(QTableWidget):
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in stretch:  # (text columns: elided, never wider than the form)
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
         header.setMinimumSectionSize(48)
         self.row_height = max(26, QComboBox().sizeHint().height() + 2)
         self.verticalHeader().setDefaultSectionSize(self.row_height)
@@ -179,6 +187,7 @@ class ShapeEditor(QWidget):
                 "How many stages of different ops the unit runs at once",
                 "The stages on this unit (a unit that runs none is left out when saved)",
             ],
+            stretch=(2,),
         )
         self.unit_add = self._button("Add", "A unit of one worker (choose it for a stage)")
         self.unit_remove = self._button("Remove", "Remove the selected unit (no stage on it)")
