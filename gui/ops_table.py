@@ -42,6 +42,8 @@ from gui.duration_box import DurationBox, duration_text
 from gui.scenario_edits import parse_block
 
 ROW_PIXELS = 22
+#: The least width of a stage's column.
+MIN_COLUMN_PIXELS = 72
 #: The most cells a copy puts on the clipboard (a million rows would be tens of MB).
 COPY_LIMIT = 300_000
 
@@ -126,9 +128,12 @@ class OpsTableModel(QAbstractTableModel):
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> object:
+        horizontal = orientation == Qt.Orientation.Horizontal
+        if role == Qt.ItemDataRole.ToolTipRole and horizontal:
+            return f"{self._names[section]}: each op's time in seconds"
         if role != Qt.ItemDataRole.DisplayRole:
             return None
-        if orientation == Qt.Orientation.Horizontal:
+        if horizontal:
             return f"{self._names[section]} (s)"
         return f"op {section + 1}"
 
@@ -188,6 +193,10 @@ class OpsTable(QTableView):
             header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.verticalHeader().setDefaultSectionSize(ROW_PIXELS)
         self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        # A shape's eight stages in a narrow form: columns keep a readable width (the
+        # table scrolls sideways), and names too long for theirs end in "…".
+        self.horizontalHeader().setMinimumSectionSize(MIN_COLUMN_PIXELS)
+        self.horizontalHeader().setTextElideMode(Qt.TextElideMode.ElideRight)
         self.setToolTip(
             "Read, compute and write time of each op. Edit a cell, or paste a column or a "
             "block copied from a spreadsheet (Ctrl+V at the first cell); pasting past the last "
