@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QAbstractSpinBox,
@@ -47,7 +48,10 @@ _FRAME = 4
 class ShapeTable(QTableWidget):
     """A short table that is as tall as its rows (the form scrolls, not the table); its
     first column (the names) stretches, the others fit their widgets. A widget in a cell
-    that gets the focus makes its row the current one (what the buttons act on)."""
+    that gets the focus makes its row the current one (what the buttons act on); Delete
+    asks to remove that row (``delete_pressed``)."""
+
+    delete_pressed = Signal()
 
     def __init__(
         self,
@@ -101,6 +105,13 @@ class ShapeTable(QTableWidget):
         if item.text() != text:
             item.setText(text)
         item.setToolTip(f"{text} (double-click or type to rename)")
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        editing = self.state() == QAbstractItemView.State.EditingState
+        if event.key() == Qt.Key.Key_Delete and not editing and self.currentRow() >= 0:
+            self.delete_pressed.emit()
+        else:
+            super().keyPressEvent(event)
 
     def place(self, row: int, column: int, widget: QWidget) -> None:
         widget.installEventFilter(self)
@@ -237,6 +248,7 @@ class ShapeEditor(QWidget):
         self.pool_add.clicked.connect(lambda: self._add(self.pools, "add_pool"))
         self.pool_remove.clicked.connect(lambda: self._on_row(self.pools, "remove_pool"))
         for table, what in ((self.stages, "stage"), (self.units, "unit"), (self.pools, "pool")):
+            table.delete_pressed.connect(lambda t=table, w=what: self._on_row(t, f"remove_{w}"))
             table.itemChanged.connect(lambda item, w=what: self._on_name(item, w))
             table.currentCellChanged.connect(lambda *_: self._enable())
 

@@ -323,3 +323,25 @@ def test_save_leaves_out_units_that_run_no_stage(tmp_path: Path) -> None:
     assert isinstance(again, ShapedScenario)
     assert again.shape.units == ("tensor cores", "consumers", "unit 4")
     assert again.simulate().makespan == spare.simulate().makespan
+
+
+def test_the_delete_key_removes_the_selected_row(shaped: MainWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
+    pools = editor(shaped).pools
+    pools.setCurrentCell(1, 0)
+    qtbot.keyClick(pools, Qt.Key.Key_Delete)
+    shape = shaped.model.shape
+    assert shape is not None and [p.name for p in shape.shape.pools] == ["smem stages"]
+    assert makespans(shaped)[-1] == 26.5  # the tensor cores still bind
+
+
+def test_eight_stages_of_long_names_fit_a_narrow_form(shaped: MainWindow) -> None:
+    """At 1280×800 the Scenario dock is about 510 px wide: the editor never asks for more
+    (names are elided, the ops table scrolls sideways)."""
+    for _ in range(5):
+        assert shaped.edit_shape(ShapeEdit("add_stage"))
+    assert shaped.edit_shape(ShapeEdit("stage_name", 0, "s" * 200))
+    assert shaped.edit_shape(ShapeEdit("unit_name", 0, "u" * 200))
+    assert shaped.edit_shape(ShapeEdit("pool_name", 0, "p" * 200))
+    assert shaped.scenario_panel.minimumSizeHint().width() <= 450
+    stages = editor(shaped).stages
+    assert stages.height() >= 8 * stages.row_height  # every stage in view, no scrolling
