@@ -303,7 +303,9 @@ class ShapeEditor(QWidget):
         return tuple(p.name for p in shape.pools)
 
     def _on_time(self, row: int, box: DurationBox) -> None:
-        if self._scenario is None or box.shows_range:
+        if self._scenario is None or self.stages.cellWidget(row, 2) is not box:
+            return  # (a removed row's field, losing the focus on its way out)
+        if box.shows_range:
             return  # left untouched: each op keeps its own time
         shown = float(self._scenario.times[0, row])
         typed = box.value()
@@ -311,6 +313,9 @@ class ShapeEditor(QWidget):
             self._emit("stage_time", row, typed)
 
     def _on_spin(self, what: str, row: int, box: QSpinBox, shown: Callable[[], int]) -> None:
+        table = self.units if what == "unit_workers" else self.pools
+        if table.cellWidget(row, 1) is not box:
+            return  # (a removed row's field, losing the focus on its way out)
         if self._scenario is not None and box.value() != shown():
             self._emit(what, row, box.value())
 

@@ -345,3 +345,16 @@ def test_eight_stages_of_long_names_fit_a_narrow_form(shaped: MainWindow) -> Non
     assert shaped.scenario_panel.minimumSizeHint().width() <= 450
     stages = editor(shaped).stages
     assert stages.height() >= 8 * stages.row_height  # every stage in view, no scrolling
+
+
+def test_a_removed_row_s_field_leaving_edits_nothing(shaped: MainWindow) -> None:
+    """A field of a row that goes (its focus lost on the way out) asks for no edit."""
+    pools = editor(shaped).pools
+    gone = pools.cellWidget(1, 1)
+    assert isinstance(gone, QSpinBox)
+    pools.setCurrentCell(1, 0)
+    editor(shaped).pool_remove.click()
+    gone.setValue(1)
+    gone.editingFinished.emit()
+    assert shaped.model.error == "" and not shaped.scenario_panel.message.isVisible()
+    assert len(shaped.model.shape.shape.pools) == 1  # type: ignore[union-attr]
