@@ -837,7 +837,10 @@ class MainWindow(QMainWindow):
         scenario = self.model.scenario
         if scenario.uniform or scenario.n_ops <= REMEMBERED_OPS:
             store.setValue("scenario/toml", scenario.to_toml())
-            store.setValue("scenario/preset", self.model.preset)
+            # (the book-shaped scenario under a shape being edited: the app starts on it,
+            # and the shape's preset name is not its)
+            preset = self.model.preset if self.model.shape is None else ""
+            store.setValue("scenario/preset", preset)
         else:
             store.remove("scenario/toml")  # too big to keep: the book example next time
             store.remove("scenario/preset")

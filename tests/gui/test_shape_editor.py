@@ -358,3 +358,14 @@ def test_a_removed_row_s_field_leaving_edits_nothing(shaped: MainWindow) -> None
     gone.editingFinished.emit()
     assert shaped.model.error == "" and not shaped.scenario_panel.message.isVisible()
     assert len(shaped.model.shape.shape.pools) == 1  # type: ignore[union-attr]
+
+
+def test_closing_on_a_shape_starts_next_time_on_a_book_scenario(shaped: MainWindow) -> None:
+    """The settings keep book-shaped scenarios: the shape's preset name is not saved as
+    the book scenario's (the next start would look for a book preset of that name)."""
+    from gui.app import initial_scenario
+
+    shaped.save_settings()
+    scenario, preset, shape = initial_scenario(None, None)
+    assert preset == "" and shape is None
+    assert scenario.n_ops == 3 and scenario.name == "The book example"
