@@ -5,6 +5,12 @@ whether image exports include the assembly line, whether a run is being computed
 last error. Views subscribe to its signals; the main window only wires them up. Nothing
 here draws.
 
+A pipeline shape (`engine.shape_file.ShapedScenario`: a shape preset or file) may be the
+current scenario instead of a book-shaped one (``shape``): the form's shape editor edits
+it (`edit_shape`; the op count, the ops table and "make all alike" too), and its runs are
+computed as the book's are (`gui.shape_open.compute_shape_run`). ``shape_changed`` says
+so (None: back to the book's form, whose scenario is ``scenario`` again).
+
 Every change of state emits its signal once. An accepted edit emits ``scenario_changed``
 at once and, when its run is ready, ``run_changed`` and ``shown_changed``. Small runs are
 computed on the spot; bigger ones on a worker (`gui.run_worker`), the latest edit winning:
@@ -26,6 +32,7 @@ from engine.scenario import Scenario
 from engine.schedule import Schedule
 from engine.shape_file import ShapedScenario, load_any_preset
 from gui import scenario_edits as edits
+from gui import shape_edits
 from gui.external_run import ExternalMode, ExternalRun
 from gui.figure.rows import ROW_MODES
 from gui.memory import release_freed_memory
@@ -41,6 +48,7 @@ from gui.runs import (
     policies_of,
     warm_caches,
 )
+from gui.shape_edits import ShapeEdit
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +74,17 @@ class ScenarioChange:
 ALL = frozenset({"all"})
 
 
+@dataclass(frozen=True)
+class ShapeChange:
+    """What ``shape_changed`` carries: the pipeline shape now edited (None: the book's
+    form again), its preset name ("" when none or edited) and what changed ("all" for a
+    new shape, else the edit's kind: "ops", "durations", "stage_name"…)."""
+
+    shape: ShapedScenario | None
+    preset: str
+    fields: frozenset[str]
+
+
 class AppModel(QObject):
     """The state of one PipeLab window. ``runner`` runs big jobs (a `ThreadRunner` unless
     given); runs of at most ``inline_ops`` ops are computed on the calling thread."""
@@ -80,6 +99,7 @@ class AppModel(QObject):
     busy_changed = Signal(bool)
     error_changed = Signal(str)  # "" when cleared
     edit_rejected = Signal(str, str)  # field, message
+    shape_changed = Signal(object)  # ShapeChange
     #: An external run is shown (`gui.external_run.ExternalRun`), or None: back to the
     #: scenario. Emitted before the `shown_changed` that draws it.
     external_changed = Signal(object)
@@ -118,6 +138,11 @@ class AppModel(QObject):
         self._pinning = False  # a pin is being made on the worker
         self._frees = 0  # runs landed, pins dropped, runs failed (the latest frees when idle)
         self._external = ExternalMode()
+        # The pipeline shape edited, if one is (then the runs are its), the shape as
+        # opened (edits are named for how they differ from it) and that of the run on screen.
+        self._shape: ShapedScenario | None = None
+        self._shape_origin: ShapedScenario | None = None
+        self._run_shape: ShapedScenario | None = None
         self._runner = runner if runner is not None else ThreadRunner(self)
         self._external_token = -1  # the job that opens an external run, if one does
         self._runner.landed.connect(self._on_landed)
@@ -136,6 +161,12 @@ class AppModel(QObject):
     @property
     def preset(self) -> str:
         return self._preset
+
+    @property
+    def shape(self) -> ShapedScenario | None:
+        """The pipeline shape that is the current scenario (its edits accepted last), or
+        None: the book-shaped `scenario` is."""
+        return self._shape
 
     @property
     def view_mode(self) -> str:
@@ -185,7 +216,14 @@ class AppModel(QObject):
         self._launch(wait=True)
 
     def edit(self, field: str, value: Any, wait: bool = False) -> bool:
-        """One form field (see `gui.scenario_edits.FIELDS`); False if refused."""
+        """One form field (see `gui.scenario_edits.FIELDS`; a shape's: "ops" only); False
+        if refused."""
+        if self._shape is not None:
+            if field != "ops":
+                return self._refuse(field, f"a pipeline shape has no {field!r} field")
+            return self._change_shape(
+                field, lambda s: shape_edits.set_ops(s, value, edits.GUI_MAX_OPS), wait
+            )
         return self._change(
             field, lambda s: edits.edit_field(s, field, value, edits.GUI_MAX_OPS), wait
         )
@@ -194,6 +232,12 @@ class AppModel(QObject):
         self, first_op: int, first_stage: int, block: list[list[float]], wait: bool = False
     ) -> bool:
         """A block of per-op durations (a table cell, a pasted range)."""
+        if self._shape is not None:
+            return self._change_shape(
+                "durations",
+                lambda s: shape_edits.set_times(s, first_op, first_stage, block, edits.GUI_MAX_OPS),
+                wait,
+            )
         return self._change(
             "durations",
             lambda s: edits.set_durations(s, first_op, first_stage, block, edits.GUI_MAX_OPS),
@@ -202,6 +246,8 @@ class AppModel(QObject):
 
     def make_alike(self, op: int = 0, wait: bool = False) -> bool:
         """Every op takes op ``op``'s durations."""
+        if self._shape is not None:
+            return self._change_shape("durations", lambda s: shape_edits.make_alike(s, op), wait)
         return self._change("durations", lambda s: edits.make_alike(s, op), wait)
 
     def set_scenario(self, scenario: Scenario, preset: str = "", wait: bool = False) -> bool:
@@ -212,34 +258,73 @@ class AppModel(QObject):
             self._set_error(str(error))
             return False
         self._origin = scenario
+        self._leave_shape()
         self._accept(scenario, preset, ALL)
         self._launch(wait)
         return True
 
     def choose_preset(self, name: str, wait: bool = False) -> bool:
-        """The shipped preset ``name``: a book-shaped one becomes the form's scenario, a
-        pipeline shape is shown as an external run (`open_shape`)."""
+        """The shipped preset ``name``, book-shaped or a pipeline shape (`open_shape`), as
+        the current scenario."""
         try:
             scenario = load_any_preset(name)
         except PipeLabError as error:
             self._set_error(str(error))
             return False
         if isinstance(scenario, ShapedScenario):
-            return self.open_shape(scenario, wait)
+            return self.open_shape(scenario, wait, name)
         return self.set_scenario(scenario, name, wait)
 
-    def open_shape(self, scenario: ShapedScenario, wait: bool = False) -> bool:
-        """Show a pipeline shape (`gui.shape_open`), read-only: the form edits book-shaped
-        scenarios; False with a message if too big for the app."""
+    def open_shape(self, scenario: ShapedScenario, wait: bool = False, preset: str = "") -> bool:
+        """Make a pipeline shape the current scenario (``preset``: its preset's name), for
+        the form's shape editor to edit; False with a message if too big for the app."""
         try:
             edits.check_app_size(scenario)
         except PipeLabError as error:
             self._set_error(str(error))
             return False
-        from gui.shape_open import shape_run
-
-        self.open_external(lambda: shape_run(scenario), wait=wait)
+        self._shape_origin = scenario
+        self._accept_shape(scenario, preset, ALL)
+        self._launch(wait)
         return True
+
+    def edit_shape(self, edit: ShapeEdit, wait: bool = False) -> bool:
+        """One edit of the shape editor (`gui.shape_edits.ShapeEdit`); False, with the
+        engine's one line in `error` and `edit_rejected`, if refused."""
+        return self._change_shape(edit.what, lambda s: shape_edits.apply_edit(s, edit), wait)
+
+    def _change_shape(
+        self, field: str, change: Callable[[ShapedScenario], ShapedScenario], wait: bool
+    ) -> bool:
+        shape, origin = self._shape, self._shape_origin
+        if shape is None or origin is None:
+            return self._refuse(field, "no pipeline shape is open")
+        try:
+            changed = shape_edits.renamed_if_changed(origin, change(shape))
+            edits.check_app_size(changed)
+        except PipeLabError as error:
+            return self._refuse(field, str(error))
+        preset = self._preset if shape_edits.same_shape(origin, changed) else ""
+        self._accept_shape(changed, preset, frozenset({field}))
+        self._launch(wait)
+        return True
+
+    def _refuse(self, field: str, message: str) -> bool:
+        self._set_error(message)
+        self.edit_rejected.emit(field, message)
+        return False
+
+    def _accept_shape(self, shape: ShapedScenario, preset: str, fields: frozenset[str]) -> None:
+        self._leave_for_edit()
+        self._shape, self._preset = shape, preset
+        self._set_error("")
+        self.shape_changed.emit(ShapeChange(shape, preset, fields))
+
+    def _leave_shape(self) -> None:
+        """A book-shaped scenario is current again: the form shows the book's fields."""
+        if self._shape is not None:
+            self._shape = self._shape_origin = None
+            self.shape_changed.emit(ShapeChange(None, "", ALL))
 
     def set_view_mode(self, mode: str, wait: bool = False) -> None:
         if mode not in VIEW_MODES:
@@ -349,6 +434,20 @@ class AppModel(QObject):
         scenario, preset, pins = self._scenario, self._preset, self._pins
         reuse = self._run
         policies = policies_of(self._view_mode)
+        shape = self._shape
+        if shape is not None:
+            from gui.shape_open import compute_shape_run
+
+            def shape_job() -> Any:
+                run = yield from compute_shape_run(shape, policies, preset)
+                shown = compose(run, pins)
+                yield "composed"
+                return run, shown, shape
+
+            # (as many tasks as the book's inline runs have, at most)
+            tasks = shape.n_ops * len(shape.shape.stages)
+            self._start(token, shape_job, inline=wait or tasks <= 3 * self._inline_ops)
+            return
 
         def job() -> Any:
             run = yield from compute_run(scenario, policies, preset, reuse=reuse)
@@ -381,12 +480,14 @@ class AppModel(QObject):
     def _on_landed(self, token: int, result: object) -> None:
         if token != self._token:
             return  # an older edit's run: a newer one is on its way or shown
-        if len(cast(tuple[object, ...], result)) == 3:  # an external run (`open_external`)
+        found = cast(tuple[object, ...], result)
+        if len(found) == 3 and isinstance(found[2], ExternalRun):  # (`open_external`)
             run, shown, external = cast(tuple[Run, Shown, ExternalRun], result)
             self._external.enter(external, self._run)
             self.external_changed.emit(external)
-        else:
-            run, shown = cast(tuple[Run, Shown], result)
+        else:  # the scenario's run, or a shape's (its third item: the shape it ran)
+            run, shown = cast(tuple[Run, Shown], found[:2])
+            self._run_shape = cast(ShapedScenario, found[2]) if len(found) == 3 else None
         if shown.pins != self._pins:
             shown = compose(run, self._pins)  # pinned or unpinned while it ran
         self._land(run, shown)
@@ -425,12 +526,25 @@ class AppModel(QObject):
         if token == self._external_token:
             self.external_failed.emit(message)
         self._release_when_idle()  # what the failed run had made (a MemoryError: much)
+        if self._shape is not None and self._shape is not self._run_shape:
+            self._shape_back()
+            return
         last = self._run
         if last is not None and last.scenario is not None and last.scenario is not self._scenario:
             # The form goes back to the scenario of the run still on screen.
             self._scenario, self._preset = last.scenario, last.preset
             self._origin = self._run_origin
             self.scenario_changed.emit(ScenarioChange(last.scenario, last.preset, ALL))
+
+    def _shape_back(self) -> None:
+        """A shape's run failed: the form goes back to what the run on screen shows (the
+        shape it ran, else the book's scenario)."""
+        last = self._run_shape
+        if last is not None:
+            self._shape = last
+            self.shape_changed.emit(ShapeChange(last, "", ALL))
+        else:
+            self._leave_shape()
 
     # -- pins --------------------------------------------------------------------------------
 

@@ -51,7 +51,7 @@ from engine.scenario import Scenario, load_preset
 from engine.schedule import Schedule
 from engine.shape_file import ShapedScenario
 from gui import theme as themes
-from gui.app_model import AppModel, ScenarioChange
+from gui.app_model import AppModel, ScenarioChange, ShapeChange
 from gui.clock import Clock
 from gui.elided_label import window_title
 from gui.errors import one_line, warn
@@ -67,6 +67,7 @@ from gui.scenario_edits import load_for_app
 from gui.scenario_panel import ScenarioPanel
 from gui.schedule_view import ScheduleView
 from gui.settings import settings
+from gui.shape_edits import ShapeEdit
 from gui.stats_panel import StatsPanel
 from gui.timeline import add_rows_menu, check_rows_action
 from gui.transport import TransportBar
@@ -263,6 +264,9 @@ class MainWindow(QMainWindow):
         panel.view_chosen.connect(model.set_view_mode)
         panel.pin_requested.connect(model.pin)
         panel.unpin_requested.connect(model.unpin)
+        panel.shape_edited.connect(model.edit_shape)
+        model.shape_changed.connect(panel.show_shape)
+        model.shape_changed.connect(self._on_shape)
         model.scenario_changed.connect(panel.show_change)
         model.scenario_changed.connect(self._on_scenario)
         model.view_mode_changed.connect(panel.show_view_mode)
@@ -347,6 +351,10 @@ class MainWindow(QMainWindow):
         """Apply one form edit (ops, read, compute, write, buffers, <unit>_workers)."""
         return self.model.edit(field, value, wait=True)
 
+    def edit_shape(self, edit: ShapeEdit) -> bool:
+        """Apply one edit of the shape editor (a pipeline shape is the scenario)."""
+        return self.model.edit_shape(edit, wait=True)
+
     def choose_preset(self, name: str) -> bool:
         return self.model.choose_preset(name, wait=True)
 
@@ -410,9 +418,16 @@ class MainWindow(QMainWindow):
         return opened
 
     def save_scenario_file(self, path: str | Path) -> bool:
+        """Write the current scenario (book-shaped, or the pipeline shape being edited) as
+        TOML; a failure says why in a dialog."""
         try:
-            self.model.scenario.save(path)
-        except PipeLabError as error:
+            if self.model.shape is not None:
+                from gui.shape_edits import save_shape
+
+                save_shape(self.model.shape, path)
+            else:
+                self.model.scenario.save(path)
+        except (PipeLabError, OSError) as error:
             warn(self, "Cannot save scenario", str(error))
             return False
         return True
@@ -521,6 +536,10 @@ class MainWindow(QMainWindow):
         if self.model.external is None:
             self.setWindowTitle(window_title(change.scenario.name))
 
+    def _on_shape(self, change: ShapeChange) -> None:
+        if self.model.external is None and change.shape is not None:
+            self.setWindowTitle(window_title(change.shape.name))
+
     def _on_rows(self, rows: str) -> None:
         """The model's Gantt rows: the timeline draws them, the menu says them."""
         self.view.timeline.set_rows(rows)
@@ -532,7 +551,8 @@ class MainWindow(QMainWindow):
         it. None: the form's scenario again."""
         self.external_banner.show_external(external)
         self.scenario_panel.setEnabled(external is None)
-        name = external.title if external is not None else self.model.scenario.name
+        current = self.model.shape or self.model.scenario
+        name = external.title if external is not None else current.name
         self.setWindowTitle(window_title(name))
 
     # -- menus ------------------------------------------------------------------------------
@@ -817,7 +837,10 @@ class MainWindow(QMainWindow):
         scenario = self.model.scenario
         if scenario.uniform or scenario.n_ops <= REMEMBERED_OPS:
             store.setValue("scenario/toml", scenario.to_toml())
-            store.setValue("scenario/preset", self.model.preset)
+            # (the book-shaped scenario under a shape being edited: the app starts on it,
+            # and the shape's preset name is not its)
+            preset = self.model.preset if self.model.shape is None else ""
+            store.setValue("scenario/preset", preset)
         else:
             store.remove("scenario/toml")  # too big to keep: the book example next time
             store.remove("scenario/preset")

@@ -1,4 +1,5 @@
-"""The ops table: read, compute and write time of every op, editable per cell, with paste of
+"""The ops table: read, compute and write time of every op (a pipeline shape's: a column
+per stage), editable per cell, with paste of
 a column or a block copied from a spreadsheet (tab- and newline-separated) and copy back.
 
 A model/view pair (Qt's QAbstractTableModel over the scenario's own arrays), so a million
@@ -41,6 +42,8 @@ from gui.duration_box import DurationBox, duration_text
 from gui.scenario_edits import parse_block
 
 ROW_PIXELS = 22
+#: The least width of a stage's column.
+MIN_COLUMN_PIXELS = 72
 #: The most cells a copy puts on the clipboard (a million rows would be tens of MB).
 COPY_LIMIT = 300_000
 
@@ -64,32 +67,38 @@ def _cell(value: float, role: int) -> object:
 
 
 class OpsTableModel(QAbstractTableModel):
-    """One row per op, one column per stage, over a Scenario's duration arrays."""
+    """One row per op, one column per stage, over a Scenario's duration arrays (or a
+    pipeline shape's times, a column per stage)."""
 
     block_edited = Signal(int, int, object)  # first op, first stage, rows of floats
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._columns: tuple[np.ndarray, ...] = tuple(np.zeros(0) for _ in STAGES)
+        self._names: tuple[str, ...] = STAGES
 
     def set_scenario(self, scenario: Scenario) -> None:
         """Show ``scenario``'s durations (same op count: the cells change in place)."""
-        columns = tuple(getattr(scenario, s) for s in STAGES)
-        if len(columns[0]) == len(self._columns[0]):
+        self.set_columns(tuple(getattr(scenario, s) for s in STAGES), STAGES)
+
+    def set_columns(self, columns: tuple[np.ndarray, ...], names: tuple[str, ...]) -> None:
+        """Show per-op times, a column per stage named in ``names`` (the same stages and
+        op count: the cells change in place; else the table is laid out anew)."""
+        if names == self._names and len(columns[0]) == len(self._columns[0]):
             self._columns = columns
             if len(columns[0]):
-                last = self.index(len(columns[0]) - 1, len(STAGES) - 1)
+                last = self.index(len(columns[0]) - 1, len(names) - 1)
                 self.dataChanged.emit(self.index(0, 0), last)
         else:
             self.beginResetModel()
-            self._columns = columns
+            self._columns, self._names = columns, names
             self.endResetModel()
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt's signature)
         return 0 if parent.isValid() else len(self._columns[0])
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(STAGES)
+        return 0 if parent.isValid() else len(self._names)
 
     def value(self, op: int, stage: int) -> float:
         return float(self._columns[stage][op])
@@ -119,10 +128,13 @@ class OpsTableModel(QAbstractTableModel):
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> object:
+        horizontal = orientation == Qt.Orientation.Horizontal
+        if role == Qt.ItemDataRole.ToolTipRole and horizontal:
+            return f"{self._names[section]}: each op's time in seconds"
         if role != Qt.ItemDataRole.DisplayRole:
             return None
-        if orientation == Qt.Orientation.Horizontal:
-            return f"{STAGES[section]} (s)"
+        if horizontal:
+            return f"{self._names[section]} (s)"
         return f"op {section + 1}"
 
     def flags(self, index: Index) -> Qt.ItemFlag:
@@ -181,6 +193,10 @@ class OpsTable(QTableView):
             header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.verticalHeader().setDefaultSectionSize(ROW_PIXELS)
         self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        # A shape's eight stages in a narrow form: columns keep a readable width (the
+        # table scrolls sideways), and names too long for theirs end in "…".
+        self.horizontalHeader().setMinimumSectionSize(MIN_COLUMN_PIXELS)
+        self.horizontalHeader().setTextElideMode(Qt.TextElideMode.ElideRight)
         self.setToolTip(
             "Read, compute and write time of each op. Edit a cell, or paste a column or a "
             "block copied from a spreadsheet (Ctrl+V at the first cell); pasting past the last "

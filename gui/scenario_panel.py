@@ -1,6 +1,8 @@
 """Scenario controls: preset (with its description), ops, durations for every op, buffers,
 workers per unit, the view (sequential / pipelined / both), the ops table (each op's own
-durations), and pinning a run to compare later runs with.
+durations), and pinning a run to compare later runs with. When the scenario is a pipeline
+shape, the shape editor (`gui.shape_editor`: stages, units, pools) takes the place of the
+book's durations, buffers and workers, and the ops table has a column per stage.
 
 The panel only reports what the user did (its signals) and shows what it is told
 (`show_change`, `show_view_mode`, `show_message`, `show_pins`): the app model decides. A
@@ -29,18 +31,29 @@ from engine.scenario import MAX_OPS, MAX_WORKERS, Scenario, preset_names
 from engine.schedule import STAGES, UNITS
 from engine.shape_file import load_any_preset
 from engine.text import span_text
-from gui.app_model import ScenarioChange
+from gui.app_model import ScenarioChange, ShapeChange
 from gui.duration_box import DurationBox
 from gui.elided_label import ElidedLabel
 from gui.ops_table import OpsTable
 from gui.runs import VIEW_MODES as VIEWS
 from gui.runs import Run
+from gui.shape_editor import ShapeEditor
 
 #: Lines the scenario's description, the pinned runs' names and a message may take in the
 #: form (each is elided beyond, in full in its tooltip).
 DESCRIPTION_LINES = 4
 PINNED_LINES = 3
 MESSAGE_LINES = 5
+
+#: The ops table's tooltip: the book's (False) and a pipeline shape's (True).
+OPS_TIPS = {
+    False: "Read, compute and write time of each op. Edit a cell, or paste a column or a "
+    "block copied from a spreadsheet (Ctrl+V at the first cell); pasting past the last op "
+    "adds ops.",
+    True: "Each op's time in each stage (a column per stage). Edit a cell, or paste a "
+    "column or a block copied from a spreadsheet (Ctrl+V at the first cell); pasting past "
+    "the last op adds ops.",
+}
 
 VIEW_WORDS = {
     "both": "both: sequential vs pipelined",
@@ -54,7 +67,8 @@ class ScenarioPanel(QWidget):
 
     Signals: ``edited(field, value)`` (a form field), ``ops_edited(first_op, first_stage,
     block)`` (table cells), ``alike_requested(op)``, ``preset_chosen(name)``,
-    ``view_chosen(mode)``, ``pin_requested()``, ``unpin_requested()``.
+    ``view_chosen(mode)``, ``pin_requested()``, ``unpin_requested()``,
+    ``shape_edited(ShapeEdit)`` (the shape editor).
     """
 
     edited = Signal(str, object)
@@ -64,6 +78,7 @@ class ScenarioPanel(QWidget):
     view_chosen = Signal(str)
     pin_requested = Signal()
     unpin_requested = Signal()
+    shape_edited = Signal(object)  # gui.shape_edits.ShapeEdit
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -74,7 +89,7 @@ class ScenarioPanel(QWidget):
         self.preset = QComboBox(self)
         self.preset.addItem("(custom)", "")
         books = preset_names()
-        for name in preset_names(shapes=True):  # pipeline shapes last (shown read-only)
+        for name in preset_names(shapes=True):  # pipeline shapes last
             scenario = load_any_preset(name)
             self.preset.addItem(scenario.name, name)
             self.preset.setItemData(self.preset.count() - 1, scenario.description, 3)
@@ -121,6 +136,13 @@ class ScenarioPanel(QWidget):
             workers.setToolTip(f"Workers of the {unit} unit")
             form.addRow(f"{unit.capitalize()} workers", workers)
             self.workers[unit] = workers
+        self.shape_editor = ShapeEditor(self)
+        self.shape_editor.edited.connect(self.shape_edited)
+        form.addRow(self.shape_editor)
+        form.setRowVisible(self.shape_editor, False)
+        self._book_rows: list[QWidget] = [*self.durations.values(), self.buffers]
+        self._book_rows += list(self.workers.values())
+        self._shape_shown = False
         self.view = QComboBox(self)
         for view in VIEWS:
             self.view.addItem(VIEW_WORDS[view], view)
@@ -190,7 +212,8 @@ class ScenarioPanel(QWidget):
     def tab_chain(self) -> list[QWidget]:
         """The form's controls in the order Tab visits them: top to bottom."""
         chain: list[QWidget] = [self.preset, self.ops, *self.durations.values(), self.buffers]
-        chain += [*self.workers.values(), self.view, self.alike, self.table]
+        chain += [*self.workers.values(), *self.shape_editor.tab_chain()]
+        chain += [self.view, self.alike, self.table]
         return [*chain, self.pin, self.unpin]
 
     def _on_preset(self, index: int) -> None:
@@ -239,6 +262,45 @@ class ScenarioPanel(QWidget):
         self._shown |= {s: float(getattr(scenario, s)[0]) for s in STAGES}
         self._shown |= {f"{u}_workers": k for u, k in zip(UNITS, scenario.workers, strict=True)}
 
+    @property
+    def shows_shape(self) -> bool:
+        """Whether the form shows the shape editor (the scenario is a pipeline shape)."""
+        return self._shape_shown
+
+    def show_shape(self, change: ShapeChange) -> None:
+        """A pipeline shape is the scenario (or, ``change.shape`` None, no longer is): the
+        shape editor in place of the book's fields, the ops table a column per stage."""
+        scenario = change.shape
+        if (scenario is not None) != self._shape_shown:
+            self._shape_shown = scenario is not None
+            for widget in self._book_rows:
+                self.form.setRowVisible(widget, not self._shape_shown)
+            self.form.setRowVisible(self.shape_editor, self._shape_shown)
+            self.ops.setToolTip(
+                "Number of ops (each runs every stage in order)"
+                if self._shape_shown
+                else "Number of ops (each is read, computed, written)"
+            )
+            self.table.setToolTip(OPS_TIPS[self._shape_shown])
+        if scenario is None:
+            return
+        self.preset.blockSignals(True)
+        index = max(0, self.preset.findData(change.preset) if change.preset else 0)
+        if self.preset.currentIndex() != index:
+            self.preset.setCurrentIndex(index)
+        self.preset.blockSignals(False)
+        text = scenario.description or scenario.name
+        if self.description.text() != text:
+            self.description.setText(text)
+        self.ops.blockSignals(True)
+        _set_value(self.ops, scenario.n_ops)
+        self.ops.blockSignals(False)
+        self.shape_editor.show_shape(scenario)
+        times = scenario.times
+        columns = tuple(times[:, i] for i in range(times.shape[1]))
+        self.table.ops.set_columns(columns, scenario.shape.stages)
+        self._shown = {"ops": scenario.n_ops}
+
     def show_scenario(self, scenario: Scenario, preset: str, view: str) -> None:
         """Fill the whole form from ``scenario`` (and the view)."""
         self.show_change(ScenarioChange(scenario, preset, frozenset({"all"})))
@@ -252,6 +314,9 @@ class ScenarioPanel(QWidget):
 
     def restore_field(self, field: str, message: str = "") -> None:
         """Put back the value shown before a refused edit of ``field``."""
+        if self._shape_shown and field != "ops":
+            self.shape_editor.restore()
+            return
         boxes: dict[str, QSpinBox | QDoubleSpinBox] = {"ops": self.ops, "buffers": self.buffers}
         boxes |= self.durations
         boxes |= {f"{u}_workers": box for u, box in self.workers.items()}

@@ -1,5 +1,6 @@
-"""Pipeline shapes in the app: a shape preset or file is shown read-only as an external
-run (sequential and pipelined on one clock) with a banner that says what binds it."""
+"""Pipeline shapes in the app: a shape preset or file becomes the current scenario, shown
+sequentially and pipelined on one clock, edited by the form's shape editor; a book preset
+gives the book's form back."""
 
 from __future__ import annotations
 
@@ -12,24 +13,29 @@ from gui.main_window import MainWindow
 
 
 def test_a_shape_preset_shows_both_runs_on_its_own_units(window: MainWindow) -> None:
-    before = window.model.run
     assert window.choose_preset("hopper-ping-pong")
-    external = window.model.external
-    assert external is not None
-    assert "what binds: tensor cores: each mma takes 2 s" in external.description
-    assert "one op at a time 54 s → pipelined 26.5 s, 2.04× faster" in external.description
+    assert window.model.external is None  # the current scenario, not an external run
+    shape = window.model.shape
+    assert shape is not None and shape.name == "Hopper warp-specialized GEMM, ping-pong"
+    run = window.model.run
+    assert run is not None
+    assert "what binds: tensor cores: each mma takes 2 s" in run.description
+    assert "One op at a time 54 s → pipelined 26.5 s, 2.04× faster" in run.description
     shown = window.model.shown
     assert shown is not None
     sequential, pipelined = shown.schedules
     assert (sequential.policy, pipelined.policy) == ("sequential", "pipelined")
     assert pipelined.unit_names == ("TMA", "tensor cores", "consumers")
     assert pipelined.makespan == 26.5
-    assert not window.scenario_panel.isEnabled()  # the form edits book-shaped scenarios
+    panel = window.scenario_panel
+    assert panel.isEnabled() and panel.shows_shape  # the form edits it
+    assert not window.external_banner.isVisible()
     assert "ping-pong" in window.windowTitle()
     bottleneck = {line.label: line.value for _, line in window.stats.lines}["bottleneck"]
     assert "tensor cores" in bottleneck
-    window.model.back_to_scenario(wait=True)
-    assert window.model.external is None and window.model.run is before
+    assert window.choose_preset("book")
+    assert window.model.shape is None and not panel.shows_shape
+    assert [s.makespan for s in window.schedules] == [9.0, 5.0]
 
 
 def test_the_preset_list_offers_the_shapes_after_the_book_s(window: MainWindow) -> None:
@@ -65,4 +71,4 @@ def test_a_shape_beyond_the_app_s_cap_is_refused_in_one_line(window: MainWindow)
     big = shape.with_ops(800_000)  # 3.2 million tasks: more than 10^6 book ops have
     assert not window.model.open_shape(big, wait=True)
     assert "at most 3,000,000 tasks, not 3,200,000 (800,000 ops of 4 stages" in window.model.error
-    assert window.model.external is None
+    assert window.model.external is None and window.model.shape is None
