@@ -54,14 +54,18 @@ def named_pool(schedule: Schedule) -> int:
     return 0
 
 
-def slot_words(schedule: Schedule) -> str:
-    """What a legend calls the slot wait of ``schedule``: "waiting for a buffer slot" (the
-    book's), "waiting for a slot of smem stages" (a shape's pools, by name)."""
-    if not (is_shape_run(schedule) or named_pool(schedule) == 0):
+def slot_words(*schedules: Schedule) -> str:
+    """What a legend calls the slot wait of ``schedules`` shown together: "waiting for a
+    buffer slot" (the book's, or where a book's run is among them), "waiting for a slot of
+    smem stages" (a shape's pools by name; "…: one op at a time, smem stages or consumer
+    warpgroups" for several)."""
+    shown = [s for s in schedules if len(s)]
+    if not shown or any(not (is_shape_run(s) or named_pool(s) == 0) for s in shown):
         return "waiting for a buffer slot"
-    names = [pool.name for pool in schedule.pools]
-    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
-    return "waiting for a slot of " + listed
+    names = list(dict.fromkeys(pool.name for s in shown for pool in s.pools))
+    if len(names) == 1:
+        return "waiting for a slot of " + names[0]
+    return "waiting for a slot: " + ", ".join(names[:-1]) + " or " + names[-1]
 
 
 class Holds(Protocol):

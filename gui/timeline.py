@@ -19,6 +19,7 @@ from PySide6.QtGui import QAction, QActionGroup, QFont, QHelpEvent
 from PySide6.QtWidgets import QGraphicsItem, QMenu, QToolTip, QWidget
 
 from engine.derived import Derived
+from engine.pool_waits import slot_words
 from engine.schedule import Schedule
 from engine.text import axis_scale, axis_title, span_text, tick_text, time_text
 from engine.view_model import describe_task, task_at
@@ -213,7 +214,7 @@ class TimelineView(pg.PlotWidget):
             # Set, not `valueChanged()`: that does nothing while the label is hidden (a
             # view not drawn yet).
             self.cursor.label.setText(self._cursor_format.format(self.cursor.value()))
-        self.legend.set_reasons(self._reasons(), self._rows)
+        self.legend.set_reasons(self._reasons(), self._rows, slot_words(*self._schedules))
         if self._time_label() != self.getPlotItem().getAxis("bottom").labelText:
             self._set_time_label()
         self.reset_view()

@@ -651,10 +651,11 @@ class LegendItem(pg.GraphicsWidget):
         """The entries' words, in order (what a reader sees)."""
         return [e.words for e in self._entries]
 
-    def set_reasons(self, reasons: Iterable[str], rows: str) -> None:
+    def set_reasons(self, reasons: Iterable[str], rows: str, slot: str = "") -> None:
         """Show an entry for each of ``reasons`` (in the shared table's order) after the
-        title of ``rows`` ("Idle:" for worker rows, "Ops wait:" for op rows)."""
-        entries = legend_entries(reasons, rows, density=False, makespan=False)
+        title of ``rows`` ("Idle:" for worker rows, "Ops wait:" for op rows); ``slot``:
+        the slot wait's words where the runs name their pools (`engine.pool_waits.slot_words`)."""
+        entries = legend_entries(reasons, rows, density=False, makespan=False, slot=slot)
         if entries == self._entries and rows == self._rows:
             return  # an edit that keeps the reasons: nothing to lay out or repaint
         self._entries, self._rows = entries, rows

@@ -17,6 +17,7 @@ from typing import Any
 from engine.derived import Derived
 from engine.errors import PipeLabError
 from engine.metrics import speedup
+from engine.pool_waits import slot_words
 from engine.schedule import Schedule
 from engine.stats import comparison
 from engine.text import TimeScale, axis_scale, axis_title, tick_text
@@ -206,7 +207,9 @@ def build_figure(
         cursor = lay_out_cursor(frame, options.time, spans, cursor_line_y, size, unit, labels)
         items.append(cursor)
     if options.legend:
-        entries = legend_entries(reasons, options.rows, density, **legend_extras(laid))
+        entries = legend_entries(
+            reasons, options.rows, density, **legend_extras(laid), slot=slot_words(*schedules)
+        )
         legend, y = lay_out_legend(
             entries,
             left=margin,

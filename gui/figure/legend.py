@@ -51,16 +51,19 @@ def legend_entries(
     colours: str = "",
     neutral: Iterable[tuple[str, str]] = (),
     notes: Iterable[str] = (),
+    slot: str = "",
 ) -> list[Entry]:
     """The entries: the op ``colours``' words when bars do not label them, each
     ``neutral`` stage's (fill, words), the wait ``reasons`` shown (in `IDLE_STYLES`
     order), the density's ramp when ``density`` (its pale end is idle, which shows alone
     on a row whose waits are all too thin to hatch), the makespan's mark when
-    ``makespan``, and ``notes`` (words alone: "c = compute")."""
+    ``makespan``, and ``notes`` (words alone: "c = compute"). ``slot``: the slot wait's
+    words when the runs name their pools (`engine.pool_waits.slot_words`)."""
     shown = set(reasons)
     entries = [Entry("colours", colours)] if colours else []
     entries += [Entry("neutral", words, fill) for fill, words in neutral]
-    entries += [Entry(r, IDLE_STYLES[r].label) for r in IDLE_STYLES if r in shown]
+    labels = {r: style.label for r, style in IDLE_STYLES.items()} | ({"slot": slot} if slot else {})
+    entries += [Entry(r, labels[r]) for r in IDLE_STYLES if r in shown]
     if density:
         words = (
             "busy share per pixel, pale = idle (bars too thin to draw)"

@@ -186,7 +186,7 @@ def test_ping_pong_s_tma_waits_for_smem_stages_and_ops_for_both_pools() -> None:
     ]
     assert derived.idle_summary.present() == ("input", "slot", "done")
     assert slot_words(derived.schedule) == (
-        "waiting for a slot of smem stages or consumer warpgroups"
+        "waiting for a slot: smem stages or consumer warpgroups"
     )
 
 

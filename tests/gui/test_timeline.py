@@ -557,3 +557,22 @@ def test_a_tooltip_stays_while_the_pointer_rests_on_a_bar(timeline: TimelineView
     qtbot.wait(2000)  # the pointer rests
     assert QToolTip.isVisible() and QToolTip.text() == shown
     QToolTip.hideText()
+
+
+def test_a_shapes_legend_names_its_pools(qtbot) -> None:
+    """A shape's slot waits are named by pool in the legend (and in an exported figure's
+    legend, the same entries); shown beside a book's run, the book's words."""
+    from engine.shape_file import load_any_preset
+
+    view = two_slots(qtbot)
+    book = view.groups[0].schedule
+    shape = load_any_preset("hopper-ping-pong")
+    pipelined, sequential = shape.simulate("pipelined"), shape.simulate("sequential")
+    view.set_schedules([pipelined])
+    slot = "waiting for a slot: smem stages or consumer warpgroups"
+    assert slot in view.legend.words
+    view.set_schedules([sequential, pipelined])
+    several = "waiting for a slot: one op at a time, smem stages or consumer warpgroups"
+    assert several in view.legend.words
+    view.set_schedules([book, pipelined])
+    assert IDLE_STYLES["slot"].label in view.legend.words
