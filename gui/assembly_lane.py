@@ -169,6 +169,20 @@ class LanePainter:
     ) -> None:
         self.draw(rect, fit_text(variants, font, rect.width()), font, colour, align)
 
+    def fit_heading(
+        self, memory: Memory, headings: tuple[str, ...], usage: tuple[str, ...], font: QFont
+    ) -> None:
+        """A shelf's heading and use (``usage``, longest first). Roomy: one line above the
+        slots, the first that fits of each of ``headings`` with the usage words it goes
+        with (the longest, then shorter ones), then the usage alone; else the usage alone
+        beside the slots."""
+        if memory.usage is None:
+            paired = zip(headings, (0, 1, 1, 2), strict=False)
+            variants = (*(f"{h} · {usage[i]}" for h, i in paired), usage[1], usage[2])
+            self.fit(memory.heading, variants, font, "muted", Qt.AlignmentFlag.AlignLeft)
+        else:
+            self.fit(memory.usage, usage, font, "muted", Qt.AlignmentFlag.AlignLeft)
+
     # -- static parts ----------------------------------------------------------------------
 
     def _card(self, rect: QRectF) -> None:
@@ -288,18 +302,8 @@ class LanePainter:
         if memory is None:
             return
         usage = memory_usage(self.s, frame.in_use, frame.peak)
-        if memory.usage is None:  # roomy: one heading line above the slots
-            heading = memory_heading(self.s)
-            variants = (
-                f"{heading[0]} · {usage[0]}",
-                f"{heading[0]} · {usage[1]}",
-                f"{heading[1]} · {usage[1]}",
-                usage[1],
-                usage[2],
-            )
-            self.fit(memory.heading, variants, small, "muted", Qt.AlignmentFlag.AlignLeft)
-        else:
-            self.fit(memory.usage, usage, small, "muted", Qt.AlignmentFlag.AlignLeft)
+        heading = memory_heading(self.s)
+        self.fit_heading(memory, (heading[0], heading[0], heading[1]), usage, small)
         chips = frame.chips
         sitting = set(chips.to_index[(chips.to_spot == Spot.SLOT) & (chips.fraction >= 1)].tolist())
         for slot, box in enumerate(memory.boxes):
@@ -328,18 +332,7 @@ class LanePainter:
             zip(self.s.pools, self.lane.pools, frame.pools, strict=False)
         ):
             heading, usage = pool_heading(pool), pool_usage(now.in_use, now.peak)
-            if memory.usage is None:  # roomy: one heading line above the slots
-                variants = (
-                    f"{heading[0]} · {usage[0]}",
-                    f"{heading[0]} · {usage[1]}",
-                    f"{heading[1]} · {usage[1]}",
-                    f"{heading[2]} · {usage[2]}",
-                    usage[1],
-                    usage[2],
-                )
-                self.fit(memory.heading, variants, small, "muted", Qt.AlignmentFlag.AlignLeft)
-            else:
-                self.fit(memory.usage, usage, small, "muted", Qt.AlignmentFlag.AlignLeft)
+            self.fit_heading(memory, (heading[0], heading[0], heading[1], heading[2]), usage, small)
             slots = now.slots
             for slot, box in enumerate(memory.boxes):
                 op, state = int(slots.op[slot]), int(slots.state[slot])

@@ -105,6 +105,30 @@ def edit_field(scenario: Scenario, field: str, value: Any, max_ops: int = MAX_OP
     return _settled(changed)
 
 
+def pasted_size(
+    block: Sequence[Sequence[float]],
+    first_op: int,
+    first_stage: int,
+    stages: Sequence[str],
+    n_ops: int,
+    max_ops: int,
+) -> tuple[int, int]:
+    """The ops a table of ``n_ops`` ops and a column per stage has once ``block`` is pasted
+    at op ``first_op``, column ``first_stage``, and the block's width; a line if it does
+    not fit (nothing in it, columns past the last stage, an op past the end, too many)."""
+    if not block or not any(block):
+        raise PipeLabError("nothing to paste: no values")
+    width = max(len(row) for row in block)
+    if first_stage < 0 or first_stage + width > len(stages):
+        raise PipeLabError(
+            f"the ops table has {len(stages)} columns ({', '.join(stages)}); "
+            f"{width} values from column {first_stage + 1} do not fit"
+        )
+    if not 0 <= first_op <= n_ops:
+        raise PipeLabError(f"no op {first_op + 1} (the scenario has {n_ops:,})")
+    return op_count(max(n_ops, first_op + len(block)), max_ops), width
+
+
 def set_durations(
     scenario: Scenario,
     first_op: int,
@@ -115,17 +139,7 @@ def set_durations(
     """Write ``block`` (rows of per-stage durations) into the ops table from op
     ``first_op``, stage column ``first_stage``. Rows past the last op add ops, which
     copy the last op's durations for the columns the block does not give."""
-    if not block or not any(block):
-        raise PipeLabError("nothing to paste: no values")
-    width = max(len(row) for row in block)
-    if first_stage < 0 or first_stage + width > len(STAGES):
-        raise PipeLabError(
-            f"the ops table has {len(STAGES)} columns (read, compute, write); "
-            f"{width} values from column {first_stage + 1} do not fit"
-        )
-    if not 0 <= first_op <= scenario.n_ops:
-        raise PipeLabError(f"no op {first_op + 1} (the scenario has {scenario.n_ops:,})")
-    n = op_count(max(scenario.n_ops, first_op + len(block)), max_ops)
+    n, width = pasted_size(block, first_op, first_stage, STAGES, scenario.n_ops, max_ops)
     columns: dict[str, FloatArray] = {}
     for index, stage in enumerate(STAGES):
         values = getattr(scenario, stage)

@@ -26,7 +26,7 @@ from engine.schedule import Pool
 from engine.shape import MAX_STAGES, Shape
 from engine.shape_file import ShapedScenario, shape_words
 from engine.validation import duration, whole_number
-from gui.scenario_edits import op_count
+from gui.scenario_edits import op_count, pasted_size
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -108,17 +108,7 @@ def set_times(
     stage column ``first_stage``; rows past the last op add ops, which copy the last op's
     times where the block gives none (as the book's table does)."""
     stages = scenario.shape.stages
-    if not block or not any(block):
-        raise PipeLabError("nothing to paste: no values")
-    width = max(len(row) for row in block)
-    if first_stage < 0 or first_stage + width > len(stages):
-        raise PipeLabError(
-            f"the ops table has {len(stages)} columns ({', '.join(stages)}); "
-            f"{width} values from column {first_stage + 1} do not fit"
-        )
-    if not 0 <= first_op <= scenario.n_ops:
-        raise PipeLabError(f"no op {first_op + 1} (the scenario has {scenario.n_ops:,})")
-    n = op_count(max(scenario.n_ops, first_op + len(block)), max_ops)
+    n, _ = pasted_size(block, first_op, first_stage, stages, scenario.n_ops, max_ops)
     old = scenario.times
     times = np.concatenate([old, np.repeat(old[-1:], n - len(old), axis=0)])
     for r, row in enumerate(block):
