@@ -485,7 +485,8 @@ def makespan_formula(derived: Derived) -> MakespanFormula | None:
     """
     schedule, work = derived.schedule, derived.op_work
     if work is None:
-        return None
+        shape = len(schedule) and schedule.is_pipeline and schedule.source == "simulated"
+        return _shape_formula(derived) if shape else None
     t = schedule.time_unit
 
     def sec(value: float) -> str:
@@ -536,6 +537,50 @@ def makespan_formula(derived: Derived) -> MakespanFormula | None:
         "for read + compute + write; within a round they follow one another by the longest stage."
     )
     return MakespanFormula(text, value, how)
+
+
+def _shape_formula(derived: Derived) -> MakespanFormula:
+    """A pipeline shape's run: T₁ + (N − 1)·P (the first op's own time, then one op every P,
+    the period of what binds, `steady_state`) where the run settles into that period at
+    once, as the presets' textbook forms do (the bubble (M + S − 1)·t, ping-pong's load +
+    N·mma + epilogue, cooperative's load + N·(mma + epilogue)); else no closed form and the
+    bound no run can beat: the binding resource's work per worker or slot, or the longest
+    op, whichever is larger."""
+    schedule = derived.schedule
+    t = schedule.time_unit
+
+    def sec(value: float) -> str:
+        return time_text(value, t)
+
+    n = schedule.n_ops
+    per_op = (schedule.op_ends - schedule.op_starts).sum(axis=1)
+    state = steady_state(derived)
+    period, first = state.period, float(per_op[0])
+    bound = max(period * n, float(per_op.max()))
+    value = first + (n - 1) * period
+    makespan = schedule.makespan
+    if not state.identical:
+        why = "uneven ops"
+    elif abs(value - makespan) > time_tolerance(makespan):
+        why = f"the run does not settle at once into one op every {sec(period)}"
+    else:
+        text = f"{sec(value)} = {sec(first)} for the " + (
+            "only op" if n == 1 else f"first op + {n - 1:,} × {sec(period)}"
+        )
+        how = (
+            "T₁ + (N − 1)·P: the first op takes all its stages, then one op finishes every "
+            "P, the period of what binds (" + state.why + "). For a pipeline shape this "
+            "holds where the run settles into that period at once; PipeLab checks it against "
+            "the run and says 'no closed form' where it does not."
+        )
+        return MakespanFormula(text, value, how)
+    return MakespanFormula(
+        f"no closed form ({why}): at least {sec(bound)}",
+        None,
+        f"T₁ + (N − 1)·P would be {sec(value)}: {why}. No schedule can finish before "
+        f"{sec(bound)}: the busiest resource's work (per worker, or per slot) or the "
+        "longest op, whichever is larger.",
+    )
 
 
 def _lower_bound(schedule: Schedule, durations: FloatArray) -> float:

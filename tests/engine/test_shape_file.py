@@ -9,7 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from engine.derived import Derived
 from engine.errors import PipeLabError
+from engine.metrics import makespan_formula
 from engine.scenario import Scenario, preset_names
 from engine.shape_file import (
     ShapedScenario,
@@ -276,3 +278,41 @@ def test_a_shapes_run_records_each_pools_grants_and_who_holds_a_slot() -> None:
     assert not state_at(schedule, first_mma_end).pool_holds[0][0]
     with pytest.raises(PipeLabError, match="pool grants"):
         replace(schedule, pool_grants=schedule.pool_grants[:, :1])
+
+
+@pytest.mark.parametrize(
+    ("name", "policy", "text"),
+    [
+        ("hopper-ping-pong", "pipelined", "26.5 s = 4.5 s for the first op + 11 × 2 s"),
+        ("hopper-cooperative", "pipelined", "43 s = 4.5 s for the first op + 11 × 3.5 s"),
+        ("pipeline-parallel", "pipelined", "11 s = 4 s for the first op + 7 × 1 s"),
+        ("cp-async-ring", "sequential", "48 s = 4 s for the first op + 11 × 4 s"),
+        (
+            "host-pipeline",
+            "pipelined",
+            "no closed form (the run does not settle at once into one op every 2 s): at least 16 s",
+        ),
+    ],
+)
+def test_a_shapes_closed_form_where_it_holds(name: str, policy: str, text: str) -> None:
+    """T₁ + (N − 1)·P where the run settles at once into the binding period (the bubble,
+    ping-pong, cooperative); else none, and a bound the run does not beat."""
+    schedule = load_any_preset(name).simulate(policy)
+    formula = makespan_formula(Derived(schedule))
+    assert formula is not None and formula.text == text
+    if formula.value is not None:
+        assert formula.value == schedule.makespan
+    else:
+        assert schedule.makespan >= 16.0
+
+
+def test_a_shape_with_uneven_ops_has_no_closed_form() -> None:
+    scenario = load_any_preset("hopper-ping-pong")
+    times = scenario.times.copy()
+    times[3, 1] = 5.0
+    schedule = replace(scenario, times=times).simulate("pipelined")
+    formula = makespan_formula(Derived(schedule))
+    assert formula is not None and formula.value is None
+    assert formula.text.startswith("no closed form (uneven ops): at least ")
+    bound = float(formula.text.rsplit(" ", 2)[-2])
+    assert bound <= schedule.makespan
