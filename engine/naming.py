@@ -10,7 +10,8 @@ from dataclasses import replace
 import numpy as np
 
 from engine.scenario import Scenario, repeated_to
-from engine.schedule import STAGES, UNITS
+from engine.schedule import STAGES, UNITS, Schedule
+from engine.shape import ALONE
 from engine.text import format_time
 
 
@@ -19,6 +20,15 @@ def slots_words(buffers: int) -> str:
     if buffers == 0:
         return "unlimited slots"
     return f"{buffers} slot" + ("" if buffers == 1 else "s")
+
+
+def pool_words(schedule: Schedule) -> str:
+    """A shape's run's pools, for its heading: "smem stages: 4 slots, consumer warpgroups:
+    2 slots"; "one op at a time" (a sequential run's); "" for a run with none."""
+    return ", ".join(
+        pool.name if pool.name == ALONE else f"{pool.name}: {slots_words(pool.size)}"
+        for pool in schedule.pools
+    )
 
 
 def summary(scenario: Scenario, ops: bool = True) -> str:

@@ -43,6 +43,9 @@ IntArray = npt.NDArray[np.int64]
 
 #: The most stages a shape may have.
 MAX_STAGES = 8
+#: The one pool of a shape's sequential run (`engine.shape_file`): one slot from the first
+#: stage to the last.
+ALONE = "one op at a time"
 STOPS = "the pipeline stops: some op never gets its slot"
 
 

@@ -49,7 +49,7 @@ from engine.scenario import (
     toml_document,
 )
 from engine.schedule import Pool, Schedule
-from engine.shape import MAX_STAGES, Shape, simulate_shape
+from engine.shape import ALONE, MAX_STAGES, Shape, simulate_shape
 from engine.validation import check_durations, duration, shown, whole_number
 
 FloatArray = npt.NDArray[np.float64]
@@ -105,7 +105,7 @@ class ShapedScenario:
         policy = policy_field(policy or self.policy)
         shape = self.shape
         if policy == "sequential":
-            alone = Pool("one op at a time", 1, 0, len(shape.stages) - 1)
+            alone = Pool(ALONE, 1, 0, len(shape.stages) - 1)
             shape = replace(shape, pools=(alone,))
         return simulate_shape(shape, self.times, label=policy, policy=policy)
 

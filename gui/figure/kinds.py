@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.errors import PipeLabError
-from engine.naming import slots_words
+from engine.naming import pool_words, slots_words
 from engine.schedule import STAGES, Schedule
 from engine.text import count_words, elided
 from gui.figure.rows import ROW_MODES
@@ -67,14 +67,17 @@ class RunKind:
 
     def title(self, schedule: Schedule, name: str = "") -> str:
         """The run's heading: "pipelined · 3 ops · 2 slots" (a simulated run says its
-        slots: two runs of one scenario differ by them; a measured run's label says its
-        streams), "4 warps, C = 10, L = 40". ``name``: the run's words, else its label."""
+        slots, a shape's run its pools: two runs of one scenario differ by them; a measured
+        run's label says its streams), "4 warps, C = 10, L = 40". ``name``: the run's
+        words, else its label."""
         if self.name == "warps":
             return schedule.label or "warps"
         name = name or schedule.label or schedule.policy
         measured = " (measured)" if schedule.source == "measured" else ""
         words = [f"{name}{measured}", count_words(schedule.n_ops, *self.op_nouns)]
-        if schedule.source == "simulated":
+        if schedule.source == "simulated" and schedule.pool_grants is not None:
+            words += [pool_words(schedule)] if schedule.pools else []  # (a shape's run)
+        elif schedule.source == "simulated":
             words.append(slots_words(schedule.buffers))
         return " · ".join(words)
 

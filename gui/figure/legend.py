@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gui.colours import IDLE_STYLES, OP_COLOURS, WAIT_TITLES, Theme, density_colours
-from gui.figure.fonts import cap_height, text_width
+from gui.figure.fonts import cap_height, text_width, wrapped
 from gui.figure.model import Figure, FloatArray, Group, Hatch, Item, Line, Rects, Text
 
 #: Text is never smaller than this (points).
@@ -104,15 +104,22 @@ def lay_out_legend(
         x += text_width(title, size, bold=True) + 0.6 * f
     for entry in entries:
         swatch = 0.0 if entry.kind == "note" else swatch_w + 0.4 * f
-        need = swatch + text_width(entry.words, size) + 1.2 * f
+        room = right - left - swatch - 1.2 * f
+        lines = [entry.words]
+        if text_width(entry.words, size) > room:  # (a shape's pools by name, at column width)
+            lines = wrapped(entry.words, size, room)
+        need = swatch + max(text_width(line, size) for line in lines) + 1.2 * f
         if x > left and x + need > right:
             x, y = left, y + line_h
         sy = y + (line_h - swatch_h) / 2 - 0.2 * f
         items.extend(_swatch(entry, x, sy, swatch_w, swatch_h, f, theme, rows))
         baseline = sy + swatch_h / 2 + cap_height(size) / 2
-        label = Text(x + swatch, baseline, entry.words, size, theme.text)
-        items.append(_with_class(label, f"legend-label legend-{entry.kind}"))
+        for k, line in enumerate(lines):
+            label = Text(x + swatch, baseline + k * line_h, line, size, theme.text)
+            items.append(_with_class(label, f"legend-label legend-{entry.kind}"))
         x += need
+        if len(lines) > 1:  # its last line is full: the next entry starts under it
+            x, y = right, y + (len(lines) - 1) * line_h
     return Group(tuple(items), id="legend"), y + line_h
 
 

@@ -316,3 +316,15 @@ def test_a_shape_with_uneven_ops_has_no_closed_form() -> None:
     assert formula.text.startswith("no closed form (uneven ops): at least ")
     bound = float(formula.text.rsplit(" ", 2)[-2])
     assert bound <= schedule.makespan
+
+
+def test_a_shapes_runs_say_their_pools() -> None:
+    """A run's heading names its pools (the book's says its slots)."""
+    from engine.naming import pool_words
+
+    scenario = load_any_preset("hopper-ping-pong")
+    assert pool_words(scenario.simulate("pipelined")) == (
+        "smem stages: 4 slots, consumer warpgroups: 2 slots"
+    )
+    assert pool_words(scenario.simulate("sequential")) == "one op at a time"
+    assert pool_words(load_any_preset("pipeline-parallel").simulate("pipelined")) == ""

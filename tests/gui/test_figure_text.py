@@ -12,6 +12,7 @@ from export_checks import layout_of, overlapping_texts
 from engine.naming import renamed_if_changed
 from engine.scenario import load_preset, preset_names
 from engine.scheduler import simulate
+from engine.shape_file import load_any_preset
 from engine.warps import WarpConfig, simulate_warps
 from gui.figure.fonts import box_of, cap_height
 from gui.figure.model import Line
@@ -37,6 +38,21 @@ def test_no_texts_overlap_for_any_preset(qapp, preset, rows) -> None:
                 schedules, suffix, rows=rows, time=time, title=scenario.name, **options
             )
             assert overlapping_texts(figure) == [], (options, time)
+
+
+SHAPES = sorted(set(preset_names(shapes=True)) - set(preset_names()))
+
+
+@pytest.mark.parametrize("preset", SHAPES)
+def test_no_texts_overlap_for_any_shape_preset(qapp, preset) -> None:
+    """A shape's figure: headings that name its pools, the legend's pool names, rows per
+    worker of each unit; nothing overlaps at any size."""
+    scenario = load_any_preset(preset)
+    schedules = [scenario.simulate("sequential"), scenario.simulate("pipelined")]
+    for options in SIZES:
+        suffix = ".svg" if options else ".png"
+        figure, _ = layout_of(schedules, suffix, title=scenario.name, **options)
+        assert overlapping_texts(figure) == [], options
 
 
 @pytest.fixture(scope="module")
