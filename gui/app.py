@@ -46,9 +46,9 @@ def make_app(argv: list[str] | None = None) -> QApplication:
 def initial_scenario(
     scenario_path: str | None, preset: str | None
 ) -> tuple[Scenario, str, ShapedScenario | None]:
-    """What to open: the given file or preset, else the last scenario, else the book
-    example; a pipeline shape given (file or preset) comes third, to be shown over the
-    book example (the form edits book-shaped scenarios).
+    """What to open: the given file or preset, else the last scenario (and the shape the
+    app was editing, if it was), else the book example; a pipeline shape comes third, the
+    book-shaped scenario under it first (the form's book fields keep it).
 
     Raises PipeLabError for a bad file or preset name given on the command line, or one
     bigger than the app shows (`check_app_size`, as File → Open refuses it).
@@ -62,7 +62,7 @@ def initial_scenario(
         return load_preset("book"), "book", given
     if given is not None:
         return given, name, None
-    return (*_last_scenario(), None)
+    return (*_last_scenario(), _last_shape())
 
 
 def _last_scenario() -> tuple[Scenario, str]:
@@ -78,13 +78,34 @@ def _last_scenario() -> tuple[Scenario, str]:
     return load_preset("book"), "book"
 
 
+def _last_shape() -> ShapedScenario | None:
+    """The pipeline shape the app was editing when it was last closed, if it was."""
+    text = settings().value("scenario/shape")
+    if isinstance(text, str) and text:
+        try:
+            shape = ShapedScenario.from_toml(text, source="last shape")
+            check_app_size(shape)
+            return shape
+        except PipeLabError:
+            pass  # a stale or damaged setting: the book-shaped scenario alone
+    return None
+
+
 def make_window(scenario_path: str | None = None, preset: str | None = None) -> MainWindow:
     """Create the app (if needed) and the main window on the chosen scenario."""
     scenario, name, shape = initial_scenario(scenario_path, preset)
     window = window_on(scenario, name)
     if shape is not None:
-        window.model.open_shape(shape, wait=True)
+        window.model.open_shape(shape, wait=True, preset=_shape_preset(scenario_path, preset))
     return window
+
+
+def _shape_preset(scenario_path: str | None, preset: str | None) -> str:
+    """The preset name of the shape `initial_scenario` gave: the one asked for, else the
+    one the app was editing when it was last closed ("" for a file's)."""
+    if scenario_path is None and preset is None:
+        return str(settings().value("scenario/shape_preset", ""))
+    return preset or ""
 
 
 def window_on(scenario: Scenario, preset: str) -> MainWindow:
@@ -177,7 +198,7 @@ def run_app(
     scenario, name, shape = opened
     window = window_on(scenario, name)
     if shape is not None:
-        window.model.open_shape(shape, wait=True)
+        window.model.open_shape(shape, wait=True, preset=_shape_preset(scenario_path, preset))
     if external is not None:
         window.show_schedules(list(external.schedules), external.title, external.description)
     install_excepthook(window.show_error)

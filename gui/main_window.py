@@ -834,16 +834,23 @@ class MainWindow(QMainWindow):
         store.setValue("view/theme", self._theme_choice)
         store.setValue("view/mode", self.model.view_mode)
         store.setValue("export/with_assembly", "true" if self.model.with_assembly else "false")
-        scenario = self.model.scenario
+        scenario, shape = self.model.scenario, self.model.shape
         if scenario.uniform or scenario.n_ops <= REMEMBERED_OPS:
             store.setValue("scenario/toml", scenario.to_toml())
             # (the book-shaped scenario under a shape being edited: the app starts on it,
             # and the shape's preset name is not its)
-            preset = self.model.preset if self.model.shape is None else ""
+            preset = self.model.preset if shape is None else ""
             store.setValue("scenario/preset", preset)
         else:
             store.remove("scenario/toml")  # too big to keep: the book example next time
             store.remove("scenario/preset")
+        # A shape being edited: the next start opens it again (its preset's name with it).
+        if shape is not None and shape.n_ops <= REMEMBERED_OPS:
+            store.setValue("scenario/shape", shape.to_toml())
+            store.setValue("scenario/shape_preset", self.model.preset)
+        else:
+            store.remove("scenario/shape")
+            store.remove("scenario/shape_preset")
         store.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:

@@ -25,11 +25,11 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QPushButton,
     QSizePolicy,
     QSpinBox,
     QTableWidget,
     QTableWidgetItem,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -182,11 +182,16 @@ class ShapeEditor(QWidget):
                 "The unit whose workers run the stage",
                 "The stage's time in every op (the ops table below gives each op its own)",
             ],
+            stretch=(1,),
         )
         self.stage_add = self._button("Add", "A stage after the selected one (1 s, same unit)")
         self.stage_remove = self._button("Remove", "Remove the selected stage")
-        self.stage_up = self._button("Up", "Move the selected stage one earlier")
-        self.stage_down = self._button("Down", "Move the selected stage one later")
+        self.stage_up = self._button(
+            "Up", "Move the selected stage one earlier", Qt.ArrowType.UpArrow
+        )
+        self.stage_down = self._button(
+            "Down", "Move the selected stage one later", Qt.ArrowType.DownArrow
+        )
         self._section(
             layout, "Stages", self.stages, self.stage_add, self.stage_remove, self.stage_up,
             self.stage_down,
@@ -211,6 +216,7 @@ class ShapeEditor(QWidget):
                 "An op takes a slot before this stage starts",
                 "…and gives it back when this stage ends",
             ],
+            stretch=(1, 2, 3),  # (a narrow dock: every column gives way, none falls off)
         )
         self.pool_add = self._button("Add", "A pool of 2 slots from the first stage to the last")
         self.pool_remove = self._button("Remove", "Remove the selected pool")
@@ -219,14 +225,18 @@ class ShapeEditor(QWidget):
 
     # -- building ----------------------------------------------------------------------------
 
-    def _button(self, text: str, tip: str) -> QPushButton:
-        button = QPushButton(text, self)
+    def _button(self, text: str, tip: str, arrow: Qt.ArrowType | None = None) -> QToolButton:
+        """A button as wide as its word (a push button's style minimum would make the
+        Stages row wider than the dock at 1280×800); ``arrow``: an arrow in its place."""
+        button = QToolButton(self)
+        button.setText(text)
         button.setToolTip(tip)
-        button.setAutoDefault(False)
+        if arrow is not None:
+            button.setArrowType(arrow)
         return button
 
     def _section(
-        self, layout: QVBoxLayout, title: str, table: QTableWidget, *buttons: QPushButton
+        self, layout: QVBoxLayout, title: str, table: QTableWidget, *buttons: QToolButton
     ) -> None:
         row = QHBoxLayout()
         row.setSpacing(4)

@@ -360,12 +360,20 @@ def test_a_removed_row_s_field_leaving_edits_nothing(shaped: MainWindow) -> None
     assert len(shaped.model.shape.shape.pools) == 1  # type: ignore[union-attr]
 
 
-def test_closing_on_a_shape_starts_next_time_on_a_book_scenario(shaped: MainWindow) -> None:
-    """The settings keep book-shaped scenarios: the shape's preset name is not saved as
-    the book scenario's (the next start would look for a book preset of that name)."""
-    from gui.app import initial_scenario
+def test_closing_on_a_shape_opens_it_again_next_time(shaped: MainWindow) -> None:
+    """The settings keep the shape being edited, edits and preset name with it, and the
+    book-shaped scenario under it (the shape's preset name is not the book scenario's)."""
+    from gui.app import _shape_preset, initial_scenario
 
     shaped.save_settings()
+    assert _shape_preset(None, None) == "hopper-ping-pong"
+    shaped.model.edit_shape(ShapeEdit("pool_size", 1, 1), wait=True)
+    shaped.save_settings()
     scenario, preset, shape = initial_scenario(None, None)
-    assert preset == "" and shape is None
-    assert scenario.n_ops == 3 and scenario.name == "The book example"
+    assert preset == "" and scenario.n_ops == 3 and scenario.name == "The book example"
+    assert shape is not None and shape.shape.pools[1].size == 1
+    assert shape.simulate("pipelined").makespan == 43.0
+    assert _shape_preset(None, None) == ""  # (edited: no longer the preset)
+    shaped.choose_preset("book")
+    shaped.save_settings()
+    assert initial_scenario(None, None)[2] is None
