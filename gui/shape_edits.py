@@ -137,18 +137,23 @@ def _stage_time(scenario: ShapedScenario, index: int, value: Any) -> ShapedScena
 # -- stages ----------------------------------------------------------------------------------
 
 
+def _with_item(
+    scenario: ShapedScenario, field: str, kind: str, index: int, value: Any
+) -> ShapedScenario:
+    """``scenario`` whose shape's ``field`` (a tuple, one item per ``kind``: stage, unit)
+    has ``value`` at ``index``."""
+    items = list(getattr(scenario.shape, field))
+    items[_row(index, items, kind)] = value
+    return _with(scenario, replace(scenario.shape, **{field: tuple(items)}))
+
+
 def _rename_stage(scenario: ShapedScenario, index: int, value: Any) -> ShapedScenario:
-    shape = scenario.shape
-    stages = list(shape.stages)
-    stages[_row(index, stages, "stage")] = clean_name(value, "stage")
-    return _with(scenario, replace(shape, stages=tuple(stages)))
+    return _with_item(scenario, "stages", "stage", index, clean_name(value, "stage"))
 
 
 def _stage_unit(scenario: ShapedScenario, index: int, value: Any) -> ShapedScenario:
-    shape = scenario.shape
-    units = list(shape.stage_units)
-    units[_row(index, units, "stage")] = _row(int(value), shape.units, "unit")
-    return _with(scenario, replace(shape, stage_units=tuple(units)))
+    unit = _row(int(value), scenario.shape.units, "unit")
+    return _with_item(scenario, "stage_units", "stage", index, unit)
 
 
 def _add_stage(scenario: ShapedScenario, index: int, value: Any) -> ShapedScenario:
@@ -225,18 +230,13 @@ def _move_stage(scenario: ShapedScenario, index: int, value: Any) -> ShapedScena
 
 
 def _rename_unit(scenario: ShapedScenario, index: int, value: Any) -> ShapedScenario:
-    shape = scenario.shape
-    units = list(shape.units)
-    units[_row(index, units, "unit")] = clean_name(value, "unit")
-    return _with(scenario, replace(shape, units=tuple(units)))
+    return _with_item(scenario, "units", "unit", index, clean_name(value, "unit"))
 
 
 def _unit_workers(scenario: ShapedScenario, index: int, value: Any) -> ShapedScenario:
-    shape = scenario.shape
-    workers = list(shape.workers)
-    name = shape.units[_row(index, workers, "unit")]
-    workers[index] = whole_number(value, f"unit {name!r}'s workers", 1, MAX_WORKERS)
-    return _with(scenario, replace(shape, workers=tuple(workers)))
+    name = scenario.shape.units[_row(index, scenario.shape.units, "unit")]
+    workers = whole_number(value, f"unit {name!r}'s workers", 1, MAX_WORKERS)
+    return _with_item(scenario, "workers", "unit", index, workers)
 
 
 def _add_unit(scenario: ShapedScenario, index: int, value: Any) -> ShapedScenario:
