@@ -12,7 +12,8 @@ keeps its text and cursor.
 
 from __future__ import annotations
 
-from typing import Any
+import itertools
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
@@ -37,7 +38,9 @@ from gui.elided_label import ElidedLabel
 from gui.ops_table import OpsTable
 from gui.runs import VIEW_MODES as VIEWS
 from gui.runs import Run
-from gui.shape_editor import ShapeEditor
+
+if TYPE_CHECKING:
+    from gui.shape_editor import ShapeEditor
 
 #: Lines the scenario's description, the pinned runs' names and a message may take in the
 #: form (each is elided beyond, in full in its tooltip).
@@ -136,10 +139,8 @@ class ScenarioPanel(QWidget):
             workers.setToolTip(f"Workers of the {unit} unit")
             form.addRow(f"{unit.capitalize()} workers", workers)
             self.workers[unit] = workers
-        self.shape_editor = ShapeEditor(self)
-        self.shape_editor.edited.connect(self.shape_edited)
-        form.addRow(self.shape_editor)
-        form.setRowVisible(self.shape_editor, False)
+        self._shape_editor: ShapeEditor | None = None  # (built when a shape first opens)
+        self._shape_row = form.rowCount()  # (its row: under the workers)
         self._book_rows: list[QWidget] = [*self.durations.values(), self.buffers]
         self._book_rows += list(self.workers.values())
         self._shape_shown = False
@@ -212,9 +213,28 @@ class ScenarioPanel(QWidget):
     def tab_chain(self) -> list[QWidget]:
         """The form's controls in the order Tab visits them: top to bottom."""
         chain: list[QWidget] = [self.preset, self.ops, *self.durations.values(), self.buffers]
-        chain += [*self.workers.values(), *self.shape_editor.tab_chain()]
+        chain += [*self.workers.values()]
+        chain += self._shape_editor.tab_chain() if self._shape_editor is not None else []
         chain += [self.view, self.alike, self.table]
         return [*chain, self.pin, self.unpin]
+
+    @property
+    def shape_editor(self) -> ShapeEditor:
+        """The shape editor (stages, units, pools), under the book's fields, hidden until a
+        pipeline shape is the scenario; built then, not at start-up (its module and three
+        tables, about 15 ms the first screen does not need)."""
+        if self._shape_editor is None:
+            from gui.shape_editor import ShapeEditor
+
+            editor = ShapeEditor(self)
+            editor.edited.connect(self.shape_edited)
+            self.form.insertRow(self._shape_row, editor)
+            self.form.setRowVisible(editor, False)
+            chain = [self.workers[UNITS[-1]], *editor.tab_chain(), self.view]
+            for first, second in itertools.pairwise(chain):  # (its place in the Tab order)
+                QWidget.setTabOrder(first, second)
+            self._shape_editor = editor
+        return self._shape_editor
 
     def _on_preset(self, index: int) -> None:
         name = self.preset.itemData(index)

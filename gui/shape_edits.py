@@ -196,13 +196,22 @@ def _remove_stage(scenario: ShapedScenario, index: int, value: Any) -> ShapedSce
         replace(p, first=p.first - (p.first > index), last=p.last - (p.last > index))
         for p in shape.pools
     )
+    return _stages_in(scenario, keep, pools)
+
+
+def _stages_in(
+    scenario: ShapedScenario, order: list[int], pools: tuple[Pool, ...]
+) -> ShapedScenario:
+    """``scenario`` with the stages (names, units, times) of ``order`` (old indices, in
+    their new order) and ``pools`` (their ends already in the new indices)."""
+    shape = scenario.shape
     new = replace(
         shape,
-        stages=tuple(shape.stages[i] for i in keep),
-        stage_units=tuple(shape.stage_units[i] for i in keep),
+        stages=tuple(shape.stages[i] for i in order),
+        stage_units=tuple(shape.stage_units[i] for i in order),
         pools=pools,
     )
-    return _with(scenario, new, scenario.times[:, keep])
+    return _with(scenario, new, scenario.times[:, order])
 
 
 def _move_stage(scenario: ShapedScenario, index: int, value: Any) -> ShapedScenario:
@@ -217,13 +226,7 @@ def _move_stage(scenario: ShapedScenario, index: int, value: Any) -> ShapedScena
     order[index], order[other] = other, index
     where = {old: new for new, old in enumerate(order)}  # old index → new index
     pools = tuple(replace(p, first=where[p.first], last=where[p.last]) for p in shape.pools)
-    new = replace(
-        shape,
-        stages=tuple(shape.stages[i] for i in order),
-        stage_units=tuple(shape.stage_units[i] for i in order),
-        pools=pools,
-    )
-    return _with(scenario, new, scenario.times[:, order])
+    return _stages_in(scenario, order, pools)
 
 
 # -- units -----------------------------------------------------------------------------------

@@ -194,3 +194,19 @@ def test_ctrl_q_quits(active: MainWindow, qtbot) -> None:
     focus(active.scenario_panel.ops, qtbot)  # from a field too
     qtbot.keyClick(active.scenario_panel.ops, Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
     assert not active.isVisible()
+
+
+def test_tab_goes_from_ops_through_the_shape_editor_to_the_view(active: MainWindow, qtbot) -> None:
+    """The shape editor is built when a shape first opens, in its place in the Tab order:
+    after Ops come its buttons and tables, then the View."""
+    assert active.choose_preset("hopper-ping-pong")
+    panel = active.scenario_panel
+    focus(panel.ops, qtbot)
+    seen = []
+    for _ in range(30):
+        active.focusNextChild()
+        seen.append(QApplication.focusWidget())
+    editor = panel.shape_editor.tab_chain()
+    first = next(w for w in editor if w.isVisibleTo(active) and w.isEnabled())
+    assert seen[0] is first
+    assert panel.view in seen and seen.index(panel.view) > 1

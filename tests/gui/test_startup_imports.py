@@ -27,6 +27,8 @@ LATER = {
     "sqlite3": "reading an Nsight Systems SQLite export",
     "gzip": "reading a .gz profile",
     "engine.writers": "trace and JSON writers (exports, PipeLab's trace)",
+    # a pipeline shape opened: the form's shape editor
+    "gui.shape_editor": "the shape editor (a pipeline shape opened)",
     # the Warps tab
     "gui.warps_view": "the Warps tab",
     "engine.warps": "the warp model (Warps tab, warp runs)",
