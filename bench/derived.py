@@ -6,7 +6,7 @@
 Three scenarios: identical ops (1.0, 1.3, 0.7 s) with one worker a unit and unlimited
 slots; random durations (uniform 0.5-1.5 s, fixed seed) with 1/1/1 workers and B = 2,
 and with 2/2/2 workers and B = 3. For each, a fresh simulated Schedule and its
-`engine.derived.Derived`; every structure is built in the order below and timed on its
+`engine.analysis.derived.Derived`; every structure is built in the order below and timed on its
 own (what it adds, the structures before it built already): the first rows are what
 later ones share. Once with the compiled module, once with the numpy code it stands in
 for (``fast_scheduler.using("python")``; the Schedule itself is simulated compiled both
@@ -25,11 +25,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 
-from engine import fast_scheduler
-from engine.derived import Derived
-from engine.scenario import Scenario
-from engine.schedule import Schedule
-from engine.scheduler import simulate
+from engine.analysis.derived import Derived
+from engine.compiled import fast_scheduler
+from engine.model.scenario import Scenario
+from engine.model.schedule import Schedule
+from engine.model.scheduler import simulate
 
 
 def _sorted_columns(d: Derived) -> None:

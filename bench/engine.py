@@ -27,10 +27,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np
 
 from bench.simpy_model import simpy_makespan
-from engine import fast_scheduler
-from engine.scenario import Scenario
-from engine.schedule import Schedule
-from engine.scheduler import simulate
+from engine.compiled import fast_scheduler
+from engine.model.scenario import Scenario
+from engine.model.schedule import Schedule
+from engine.model.scheduler import simulate
 
 ROOT = Path(__file__).resolve().parent.parent
 T = TypeVar("T")
@@ -41,8 +41,9 @@ folders = u.find_spec("engine").submodule_search_locations
 path = next(os.path.join(d, "_fastsched" + x) for d in folders for x in m.EXTENSION_SUFFIXES
             if os.path.exists(os.path.join(d, "_fastsched" + x)))
 t = time.perf_counter()
-loader = m.ExtensionFileLoader("engine._fastsched", path)
-loader.exec_module(loader.create_module(m.ModuleSpec("engine._fastsched", loader, origin=path)))
+loader = m.ExtensionFileLoader("engine.compiled._fastsched", path)
+spec = m.ModuleSpec("engine.compiled._fastsched", loader, origin=path)
+loader.exec_module(loader.create_module(spec))
 print(time.perf_counter() - t)
 """
 WORKERS = ((1, 1, 1), (2, 2, 2), (1, 2, 1))

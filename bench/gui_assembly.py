@@ -23,12 +23,12 @@ import numpy as np
 from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QApplication, QWidget
 
-from engine.assembly_model import assembly_frame
-from engine.scenario import Scenario
-from engine.schedule import Schedule
-from engine.scheduler import simulate
-from engine.shape_file import ShapedScenario, load_any_preset
-from engine.view_model import typical_duration
+from engine.analysis.assembly_model import assembly_frame
+from engine.analysis.view_model import typical_duration
+from engine.model.scenario import Scenario
+from engine.model.schedule import Schedule
+from engine.model.scheduler import simulate
+from engine.model.shape_file import ShapedScenario, load_any_preset
 from gui.assembly import GLIDE_SHARE, AssemblyLineView
 from gui.clock import Clock
 

@@ -62,9 +62,9 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEventLoop, QSettings
 from PySide6.QtWidgets import QApplication
 
-from engine.derived import Derived
-from engine.scenario import Scenario
-from engine.schedule import Schedule
+from engine.analysis.derived import Derived
+from engine.model.scenario import Scenario
+from engine.model.schedule import Schedule
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The worker's steps per Schedule, as gui.runs.Run.timings names them.
@@ -351,7 +351,7 @@ def bench_ticks(sizes: list[int]) -> None:
 def engine_parts_stubbed() -> Iterator[None]:
     """Schedule.makespan cached (same value) and the narration text stubbed: what a tick
     costs once the engine's O(n) parts are gone, i.e. the GUI side alone."""
-    import engine.schedule
+    import engine.model.schedule
     import gui.schedule_view
 
     def cached(self: Schedule) -> float:
@@ -360,19 +360,19 @@ def engine_parts_stubbed() -> Iterator[None]:
             value = self.__dict__["_bench_makespan"] = float(self.end.max()) if len(self) else 0.0
         return value
 
-    original_makespan = engine.schedule.Schedule.makespan
+    original_makespan = engine.model.schedule.Schedule.makespan
     original_narrate = gui.schedule_view.narrate
-    engine.schedule.Schedule.makespan = property(cached)  # type: ignore[assignment]
+    engine.model.schedule.Schedule.makespan = property(cached)  # type: ignore[assignment]
     gui.schedule_view.narrate = lambda schedule, time: f"t = {time}"
     try:
         yield
     finally:
-        engine.schedule.Schedule.makespan = original_makespan  # type: ignore[method-assign]
+        engine.model.schedule.Schedule.makespan = original_makespan  # type: ignore[method-assign]
         gui.schedule_view.narrate = original_narrate
 
 
 def narration_ms(shown: list[Derived], end: float) -> float:
-    from engine.timeline import narrate
+    from engine.analysis.timeline import narrate
 
     derived = shown[-1]  # (the run's, as the view reads it)
     events = derived.events
@@ -400,7 +400,7 @@ from PySide6.QtCore import QSettings
 QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, sys.argv[1])
 import numpy as np
 from PySide6.QtWidgets import QApplication
-from engine.scenario import Scenario
+from engine.model.scenario import Scenario
 from gui.main_window import MainWindow
 
 def rss():

@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from PySide6.QtWidgets import QApplication
 
-from engine.scenario import Scenario
-from engine.scheduler import simulate
+from engine.model.scenario import Scenario
+from engine.model.scheduler import simulate
 from gui.colours import OP_COLOURS
 from gui.export import export
 from gui.figure.layout import FigureOptions, build_figure

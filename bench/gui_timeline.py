@@ -28,9 +28,9 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QApplication
 
-from engine.scenario import Scenario
-from engine.schedule import Schedule
-from engine.scheduler import simulate
+from engine.model.scenario import Scenario
+from engine.model.schedule import Schedule
+from engine.model.scheduler import simulate
 from gui.clock import Clock
 from gui.colours import OP_COLOURS
 from gui.figure.bars import BAR_HEIGHT

@@ -24,9 +24,9 @@ import numpy as np
 
 from bench.engine import best_of
 from bench.simpy_model import simpy_shape_makespan
-from engine import fast_scheduler
-from engine.schedule import Pool
-from engine.shape import Shape, simulate_shape
+from engine.compiled import fast_scheduler
+from engine.model.schedule import Pool
+from engine.model.shape import Shape, simulate_shape
 
 SHAPE = Shape(
     ("load", "compute", "reduce", "store"),

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from engine.scenario import Scenario
-from engine.shape import Shape, book_shape
+from engine.model.scenario import Scenario
+from engine.model.shape import Shape, book_shape
 
 
 def simpy_makespan(scenario: Scenario) -> float:

@@ -1,8 +1,8 @@
 """Memory of the app while switching scenarios: the main window (offscreen) alternates
 between a 200,000-op scenario and the book example ``--switches`` times; the resident set
 size after each big run is printed beside the one after the first (the reference, same
-run). A run keeps what is derived from its Schedules (engine.derived.Derived), so a dead run
-must take its caches with it and the growth stay small.
+run). A run keeps what is derived from its Schedules (engine.analysis.derived.Derived),
+so a dead run must take its caches with it and the growth stay small.
 
     uv run python bench/switch_memory.py [--switches 20] [--ops 200000]
 """
@@ -43,7 +43,7 @@ def main() -> None:
     from gui.app import make_app
 
     app = make_app()  # as the app starts: freed memory held (gui.memory)
-    from engine.scenario import load_preset
+    from engine.model.scenario import load_preset
     from gui.main_window import MainWindow
 
     window = MainWindow()

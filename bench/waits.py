@@ -26,11 +26,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 
-from engine.derived import Derived
-from engine.scenario import Scenario
-from engine.scheduler import simulate
-from engine.timeline import narrate
-from engine.writers import write_json
+from engine.analysis.derived import Derived
+from engine.analysis.timeline import narrate
+from engine.analysis.writers import write_json
+from engine.model.scenario import Scenario
+from engine.model.scheduler import simulate
 
 
 def best_of(repeats: int, run):  # type: ignore[no-untyped-def]

@@ -20,7 +20,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.warps import (
+from engine.latency.warps import (
     WarpConfig,
     narrate_warps,
     simulate_warps,

@@ -11,10 +11,10 @@ from typing import Any
 from cli.console import Progress
 from cli.parser import HelpFormatter, columns, emit, whole
 from cli.table import text_gantt
-from engine.errors import PipeLabError
-from engine.text import printable, time_text
-from engine.validation import shown, value_text, whole_number_text
-from engine.writers import schedule_to_dict
+from engine.analysis.writers import schedule_to_dict
+from engine.base.errors import PipeLabError
+from engine.base.text import printable, time_text
+from engine.base.validation import shown, value_text, whole_number_text
 from gpu.calibration import RunTooLong
 from gpu.detect import BACKENDS, Detection, resolve_backend
 from gpu.experiments import default_params, pipeline_experiment, run_to_end

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any, TextIO
 
-from engine.text import duration_words, printable
+from engine.base.text import duration_words, printable
 
 ERRORS = "pipelab-ascii"
 #: Stand-ins for the non-ASCII characters PipeLab prints (others become "?").

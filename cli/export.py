@@ -19,12 +19,12 @@ from cli.limits import check_simulation
 from cli.parser import HelpFormatter, whole
 from cli.paths import check_output_path, nonempty
 from cli.scenario_args import add_scenario_arguments, scenario_flags_given, scenario_from_args
-from engine.atomic import write_text_atomic
-from engine.errors import PipeLabError
-from engine.schedule import Schedule
-from engine.shape_file import simulated
-from engine.validation import shown, value_text
-from engine.writers import write_trace
+from engine.analysis.writers import write_trace
+from engine.base.atomic import write_text_atomic
+from engine.base.errors import PipeLabError
+from engine.base.validation import shown, value_text
+from engine.model.schedule import Schedule
+from engine.model.shape_file import simulated
 from gui.export_formats import (  # the one table of formats and limits: no Qt
     BY_SUFFIX,
     DEFAULT_FPS,

@@ -5,7 +5,7 @@ import (PySide then aborts: "libshiboken/signature: could not initialize part 2"
 paint method Qt calls (PySide swallows it and the export runs on), or between a QPainter's
 begin and end (unwinding destroys the image under the painter: a segfault). So no
 exception is raised at all. A signal only wakes a watching thread, which removes the
-temporary file of every atomic write under way (`engine.atomic.abandon_writes`) and ends
+temporary file of every atomic write under way (`engine.base.atomic.abandon_writes`) and ends
 the process on the spot with `os._exit`: no Qt destructor, no flush, no finally block runs.
 Ctrl-C exits with status 130; SIGTERM and SIGHUP end the process as they would have
 (killed by the signal), as the shell and a service manager expect.
@@ -141,7 +141,7 @@ def end_now(signum: int) -> None:
     should: status 130 for Ctrl-C, else killed by the signal itself. Never returns."""
     try:
         # Loaded only when something writes a file; not loaded, nothing is being written.
-        atomic = sys.modules.get("engine.atomic")
+        atomic = sys.modules.get("engine.base.atomic")
         abandon = getattr(atomic, "abandon_writes", None)
         if abandon is not None:
             abandon()

@@ -13,9 +13,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from engine.errors import PipeLabError
-from engine.shape_file import AnyScenario, ShapedScenario
-from engine.text import duration_words
+from engine.base.errors import PipeLabError
+from engine.base.text import duration_words
+from engine.model.shape_file import AnyScenario, ShapedScenario
 
 #: Refuse runs estimated above these: "several GB", "a few minutes", "several GB written".
 MEMORY_LIMIT = 4 * 2**30

@@ -77,7 +77,7 @@ def _run(argv: list[str]) -> tuple[int, bool]:
     from cli.console import use_ascii_fallback
     from cli.parser import build_parser
     from cli.stdout import silence_stdout
-    from engine.errors import PipeLabError, RunFailed
+    from engine.base.errors import PipeLabError, RunFailed
 
     use_ascii_fallback(sys.stdout)  # a cp1252 console gets # for █, not a crash
     use_ascii_fallback(sys.stderr)
@@ -121,7 +121,7 @@ def _fail(message: str, status: int = BAD_INPUT) -> int:
     """Say ``message`` in one line on stderr (when there is one); return ``status``.
     Whatever the message quotes, the line is escaped and at most a few rows
     (`message_line`)."""
-    from engine.text import message_line  # (loaded already, by main's own imports)
+    from engine.base.text import message_line  # (loaded already, by main's own imports)
 
     if sys.stderr is not None:  # print(file=None) would write to stdout
         print(message_line(f"pipelab: {message}"), file=sys.stderr)

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from cli.paths import nonempty
 from cli.stdout import stdout_writer, write_stdout
-from engine.atomic import write_text_atomic
-from engine.errors import PipeLabError
-from engine.resources import model_doc, version
-from engine.validation import whole_number_text
+from engine.base.atomic import write_text_atomic
+from engine.base.errors import PipeLabError
+from engine.base.resources import model_doc, version
+from engine.base.validation import whole_number_text
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
@@ -185,7 +185,7 @@ MAX_COLUMNS = 10_000
 
 def whole(low: int, high: int, unit: str = "") -> Callable[[str], int]:
     """argparse type for a flag that takes a whole number in [low, high]: the rule files
-    follow (`engine.validation.whole_number`: 3.0 and 1e3 are whole, 3.5 is not), with its
+    follow (`engine.base.validation.whole_number`: 3.0 and 1e3 are whole, 3.5 is not), with its
     words ("argument --ops: must be a whole number, not 3.5")."""
 
     def parse(text: str) -> int:
@@ -208,7 +208,7 @@ def emit(text: str, out: str | Path | None) -> None:
 
 def emit_stream(produce: Callable[[Callable[[str], Any]], None], out: str | Path | None) -> None:
     """Hand ``produce`` a ``write`` for standard output, or for ``out`` (atomically).
-    Either way a failed write is one line (`cli.stdout`, `engine.atomic`)."""
+    Either way a failed write is one line (`cli.stdout`, `engine.base.atomic`)."""
     if out is not None:
         write_text_atomic(out, produce)
     else:

@@ -4,7 +4,7 @@ a one-line `PipeLabError`.
 
 An output path must name a file: not empty, not ending in a slash, not an existing folder,
 in a folder that exists, with a name the file system can hold. A symlink is fine (its
-target gets the content, see `engine.atomic`); so is a device such as /dev/null.
+target gets the content, see `engine.base.atomic`); so is a device such as /dev/null.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from engine.atomic import DEFAULT_NAME_MAX, name_max, resolve_target
-from engine.errors import PipeLabError
-from engine.scenario import STDIN
-from engine.validation import path_text, shown
+from engine.base.atomic import DEFAULT_NAME_MAX, name_max, resolve_target
+from engine.base.errors import PipeLabError
+from engine.base.validation import path_text, shown
+from engine.model.scenario import STDIN
 
 
 def nonempty(text: str) -> str:

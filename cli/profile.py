@@ -9,7 +9,7 @@ import argparse
 
 from cli.parser import HelpFormatter, add_output_arguments, emit, emit_stream, whole
 from cli.paths import nonempty, text_output
-from engine.writers import write_trace
+from engine.analysis.writers import write_trace
 from gpu.profile import Profile, load_profile
 from gpu.profile.report import profile_table, write_profile_json
 

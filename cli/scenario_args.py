@@ -7,11 +7,11 @@ from dataclasses import replace
 
 from cli.parser import whole
 from cli.paths import nonempty
-from engine.errors import PipeLabError
-from engine.naming import renamed_if_changed
-from engine.scenario import MAX_OPS, MAX_WORKERS, preset_names
-from engine.schedule import STAGES, UNITS
-from engine.shape_file import AnyScenario, ShapedScenario, load_any_preset, read_scenario
+from engine.base.errors import PipeLabError
+from engine.model.naming import renamed_if_changed
+from engine.model.scenario import MAX_OPS, MAX_WORKERS, preset_names
+from engine.model.schedule import STAGES, UNITS
+from engine.model.shape_file import AnyScenario, ShapedScenario, load_any_preset, read_scenario
 
 
 def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:

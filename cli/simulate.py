@@ -11,11 +11,11 @@ from cli.parser import HelpFormatter, add_output_arguments, emit, emit_stream
 from cli.paths import text_output
 from cli.scenario_args import add_scenario_arguments, scenario_from_args
 from cli.table import describe, policy_block, seconds
-from engine.metrics import speedup
-from engine.schedule import Schedule
-from engine.shape_file import simulated
-from engine.text import number_text
-from engine.writers import Write, write_both_json, write_json, write_trace
+from engine.analysis.metrics import speedup
+from engine.analysis.writers import Write, write_both_json, write_json, write_trace
+from engine.base.text import number_text
+from engine.model.schedule import Schedule
+from engine.model.shape_file import simulated
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from engine.errors import RunFailed
+from engine.base.errors import RunFailed
 
 #: What every write to standard output is told when it fails.
 PROBLEM = "cannot write to standard output"

@@ -1,5 +1,5 @@
 """The terminal's view of a Schedule: a compact text Gantt and its metrics (the app's own
-stats, from `engine.stats.schedule_stats`, printed as text)."""
+stats, from `engine.analysis.stats.schedule_stats`, printed as text)."""
 
 from __future__ import annotations
 
@@ -7,17 +7,17 @@ import textwrap
 
 import numpy as np
 
-from engine.derived import Derived
-from engine.scenario import Scenario
-from engine.schedule import UNITS, Schedule
-from engine.shape_file import AnyScenario, ShapedScenario, shape_words
-from engine.stats import schedule_stats
-from engine.text import elided, time_text
+from engine.analysis.derived import Derived
+from engine.analysis.stats import schedule_stats
+from engine.base.text import elided, time_text
+from engine.model.scenario import Scenario
+from engine.model.schedule import UNITS, Schedule
+from engine.model.shape_file import AnyScenario, ShapedScenario, shape_words
 
 IDLE = "·"
 
 
-#: A time for people: the one formatter, `engine.text.time_text` ("5 s", "723 ms",
+#: A time for people: the one formatter, `engine.base.text.time_text` ("5 s", "723 ms",
 #: "1,000,002 s").
 seconds = time_text
 

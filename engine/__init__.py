@@ -5,10 +5,10 @@ Pure Python + numpy. No Qt, no CuPy (an import-linter contract enforces this).
 
 from __future__ import annotations
 
-from engine.errors import PipeLabError
-from engine.scenario import MAX_OPS, Scenario
-from engine.schedule import STAGES, UNITS, Schedule
-from engine.scheduler import simulate, simulate_reference
+from engine.base.errors import PipeLabError
+from engine.model.scenario import MAX_OPS, Scenario
+from engine.model.schedule import STAGES, UNITS, Schedule
+from engine.model.scheduler import simulate, simulate_reference
 
 __all__ = [
     "MAX_OPS",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.text import duration_words, time_text
+from engine.base.text import duration_words, time_text
 from gpu.errors import GpuError
 from gpu.params import MAX_INTENSITY, PipelineParams, multiply_adds
 

@@ -21,7 +21,7 @@ from typing import TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from engine.schedule import STAGES, Schedule
+from engine.model.schedule import STAGES, Schedule
 from gpu import arith, cores
 from gpu.calibration import StageCosts
 from gpu.errors import Cancelled, GpuError

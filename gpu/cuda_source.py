@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.resources import resource
+from engine.base.resources import resource
 from gpu.errors import GpuError
 
 KERNEL_DIR = resource("gpu", "kernels")

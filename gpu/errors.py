@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.errors import RunFailed
+from engine.base.errors import RunFailed
 
 
 class GpuError(RunFailed):

@@ -4,7 +4,7 @@ A run is timed as a (chunks, 3) array of starts and one of ends: copy-in (read),
 copy-out (write) of every chunk, relative to the run's start. It becomes a Schedule with
 source = "measured" and one worker per unit, so the app draws it exactly like the model.
 Rows may overlap themselves where the hardware really ran two chunks' stages at once;
-engine.metrics counts overlaps once.
+engine.analysis.metrics counts overlaps once.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from engine.scenario import Scenario
-from engine.schedule import STAGES, Schedule
-from engine.scheduler import simulate
-from engine.text import time_text
+from engine.base.text import time_text
+from engine.model.scenario import Scenario
+from engine.model.schedule import STAGES, Schedule
+from engine.model.scheduler import simulate
 from gpu.params import PipelineParams
 
 FloatArray = npt.NDArray[np.float64]

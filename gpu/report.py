@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.text import time_text
+from engine.base.text import time_text
 from gpu.measured import PipelineResult, Spread
 from gpu.params import MIB, multiply_adds
 from gpu.tile_result import (
@@ -22,7 +22,7 @@ FULL_OCCUPANCY = "at full occupancy"
 
 
 def _ms(value: float) -> str:
-    """A measured time (kept in ms) as `engine.text.time_text` writes it: "43.6 ms"."""
+    """A measured time (kept in ms) as `engine.base.text.time_text` writes it: "43.6 ms"."""
     return time_text(value, "ms")
 
 

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from engine.schedule import Schedule
+from engine.model.schedule import Schedule
 from gpu import arith
 from gpu.calibration import StageCosts
 from gpu.cuda_source import load_module

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.text import time_text
+from engine.base.text import time_text
 from gpu.errors import GpuError
 from gpu.params import ITEM, MIB
 from gpu.timing import MAX_LAUNCHES

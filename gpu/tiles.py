@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.text import time_text
+from engine.base.text import time_text
 from gpu import arith
 from gpu.cuda_source import load_module
 from gpu.detect import DeviceInfo, device_info, import_cupy

@@ -12,7 +12,7 @@ import pyqtgraph
 import PySide6
 from PySide6.QtCore import qVersion
 
-from engine.resources import version
+from engine.base.resources import version
 
 CUPY_PACKAGES = ("cupy-cuda12x", "cupy-cuda13x", "cupy-cuda11x", "cupy")
 

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from engine.errors import PipeLabError
-from engine.resources import version
-from engine.scenario import Scenario, load_preset
-from engine.shape_file import ShapedScenario, load_any_preset
-from engine.validation import shown
+from engine.base.errors import PipeLabError
+from engine.base.resources import version
+from engine.base.validation import shown
+from engine.model.scenario import Scenario, load_preset
+from engine.model.shape_file import ShapedScenario, load_any_preset
 from gui.errors import install_excepthook
 from gui.memory import hold_freed_memory
 from gui.platforms import platform_problem

@@ -5,7 +5,7 @@ whether image exports include the assembly line, whether a run is being computed
 last error. Views subscribe to its signals; the main window only wires them up. Nothing
 here draws.
 
-A pipeline shape (`engine.shape_file.ShapedScenario`: a shape preset or file) may be the
+A pipeline shape (`engine.model.shape_file.ShapedScenario`: a shape preset or file) may be the
 current scenario instead of a book-shaped one (``shape``): the form's shape editor edits
 it (`edit_shape`; the op count, the ops table and "make all alike" too), and its runs are
 computed as the book's are (`gui.shape_open.compute_shape_run`). ``shape_changed`` says
@@ -26,11 +26,11 @@ from typing import Any, cast
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from engine.errors import PipeLabError
-from engine.naming import renamed_if_changed
-from engine.scenario import Scenario
-from engine.schedule import Schedule
-from engine.shape_file import ShapedScenario, load_any_preset
+from engine.base.errors import PipeLabError
+from engine.model.naming import renamed_if_changed
+from engine.model.scenario import Scenario
+from engine.model.schedule import Schedule
+from engine.model.shape_file import ShapedScenario, load_any_preset
 from gui import scenario_edits as edits
 from gui import shape_edits
 from gui.external_run import ExternalMode, ExternalRun

@@ -2,7 +2,7 @@
 travel global memory → load → shared memory → compute → store → global memory, one lane
 per Schedule, all on the same clock.
 
-It only renders. What is where comes from `engine.assembly_model.assembly_frame`: every
+It only renders. What is where comes from `engine.analysis.assembly_model.assembly_frame`: every
 worker's task, the state of each slot (free, reserved, loading, held, being written, with
 the op in it) and, per chip, the spot it sits at and the spot it glides from just after
 its op moved. Where the parts sit comes from `gui.assembly_layout` (minimum sizes, and a
@@ -19,9 +19,9 @@ from PySide6.QtCore import QPoint, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QPaintEngine, QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from engine.derived import Derived
-from engine.schedule import Schedule
-from engine.view_model import typical_duration
+from engine.analysis.derived import Derived
+from engine.analysis.view_model import typical_duration
+from engine.model.schedule import Schedule
 from gui.assembly_lane import LanePainter
 from gui.assembly_layout import lane_minimum, layout_lane
 from gui.assembly_parts import LaneLayout, LaneSpec

@@ -1,5 +1,5 @@
 """Paints one lane of the assembly line from its layout (`gui.assembly_layout`) and the
-engine's frame (`engine.assembly_model.assembly_frame`): the static parts once (cards,
+engine's frame (`engine.analysis.assembly_model.assembly_frame`): the static parts once (cards,
 titles, empty bars and slots), the moving parts every tick (status, workers, slots in
 their states, chips, counts). Every text goes through `LanePainter.draw`."""
 
@@ -11,16 +11,16 @@ import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPen
 
-from engine.assembly_model import (
+from engine.analysis.assembly_model import (
     AssemblyFrame,
     Spot,
     assembly_frame,
     idle_durations,
 )
-from engine.assembly_slots import SLOT_WORDS, SlotState
-from engine.derived import Derived
-from engine.text import elided, format_time
-from engine.timeline import WorkersNow, workers_at
+from engine.analysis.derived import Derived
+from engine.analysis.timeline import WorkersNow, workers_at
+from engine.base.text import elided, format_time
+from engine.indexes.assembly_slots import SLOT_WORDS, SlotState
 from gui.assembly_paint import (
     chip_ink,
     chip_label,

@@ -12,7 +12,7 @@ from functools import lru_cache
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QPixmap
 
-from engine.assembly_slots import SlotState
+from engine.indexes.assembly_slots import SlotState
 from gui.assembly_parts import CHIP_FONT_MIN, chip_font_px
 from gui.colours import OP_COLOURS, Theme, ink_on, op_colour
 

@@ -4,10 +4,10 @@ everything the lane's layout depends on."""
 
 from __future__ import annotations
 
-from engine.derived import Derived
-from engine.schedule import Pool, Schedule
-from engine.text import elided, format_time
-from engine.tolerance import time_tolerance
+from engine.analysis.derived import Derived
+from engine.base.text import elided, format_time
+from engine.base.tolerance import time_tolerance
+from engine.model.schedule import Pool, Schedule
 from gui.assembly_parts import LaneSpec, PoolSpec
 
 #: The most characters of a stage's name a slot's caption gives ("waits epilog…").

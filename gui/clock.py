@@ -19,8 +19,8 @@ import numpy as np
 import numpy.typing as npt
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from engine.event_union import EventUnion
-from engine.tolerance import time_tolerance
+from engine.base.tolerance import time_tolerance
+from engine.indexes.event_union import EventUnion
 
 SPEEDS: tuple[float, ...] = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 #: Wall-clock seconds a whole run takes to play at 1× when it is long (see `Clock.rate`).

@@ -59,7 +59,7 @@ class Theme:
     slot_tint: str = "#f7e2c6"
     overhead_tint: str = "#f1dae6"
     done_tint: str = "#f6f7f9"
-    #: A warp run (`engine.warps`): a warp waiting for its load, and a warp ready but not
+    #: A warp run (`engine.latency.warps`): a warp waiting for its load, and a warp ready but not
     #: picked (the Warps tab's own colours, in the light theme).
     memory: str = "#b9c4d3"
     stall_tint: str = "#fbe3c0"
@@ -118,7 +118,7 @@ class IdleStyle:
     tint: str = "idle"
 
 
-#: The hatch of every wait reason (`engine.waits`): a worker's idle time (input, slot, done,
+#: The hatch of every wait reason (`engine.reasons.waits`): a worker's idle time (input, slot, done,
 #: overhead) and an op's waits (worker, slot, overhead), "idle" where the reason is not
 #: known, and a warp run's stalls and starved issue unit. The app's Gantt, its legend and
 #: every exported figure share this table.
@@ -129,7 +129,7 @@ IDLE_STYLES: dict[str, IdleStyle] = {
     "done": IdleStyle("done", "no work left", (0,), "done_tint"),
     "overhead": IdleStyle("overhead", "overhead the model does not see", (90,), "overhead_tint"),
     "idle": IdleStyle("idle", "reason not known", (45,)),
-    # A warp run's rows (`engine.warp_idle`): a stalled warp waits for the busy issue unit,
+    # A warp run's rows (`engine.latency.warp_idle`): a stalled warp waits for the busy issue unit,
     # an idle issue unit waits for a ready warp, hence the patterns of "worker", "input".
     "stall": IdleStyle("stall", "ready, not picked (another warp issues)", (-45,), "stall_tint"),
     "starved": IdleStyle("starved", "issue unit idle: no warp ready", (45,)),

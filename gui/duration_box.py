@@ -1,5 +1,5 @@
 """A spin box for a duration in seconds that shows and takes every duration the engine
-accepts: 0, or anything from 1e-6 to 1e9 s (`engine.validation`).
+accepts: 0, or anything from 1e-6 to 1e9 s (`engine.base.validation`).
 
 A QDoubleSpinBox with two decimals showed 1e-6 s as "0.00 s" and rounded 0.125 to 0.13.
 This one writes significant digits ("0.125", "1e-6", "2.5e8") and reads any float Python
@@ -19,7 +19,7 @@ import re
 from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import QDoubleSpinBox, QWidget
 
-from engine.validation import MAX_DURATION
+from engine.base.validation import MAX_DURATION
 
 #: Digits shown: more than anyone types, few enough that 0.1 + 0.2 reads "0.3".
 SIGNIFICANT = 12

@@ -7,7 +7,7 @@ window 32,767 px wide, a million characters took gigabytes. `ElidedLabel` asks f
 text on up to ``lines`` lines, wrapped at word boundaries or anywhere in a word too long
 for the line, the last line cut with "…". When the text is cut, its tooltip holds it
 whole (itself cut at `TOOLTIP_CHARS`, wrapped). Control characters are shown escaped
-(`engine.text.printable`).
+(`engine.base.text.printable`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QFontMetricsF, QResizeEvent, QTextLayout, QTextOption
 from PySide6.QtWidgets import QLabel, QWidget
 
-from engine.text import elided, elided_middle, printable
+from engine.base.text import elided, elided_middle, printable
 
 #: The widest a label asks to be (pixels); it takes more when the layout has more to give.
 HINT_WIDTH = 480

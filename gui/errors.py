@@ -11,8 +11,8 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from engine.errors import PipeLabError
-from engine.text import message_line
+from engine.base.errors import PipeLabError
+from engine.base.text import message_line
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
@@ -24,7 +24,7 @@ ExceptHook = Callable[[type[BaseException], BaseException, TracebackType | None]
 
 def message_text(text: str) -> str:
     """``text`` as the app shows a message: as the terminal does (`message_line`), one
-    line, control characters escaped, at most `engine.text.MESSAGE_CHARS` characters."""
+    line, control characters escaped, at most `engine.base.text.MESSAGE_CHARS` characters."""
     return message_line(text.strip())
 
 

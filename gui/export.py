@@ -4,7 +4,7 @@ Every image format draws ONE layout (`gui.figure.layout.build_figure`): PNG (``w
 ``scale`` for retina, ``transparent``), PDF (real text, subset fonts, a physical page size),
 SVG (written straight from the layout: text as ``<text>``, bars as ``<rect>``, hatching as a
 pattern), and animated GIF / WebP (the assembly line over the Gantt with a moving cursor).
-JSON is the Chrome trace (engine.writers). Sizes: ``size`` column / page / slide (3.5 / 7 /
+JSON is the Chrome trace (engine.analysis.writers). Sizes: ``size`` column / page / slide (3.5 / 7 /
 13.33 in wide; SVG and PDF default to page); a PNG given only ``width`` is laid out at 96
 pixels per inch. Every check runs before anything is drawn, and every file is written
 atomically: a refused or failed export leaves no file.
@@ -21,13 +21,13 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QSizeF
 from PySide6.QtGui import QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
 from PySide6.QtWidgets import QApplication
 
-from engine.atomic import write_atomic
-from engine.derived import Derived
-from engine.errors import PipeLabError
-from engine.schedule import Schedule
-from engine.text import format_time, time_text
-from engine.validation import path_text, shown
-from engine.writers import to_trace
+from engine.analysis.derived import Derived
+from engine.analysis.writers import to_trace
+from engine.base.atomic import write_atomic
+from engine.base.errors import PipeLabError
+from engine.base.text import format_time, time_text
+from engine.base.validation import path_text, shown
+from engine.model.schedule import Schedule
 from gui.clock import Clock
 from gui.colours import THEMES, Theme
 from gui.export_formats import (
@@ -547,7 +547,7 @@ def _is_cursor(item: object) -> bool:
 
 
 #: How each figure format of `gui.export_formats.FORMATS` is written (the trace is
-#: `engine.writers.to_trace`); tests check every figure format has one.
+#: `engine.analysis.writers.to_trace`); tests check every figure format has one.
 FIGURE_WRITERS: dict[str, Callable[..., bytes]] = {
     ".png": _png,
     ".svg": _svg,

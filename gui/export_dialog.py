@@ -28,10 +28,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.derived import Derived
-from engine.errors import PipeLabError
-from engine.schedule import Schedule
-from engine.text import format_time
+from engine.analysis.derived import Derived
+from engine.base.errors import PipeLabError
+from engine.base.text import format_time
+from engine.model.schedule import Schedule
 from gui.errors import warn
 from gui.export import Preview, export, preview
 from gui.export_formats import (

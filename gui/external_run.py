@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.schedule import Schedule
+from engine.model.schedule import Schedule
 from gui.runs import Run
 
 

@@ -38,8 +38,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.errors import PipeLabError
-from engine.schedule import Schedule
+from engine.base.errors import PipeLabError
+from engine.model.schedule import Schedule
 from gpu.cores import Cores, cpu_warning, this_machine
 from gpu.detect import Detection, detect, resolve_backend
 from gpu.experiments import default_params, pipeline_experiment, run_to_end

@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.event_union import events_of
-from engine.schedule import Schedule
+from engine.indexes.event_union import events_of
+from engine.model.schedule import Schedule
 from gpu.measured import PipelineResult, Spread
 from gpu.report import spread_text
 from gui.clock import Clock

@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import QSize
 from PySide6.QtWidgets import QDialog, QTextBrowser, QVBoxLayout, QWidget
 
-from engine.resources import model_doc
+from engine.base.resources import model_doc
 
 #: The menu entry, and the object name of its window (found again, never made twice).
 MODEL_ACTION = "The &model"

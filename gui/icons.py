@@ -8,7 +8,7 @@ from PySide6.QtCore import QByteArray, QRectF, Qt
 from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 
-from engine.resources import asset
+from engine.base.resources import asset
 
 ICONS_DIR = asset("icons")
 

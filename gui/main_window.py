@@ -45,11 +45,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.derived import Derived
-from engine.errors import PipeLabError
-from engine.scenario import Scenario, load_preset
-from engine.schedule import Schedule
-from engine.shape_file import ShapedScenario
+from engine.analysis.derived import Derived
+from engine.base.errors import PipeLabError
+from engine.model.scenario import Scenario, load_preset
+from engine.model.schedule import Schedule
+from engine.model.shape_file import ShapedScenario
 from gui import theme as themes
 from gui.app_model import AppModel, ScenarioChange, ShapeChange
 from gui.clock import Clock

@@ -35,9 +35,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.errors import PipeLabError
-from engine.scenario import Scenario
-from engine.schedule import STAGES
+from engine.base.errors import PipeLabError
+from engine.model.scenario import Scenario
+from engine.model.schedule import STAGES
 from gui.duration_box import DurationBox, duration_text
 from gui.scenario_edits import parse_block
 

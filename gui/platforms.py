@@ -15,7 +15,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QLibraryInfo
 
-from engine.validation import shown
+from engine.base.validation import shown
 
 #: Qt writes the metadata in a note section in the first kilobytes of the file.
 _HEAD_BYTES = 64 * 1024

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from engine.text import count_words
+from engine.base.text import count_words
 from gui.external_run import ExternalRun
 
 #: How each format is named on screen.

@@ -11,8 +11,8 @@ import html
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from engine.metrics import speedup
-from engine.text import format_time, number_text, unbreakable_values
+from engine.analysis.metrics import speedup
+from engine.base.text import format_time, number_text, unbreakable_values
 from gui.elided_label import ElidedLabel
 from gui.runs import Run, Shown
 

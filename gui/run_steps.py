@@ -15,9 +15,9 @@ import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 
-from engine.derived import Derived
-from engine.scenario import Scenario
-from engine.schedule import Schedule
+from engine.analysis.derived import Derived
+from engine.model.scenario import Scenario
+from engine.model.schedule import Schedule
 from gui.figure.rows import derived_for
 
 Derivation = Callable[[Derived, "Scenario | None"], object]

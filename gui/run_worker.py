@@ -22,7 +22,7 @@ from typing import Protocol
 
 from PySide6.QtCore import QObject, Signal, SignalInstance
 
-from engine.errors import PipeLabError
+from engine.base.errors import PipeLabError
 
 log = logging.getLogger(__name__)
 

@@ -17,16 +17,16 @@ from types import MappingProxyType
 import numpy as np
 import numpy.typing as npt
 
-from engine.derived import Derived
-from engine.event_union import EventUnion, events_of
-from engine.naming import slots_words, stage_words, summary
-from engine.scenario import Scenario
-from engine.schedule import STAGES, UNITS, Schedule, op_column
-from engine.scheduler import simulate
-from engine.stats import ScheduleStats, StatLine, comparison, schedule_stats
-from engine.text import format_time
-from engine.tolerance import time_tolerance
-from engine.view_model import typical_duration
+from engine.analysis.derived import Derived
+from engine.analysis.stats import ScheduleStats, StatLine, comparison, schedule_stats
+from engine.analysis.view_model import typical_duration
+from engine.base.text import format_time
+from engine.base.tolerance import time_tolerance
+from engine.indexes.event_union import EventUnion, events_of
+from engine.model.naming import slots_words, stage_words, summary
+from engine.model.scenario import Scenario
+from engine.model.schedule import STAGES, UNITS, Schedule, op_column
+from engine.model.scheduler import simulate
 from gui import run_steps
 from gui.figure import rows as figure_rows
 from gui.figure.heading import run_title

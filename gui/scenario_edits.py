@@ -2,7 +2,7 @@
 per-op durations (a table cell or a pasted spreadsheet range), "make all alike". Each
 returns a new, validated Scenario (its ops `uniform` again when they are all alike), or
 raises a one-line `PipeLabError`. The app model names it for how it differs from the
-scenario it opened (`engine.naming.renamed_if_changed`, as the command line does)."""
+scenario it opened (`engine.model.naming.renamed_if_changed`, as the command line does)."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from engine.errors import PipeLabError
-from engine.naming import all_alike
-from engine.scenario import MAX_OPS, Scenario
-from engine.schedule import STAGES, UNITS
-from engine.shape_file import AnyScenario, ShapedScenario, read_scenario
-from engine.validation import duration, whole_number
+from engine.base.errors import PipeLabError
+from engine.base.validation import duration, whole_number
+from engine.model.naming import all_alike
+from engine.model.scenario import MAX_OPS, Scenario
+from engine.model.schedule import STAGES, UNITS
+from engine.model.shape_file import AnyScenario, ShapedScenario, read_scenario
 
 FloatArray = npt.NDArray[np.float64]
 

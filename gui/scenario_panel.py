@@ -28,10 +28,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.scenario import MAX_OPS, MAX_WORKERS, Scenario, preset_names
-from engine.schedule import STAGES, UNITS
-from engine.shape_file import load_any_preset
-from engine.text import span_text
+from engine.base.text import span_text
+from engine.model.scenario import MAX_OPS, MAX_WORKERS, Scenario, preset_names
+from engine.model.schedule import STAGES, UNITS
+from engine.model.shape_file import load_any_preset
 from gui.app_model import ScenarioChange, ShapeChange
 from gui.duration_box import DurationBox
 from gui.elided_label import ElidedLabel

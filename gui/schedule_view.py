@@ -28,11 +28,11 @@ from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
-from engine.derived import Derived
-from engine.event_union import EventUnion, events_of
-from engine.schedule import Schedule
-from engine.timeline import narrate
-from engine.tolerance import time_tolerance
+from engine.analysis.derived import Derived
+from engine.analysis.timeline import narrate
+from engine.base.tolerance import time_tolerance
+from engine.indexes.event_union import EventUnion, events_of
+from engine.model.schedule import Schedule
 from gui.assembly import AssemblyLineView
 from gui.clock import Clock
 from gui.colours import LIGHT, Theme

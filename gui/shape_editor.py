@@ -34,10 +34,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.scenario import MAX_OPS, MAX_WORKERS
-from engine.shape import MAX_STAGES
-from engine.shape_file import ShapedScenario
-from engine.text import span_text
+from engine.base.text import span_text
+from engine.model.scenario import MAX_OPS, MAX_WORKERS
+from engine.model.shape import MAX_STAGES
+from engine.model.shape_file import ShapedScenario
 from gui.duration_box import DurationBox
 from gui.shape_edits import MAX_POOLS, ShapeEdit, idle_units
 

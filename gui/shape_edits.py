@@ -20,12 +20,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from engine.errors import PipeLabError
-from engine.scenario import MAX_NAME_CHARS, MAX_OPS, MAX_WORKERS
-from engine.schedule import Pool
-from engine.shape import MAX_STAGES, Shape
-from engine.shape_file import ShapedScenario, shape_words
-from engine.validation import duration, whole_number
+from engine.base.errors import PipeLabError
+from engine.base.validation import duration, whole_number
+from engine.model.scenario import MAX_NAME_CHARS, MAX_OPS, MAX_WORKERS
+from engine.model.schedule import Pool
+from engine.model.shape import MAX_STAGES, Shape
+from engine.model.shape_file import ShapedScenario, shape_words
 from gui.scenario_edits import op_count, pasted_size
 
 FloatArray = npt.NDArray[np.float64]
@@ -388,6 +388,6 @@ def shape_sentence(scenario: ShapedScenario) -> str:
 def save_shape(scenario: ShapedScenario, path: str | Path) -> None:
     """Write ``scenario`` as a shape file (TOML), atomically, without the units no stage
     runs on (a file may not list them); opening it gives the same runs."""
-    from engine.atomic import write_atomic
+    from engine.base.atomic import write_atomic
 
     write_atomic(path, without_idle_units(scenario).to_toml().encode("utf-8"))

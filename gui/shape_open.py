@@ -1,4 +1,4 @@
-"""A pipeline-shape scenario (`engine.shape_file`) as the app's current scenario: a shape
+"""A pipeline-shape scenario (`engine.model.shape_file`) as the app's current scenario: a shape
 preset, File → Open of a shape file, ``pipelab --scenario shape.toml``. The shape editor
 (`gui.shape_editor`) edits it; each accepted edit is simulated again here, under the view's
 policies (sequential: one op in flight at a time; pipelined: the shape as given), on the
@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Generator
 from dataclasses import replace
 
-from engine.derived import Derived
-from engine.metrics import speedup, steady_state
-from engine.schedule import Schedule
-from engine.shape_file import ShapedScenario, shape_words
-from engine.text import number_text, time_text
+from engine.analysis.derived import Derived
+from engine.analysis.metrics import speedup, steady_state
+from engine.base.text import number_text, time_text
+from engine.model.schedule import Schedule
+from engine.model.shape_file import ShapedScenario, shape_words
 from gui.runs import Run, compute_run
 
 

@@ -1,7 +1,7 @@
 """Stats: makespan per Schedule, speedup (or the comparison with pinned runs), bottleneck,
 "formula agrees", and a utilization bar per worker — every number with a tooltip saying how
-it was obtained. The numbers come from `engine.stats.schedule_stats` (which reads
-`engine.metrics`), computed off the GUI thread by the app model and handed over whole
+it was obtained. The numbers come from `engine.analysis.stats.schedule_stats` (which reads
+`engine.analysis.metrics`), computed off the GUI thread by the app model and handed over whole
 (`set_stats`); `set_schedules` computes them here, for callers without a model."""
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from engine.scenario import Scenario
-from engine.schedule import Schedule
-from engine.stats import ScheduleStats, StatLine, WorkerUse, comparison, schedule_stats
-from engine.text import unbreakable_values
+from engine.analysis.stats import ScheduleStats, StatLine, WorkerUse, comparison, schedule_stats
+from engine.base.text import unbreakable_values
+from engine.model.scenario import Scenario
+from engine.model.schedule import Schedule
 from gui.colours import LIGHT, Theme
 from gui.figure.rows import derived_for
 from gui.runs import Shown

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
-from engine.resources import asset
+from engine.base.resources import asset
 from gui.colours import DARK, LIGHT, THEMES, Theme
 
 STYLESHEET = asset("style.qss")

@@ -18,11 +18,11 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, QSize, Signal
 from PySide6.QtGui import QAction, QActionGroup, QFont, QHelpEvent
 from PySide6.QtWidgets import QGraphicsItem, QMenu, QToolTip, QWidget
 
-from engine.derived import Derived
-from engine.pool_waits import slot_words
-from engine.schedule import Schedule
-from engine.text import axis_scale, axis_title, span_text, tick_text, time_text
-from engine.view_model import describe_task, task_at
+from engine.analysis.derived import Derived
+from engine.analysis.view_model import describe_task, task_at
+from engine.base.text import axis_scale, axis_title, span_text, tick_text, time_text
+from engine.model.schedule import Schedule
+from engine.reasons.pool_waits import slot_words
 from gui.clock import Clock
 from gui.colours import LIGHT, Theme
 from gui.figure.rows import (
@@ -77,7 +77,7 @@ NOMINAL_WIDTH = 900.0
 class TimeAxis(pg.AxisItem):
     """The time axis: tick values in one SI scale for the whole run (the prefix of its
     longest makespan: "time (ms)"), as many decimals as the tick step needs, thousands
-    separators, never scientific notation (`engine.text.tick_text`)."""
+    separators, never scientific notation (`engine.base.text.tick_text`)."""
 
     def __init__(self) -> None:
         super().__init__("bottom")

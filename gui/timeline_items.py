@@ -24,10 +24,10 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QImage, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
-from engine.columns import median_of, sorted_unique
-from engine.derived import Derived
-from engine.schedule import Schedule
-from engine.text import count_words, format_time
+from engine.analysis.derived import Derived
+from engine.base.text import count_words, format_time
+from engine.model.columns import median_of, sorted_unique
+from engine.model.schedule import Schedule
 from gui.colours import OP_COLOURS, Theme, density_colours, idle_style, ink_on
 from gui.figure.bars import BAR_HEIGHT, THIN_PIXELS, BarPlan, LazyRows, plan_bars
 from gui.figure.kinds import kind_of
@@ -654,7 +654,8 @@ class LegendItem(pg.GraphicsWidget):
     def set_reasons(self, reasons: Iterable[str], rows: str, slot: str = "") -> None:
         """Show an entry for each of ``reasons`` (in the shared table's order) after the
         title of ``rows`` ("Idle:" for worker rows, "Ops wait:" for op rows); ``slot``:
-        the slot wait's words where the runs name their pools (`engine.pool_waits.slot_words`)."""
+        the slot wait's words where the runs name their pools
+        (`engine.reasons.pool_waits.slot_words`)."""
         entries = legend_entries(reasons, rows, density=False, makespan=False, slot=slot)
         if entries == self._entries and rows == self._rows:
             return  # an edit that keeps the reasons: nothing to lay out or repaint

@@ -14,7 +14,7 @@ from PySide6.QtCore import QEvent, QMetaObject, QObject, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSlider, QToolButton, QWidget
 
-from engine.text import format_time
+from engine.base.text import format_time
 from gui.clock import SPEEDS, Clock
 from gui.icons import icon
 

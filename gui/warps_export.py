@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.errors import PipeLabError
-from engine.validation import path_text, shown
-from engine.warps import WarpRun
+from engine.base.errors import PipeLabError
+from engine.base.validation import path_text, shown
+from engine.latency.warps import WarpRun
 from gui.colours import Theme
 from gui.export_formats import BY_SUFFIX, WARPS_SUFFIXES, words_list
 

@@ -1,6 +1,6 @@
 """The Warps view: one SM hiding memory latency with W warps, animated on the shared clock.
 
-Reads everything from `engine.warps` (the run, each warp's phase at the clock's time, the
+Reads everything from `engine.latency.warps` (the run, each warp's phase at the clock's time, the
 narration, the utilization curve); it computes nothing itself. Parts, top to bottom:
 controls (W, L, C, cycles, export), the SM's state now (a lane per warp and the issue
 unit), the lanes' timeline with the clock's cursor (the future veiled), the narration, and
@@ -40,10 +40,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.derived import Derived
-from engine.errors import PipeLabError
-from engine.tolerance import time_tolerance
-from engine.warps import (
+from engine.analysis.derived import Derived
+from engine.base.errors import PipeLabError
+from engine.base.tolerance import time_tolerance
+from engine.latency.warps import (
     COMPUTE,
     ISSUE_UNIT,
     MEMORY,

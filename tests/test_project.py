@@ -42,7 +42,8 @@ def test_import_contracts() -> None:
 
 def test_engine_and_gpu_import_without_qt_or_cupy() -> None:
     code = (
-        "import sys, engine, engine.scheduler, engine.timeline, engine.writers, gpu\n"
+        "import sys, engine, engine.model.scheduler, engine.analysis.timeline, gpu\n"
+        "import engine.analysis.writers\n"
         "bad = [m for m in ('PySide6', 'pyqtgraph', 'cupy') if m in sys.modules]\n"
         "assert not bad, bad\n"
     )
@@ -62,7 +63,7 @@ PACKAGES = ("engine", "gpu", "gui", "cli")
 def test_packages_find_their_files_through_the_one_accessor() -> None:
     """No module computes a path from its own location: an installed wheel has no source
     tree around it. Presets, icons, the stylesheet and the kernels go through
-    engine.resources.resource (importlib.resources)."""
+    engine.base.resources.resource (importlib.resources)."""
     offenders = [
         str(path.relative_to(ROOT))
         for package in PACKAGES
@@ -129,7 +130,7 @@ def _circles(imports: dict[str, set[str]]) -> list[list[str]]:
 def test_the_import_graph_has_no_circles() -> None:
     """Issue 27: no module imports itself through others (a circle hides which layer is
     below which). Imports made only to name a type (`if TYPE_CHECKING:`) do not count:
-    `engine.derived` sits above the indexes it builds, which name its type in their
+    `engine.analysis.derived` sits above the indexes it builds, which name its type in their
     signatures without importing it."""
     import grimp
 

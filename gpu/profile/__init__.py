@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.errors import PipeLabError
-from engine.schedule import UNITS, Schedule
-from engine.validation import path_text
+from engine.base.errors import PipeLabError
+from engine.base.validation import path_text
+from engine.model.schedule import UNITS, Schedule
 
 if TYPE_CHECKING:
     from gpu.profile.activity import Activity

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from engine.errors import PipeLabError
-from engine.schedule import UNITS
+from engine.base.errors import PipeLabError
+from engine.model.schedule import UNITS
 
 LOAD, COMPUTE, STORE = (UNITS.index(name) for name in ("load", "compute", "store"))
 #: Not a unit: an activity left out (a host-to-host copy).

@@ -19,10 +19,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
-from engine.scenario import Scenario
-from engine.schedule import UNITS, Schedule
-from engine.scheduler import simulate
-from engine.validation import MAX_DURATION, MIN_DURATION
+from engine.base.validation import MAX_DURATION, MIN_DURATION
+from engine.model.scenario import Scenario
+from engine.model.schedule import UNITS, Schedule
+from engine.model.scheduler import simulate
 from gpu.profile.figures import DeviceFigures
 from gpu.profile.idle import analysed
 from gpu.profile.lanes import DeviceRun
@@ -167,7 +167,7 @@ def what_if(run: DeviceRun, figures: DeviceFigures) -> WhatIf:
 
 def _finer_unit(lengths: npt.NDArray[np.float64]) -> float:
     """The factor that puts every non-zero length at or above the engine's shortest
-    duration (`engine.validation.MIN_DURATION`, a microsecond of a trace's seconds; copies
+    duration (`engine.base.validation.MIN_DURATION`, a microsecond of a trace's seconds; copies
     and memsets often run shorter) without the longest passing `MAX_DURATION`: 1 where
     the lengths fit already, else up to 10^6 (microseconds of the trace's unit). What is
     still shorter (under 10^-12 s) is simulated as the shortest duration."""

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from engine.schedule import UNITS, Schedule
-from engine.text import time_text
+from engine.base.text import time_text
+from engine.model.schedule import UNITS, Schedule
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

@@ -23,9 +23,9 @@ from functools import cached_property
 import numpy as np
 import numpy.typing as npt
 
-from engine.schedule import UNITS, Schedule
-from engine.text import elided
-from engine.timeline import NARRATED_NAME
+from engine.analysis.timeline import NARRATED_NAME
+from engine.base.text import elided
+from engine.model.schedule import UNITS, Schedule
 from gpu.profile.figures import DeviceFigures, Union, device_figures, union_of, unit_unions
 from gpu.profile.lanes import DeviceRun
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from engine.errors import PipeLabError
+from engine.base.errors import PipeLabError
 from gpu.profile.activity import COMPUTE, Activity, ActivityColumns, copy_direction, copy_unit
 
 _KERNEL = frozenset({"kernel"})

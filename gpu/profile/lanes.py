@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.schedule import UNITS, Schedule
+from engine.model.schedule import UNITS, Schedule
 from gpu.profile.activity import Activity
 
 #: The stage of each unit's tasks in an imported run.

@@ -21,7 +21,7 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from engine.errors import PipeLabError
+from engine.base.errors import PipeLabError
 from gpu.profile.activity import (
     COMPUTE,
     COPY_KINDS,

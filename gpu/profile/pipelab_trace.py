@@ -1,6 +1,6 @@
 """PipeLab's own Chrome trace (``simulate --format trace``, measured runs) read back into
 the Schedules it was written from: ops, stages, units and workers from each event's
-``args``, the rest from ``otherData.pipelab`` (`engine.writers.trace_metadata`).
+``args``, the rest from ``otherData.pipelab`` (`engine.analysis.writers.trace_metadata`).
 
 Tasks come back in (op, stage) order — the order a simulation makes them in; times to the
 12 significant digits the trace keeps. Grant times are not in a trace.
@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import PipeLabError
-from engine.schedule import Schedule
-from engine.writers import TIME_TO_MICROSECONDS, TRACE_KEY
+from engine.analysis.writers import TIME_TO_MICROSECONDS, TRACE_KEY
+from engine.base.errors import PipeLabError
+from engine.model.schedule import Schedule
 
 
 def is_pipelab_trace(data: Any) -> bool:

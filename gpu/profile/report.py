@@ -11,9 +11,9 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from engine.schedule import UNITS
-from engine.text import count_words, time_text
-from engine.writers import CHUNK, Write, json_number, object_body
+from engine.analysis.writers import CHUNK, Write, json_number, object_body
+from engine.base.text import count_words, time_text
+from engine.model.schedule import UNITS
 from gpu.profile import Profile
 from gpu.profile.chains import WhatIf, what_if
 from gpu.profile.figures import PARTS, DeviceFigures

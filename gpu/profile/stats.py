@@ -1,5 +1,5 @@
 """The stats panel's lines for an imported device's lanes: what `pipelab import` prints, one
-number a line with the sentence that says how it was obtained (`engine.stats.StatLine`).
+number a line with the sentence that says how it was obtained (`engine.analysis.stats.StatLine`).
 
 The engine's own stats read a simulated run's rules (a bottleneck per worker, the model's
 wait reasons); a trace has neither, so its figures come from the unions of
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.schedule import UNITS, Schedule
-from engine.stats import ScheduleStats, StatLine, WorkerUse
-from engine.text import time_text
+from engine.analysis.stats import ScheduleStats, StatLine, WorkerUse
+from engine.base.text import time_text
+from engine.model.schedule import UNITS, Schedule
 from gpu.profile.figures import PARTS, device_figures, union_of, unit_unions
 from gpu.profile.idle import IMPORTED_REASONS, imported_idle
 

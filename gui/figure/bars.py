@@ -2,7 +2,7 @@
 
 A bar narrower than `THIN_PIXELS` device pixels (or a row lower than `MIN_ROW_PIXELS`)
 cannot show its op: drawn anyway, such bars alias into stripes and colour noise. Those tasks
-go into a density grid instead (`engine.density.busy_fraction`: each pixel column's busy
+go into a density grid instead (`engine.indexes.density.busy_fraction`: each pixel column's busy
 share per row or band of rows), drawn as runs of equal shade; the wide ones stay bars in
 their op's colour on top. Zooming in widens bars and they come back. The app's Gantt and
 every export plan their bars here, in data units (time, row), and map them themselves.
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from engine.density import busy_fraction, quantize, runs
-from engine.span_index import SpanIndex
+from engine.indexes.density import busy_fraction, quantize, runs
+from engine.indexes.span_index import SpanIndex
 from gui.colours import DENSITY_LEVELS
 
 #: Bars at least this many device pixels wide are drawn one by one.

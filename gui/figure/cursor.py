@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.text import time_text
+from engine.base.text import time_text
 from gui.figure.fonts import box_of, cap_height, descent, text_width
 from gui.figure.frame import Frame
 from gui.figure.model import Group, Line, Text

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.schedule import Schedule
-from engine.text import time_text
+from engine.base.text import time_text
+from engine.model.schedule import Schedule
 from gui.figure.fonts import cap_height, fitted, text_width
 from gui.figure.frame import Frame
 from gui.figure.kinds import kind_of

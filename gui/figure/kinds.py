@@ -2,13 +2,13 @@
 
 A pipeline run (the default) has ops of read, compute and write on units of workers: a
 bar is its op's colour with "op N" in it, and op colours label themselves. A warp run
-(`engine.warps`: one SM, W warps and its issue unit) has warps for ops, each on a row of
+(`engine.latency.warps`: one SM, W warps and its issue unit) has warps for ops, each on a row of
 its own: a compute burst is the warp's colour, a load in flight is drawn in a neutral
 fill, only the issue unit's bars say which warp they are ("warp 3": on a warp's own row
 that is its label already), and the legend explains the warps' colours and the loads.
 An imported profile (`gpu.profile`) has activities for ops on rows that are streams: a bar
 is coloured by its name (one kernel, one colour) and says its name where it fits.
-The model decides which a run is (`engine.warp_idle.is_warp_schedule`,
+The model decides which a run is (`engine.latency.warp_idle.is_warp_schedule`,
 `gpu.profile.lanes.is_profile_schedule`); views only read. A run with the pipeline's
 stages is neither, and those modules load with the first run that may be one (the app
 starts on a pipeline run and does not pay for them).
@@ -22,10 +22,10 @@ from functools import cache
 import numpy as np
 import numpy.typing as npt
 
-from engine.errors import PipeLabError
-from engine.naming import pool_words, slots_words
-from engine.schedule import STAGES, Schedule
-from engine.text import count_words, elided
+from engine.base.errors import PipeLabError
+from engine.base.text import count_words, elided
+from engine.model.naming import pool_words, slots_words
+from engine.model.schedule import STAGES, Schedule
 from gui.figure.rows import ROW_MODES
 
 IntArray = npt.NDArray[np.int64]
@@ -109,8 +109,8 @@ PIPELINE = RunKind("pipeline")
 
 @cache
 def warps_kind() -> RunKind:
-    """A warp run's kind (made with the first warp run: `engine.warps` names its parts)."""
-    from engine.warps import ISSUE_UNIT, MEMORY
+    """A warp run's kind (made with the first warp run: `engine.latency.warps` names its parts)."""
+    from engine.latency.warps import ISSUE_UNIT, MEMORY
 
     return RunKind(
         "warps",
@@ -139,7 +139,7 @@ def kind_of(schedule: Schedule) -> RunKind:
     """The kind of run ``schedule`` is."""
     if schedule.stage_names == STAGES:  # read, compute, write: a pipeline's (nothing to load)
         return PIPELINE
-    from engine.warp_idle import is_warp_schedule
+    from engine.latency.warp_idle import is_warp_schedule
     from gpu.profile.lanes import is_profile_schedule
 
     if is_warp_schedule(schedule):

@@ -14,13 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from engine.derived import Derived
-from engine.errors import PipeLabError
-from engine.metrics import speedup
-from engine.pool_waits import slot_words
-from engine.schedule import Schedule
-from engine.stats import comparison
-from engine.text import TimeScale, axis_scale, axis_title, tick_text
+from engine.analysis.derived import Derived
+from engine.analysis.metrics import speedup
+from engine.analysis.stats import comparison
+from engine.base.errors import PipeLabError
+from engine.base.text import TimeScale, axis_scale, axis_title, tick_text
+from engine.model.schedule import Schedule
+from engine.reasons.pool_waits import slot_words
 from gui.colours import LIGHT, Theme
 from gui.export_formats import SIZES
 from gui.figure.cursor import lay_out_cursor
@@ -73,7 +73,7 @@ class FigureOptions:
 
 def caption_text(schedules: Sequence[Schedule]) -> str:
     """The headline when two runs are shown: "sequential 9 s → pipelined 5 s, 1.8×"; none
-    where the stats compare nothing (`engine.stats.comparison`: two devices of a trace)."""
+    where the stats compare nothing (`engine.analysis.stats.comparison`: two devices of a trace)."""
     if len(schedules) != 2 or comparison(list(schedules)) is None:
         return ""
     a, b = schedules

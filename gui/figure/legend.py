@@ -58,7 +58,7 @@ def legend_entries(
     order), the density's ramp when ``density`` (its pale end is idle, which shows alone
     on a row whose waits are all too thin to hatch), the makespan's mark when
     ``makespan``, and ``notes`` (words alone: "c = compute"). ``slot``: the slot wait's
-    words when the runs name their pools (`engine.pool_waits.slot_words`)."""
+    words when the runs name their pools (`engine.reasons.pool_waits.slot_words`)."""
     shown = set(reasons)
     entries = [Entry("colours", colours)] if colours else []
     entries += [Entry("neutral", words, fill) for fill, words in neutral]

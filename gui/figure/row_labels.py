@@ -13,7 +13,7 @@ import bisect
 
 import numpy as np
 
-from engine.schedule import Schedule
+from engine.model.schedule import Schedule
 from gui.figure.frame import Frame
 from gui.figure.kinds import kind_of
 from gui.figure.legend import MIN_TEXT

@@ -4,19 +4,19 @@ Two ways to give tasks rows: ``workers`` (one row per worker: what each unit doe
 time) and ``ops`` (one row per op: the textbook staircase, op 1's read, compute and write,
 then op 2 shifted right). The spans a Gantt hatches come from ONE function, `idle_spans`
 (or, for the part of the run in view, `idle_spans_in`): the engine's wait reasons
-(`engine.waits`), a reason name per span that picks its hatch in `gui.colours.IDLE_STYLES`;
+(`engine.reasons.waits`), a reason name per span that picks its hatch in `gui.colours.IDLE_STYLES`;
 `describe_wait` gives the hover's words for one.
 
 A pipeline run's worker rows are never held as spans here: at 10^6 ops they are millions
 (hundreds of MB). `idle_spans_in` finds those in view from the tasks in view
-(`engine.waits.idle_spans_between`), and legends read `Derived.idle_summary`.
+(`engine.reasons.waits.idle_spans_between`), and legends read `Derived.idle_summary`.
 
-Each function takes the Schedule's `engine.derived.Derived` (its run's: `derived_for`
+Each function takes the Schedule's `engine.analysis.derived.Derived` (its run's: `derived_for`
 makes the app's, a `ShownDerived`). What this module shapes from it for a figure (the
 spans of a row mode, the reasons a legend lists) is kept in its `RowsKept`, held by the
 `ShownDerived`: it goes with the run that holds it.
 
-A warp run's and an imported profile's reasons (`engine.warp_idle`, `gpu.profile.idle`)
+A warp run's and an imported profile's reasons (`engine.latency.warp_idle`, `gpu.profile.idle`)
 load with the first such run: a run with the pipeline's stages is neither, and the app
 starts on one (its start-up test holds the modules out).
 """
@@ -30,11 +30,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from engine.derived import Derived
-from engine.errors import PipeLabError
-from engine.schedule import STAGES, Schedule
-from engine.span_index import SpanIndex
-from engine.waits import (
+from engine.analysis.derived import Derived
+from engine.base.errors import PipeLabError
+from engine.indexes.span_index import SpanIndex
+from engine.model.schedule import STAGES, Schedule
+from engine.reasons.waits import (
     IDLE_REASONS,
     OP_WAIT_REASONS,
     OpWaits,
@@ -43,7 +43,7 @@ from engine.waits import (
     op_waits_between,
     reaching,
 )
-from engine.waits import IdleSpans as EngineIdleSpans
+from engine.reasons.waits import IdleSpans as EngineIdleSpans
 from gui.colours import IDLE_STYLES
 from gui.export_formats import ROWS
 
@@ -181,9 +181,9 @@ def idle_spans(derived: Derived, mode: str = "workers") -> IdleSpans:
     """The spans a Gantt hatches, each with its wait reason (kept in its `RowsKept`).
 
     ``workers``: every worker's idle time in [0, makespan], with the engine's reasons
-    (`engine.waits.idle_spans`: input, slot, done, overhead; a warp run's,
-    `engine.warp_idle`: stall, starved).
-    ``ops``: the time each op waits (`engine.waits.op_waits`: worker, slot, overhead),
+    (`engine.reasons.waits.idle_spans`: input, slot, done, overhead; a warp run's,
+    `engine.latency.warp_idle`: stall, starved).
+    ``ops``: the time each op waits (`engine.reasons.waits.op_waits`: worker, slot, overhead),
     before its read and between its stages; measured runs that are no three-stage
     pipeline have no op waits in the engine: the gaps between an op's tasks, reason
     "idle" (not known)."""
@@ -246,7 +246,7 @@ def describe_wait(derived: Derived, mode: str, spans: IdleSpans, index: int) -> 
     if mode == "ops":
         return derived.op_waits.describe(index) if schedule.is_pipeline else ""
     # (a warp run's: worker rows with pipeline runs' spans describe themselves, above)
-    from engine.warp_idle import WARP_IDLE_REASONS, warp_idle
+    from engine.latency.warp_idle import WARP_IDLE_REASONS, warp_idle
 
     return IDLE_STYLES[WARP_IDLE_REASONS[int(warp_idle(schedule).reason[index])]].label
 
@@ -256,7 +256,7 @@ def _own_reasons(schedule: Schedule) -> bool:
     pipeline's: a warp run's (stalls), an imported profile's (what the trace shows)."""
     if schedule.stage_names == STAGES:  # read, compute, write: neither (nothing to load)
         return False
-    from engine.warp_idle import is_warp_schedule
+    from engine.latency.warp_idle import is_warp_schedule
     from gpu.profile.lanes import is_profile_schedule
 
     return is_warp_schedule(schedule) or is_profile_schedule(schedule)
@@ -264,7 +264,7 @@ def _own_reasons(schedule: Schedule) -> bool:
 
 def _own_spans(derived: Derived) -> IdleSpans:
     """The worker rows' gaps of a warp run or an imported profile (`_own_reasons`)."""
-    from engine.warp_idle import WARP_IDLE_REASONS, is_warp_schedule, warp_idle
+    from engine.latency.warp_idle import WARP_IDLE_REASONS, is_warp_schedule, warp_idle
     from gpu.profile.idle import IMPORTED_REASONS, ImportedIdle, lane_idle
 
     schedule = derived.schedule

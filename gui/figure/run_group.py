@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 from PySide6.QtGui import QColor
 
-from engine.derived import Derived
-from engine.text import time_text
+from engine.analysis.derived import Derived
+from engine.base.text import time_text
 from gui.colours import OP_COLOURS, density_colours, idle_style, ink_on
 from gui.figure.bars import BAR_HEIGHT, THIN_PIXELS, BarPlan, DensityRuns, plan_bars
 from gui.figure.fonts import cap_height, descent, text_width
@@ -31,7 +31,7 @@ LABEL_LIMIT = 2_000
 ROW_GROUP_LIMIT = 200
 
 
-#: A time on a figure: the one formatter, `engine.text.time_text` ("2.5 s", "723 ms",
+#: A time on a figure: the one formatter, `engine.base.text.time_text` ("2.5 s", "723 ms",
 #: "3,000,000 s").
 figure_time = time_text
 

@@ -16,7 +16,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 import numpy as np
 
-from engine.errors import PipeLabError
+from engine.base.errors import PipeLabError
 from gui.figure.fonts import SVG_FAMILIES
 from gui.figure.model import Embed, Figure, Group, Hatch, Item, Line, Rects, Text
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.scenario import PRESETS_DIR
+from engine.model.scenario import PRESETS_DIR
 from main import main
 
 EXAMPLES = int(os.environ.get("PIPELAB_FUZZ_EXAMPLES", "150"))

@@ -1,6 +1,6 @@
 """Strings from files and flags are hostile: a scenario's name, a bad value, a file name
 reach the terminal escaped (no colour, title, cursor move or reversed text is obeyed) and
-an error stays one line of at most `engine.text.MESSAGE_CHARS` characters, saying how long the
+an error stays one line of at most `engine.base.text.MESSAGE_CHARS` characters, saying how long the
 value it cut was."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 
 from cli.console import Progress
 from cli.main import _fail
-from engine.text import MESSAGE_CHARS as MAX_LINE
+from engine.base.text import MESSAGE_CHARS as MAX_LINE
 from main import main
 
 ROOT = Path(__file__).resolve().parents[2]

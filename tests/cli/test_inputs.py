@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.scenario import PRESETS_DIR
+from engine.model.scenario import PRESETS_DIR
 from main import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -115,7 +115,7 @@ def test_runs_whose_output_is_too_big_are_refused(capsys, tmp_path, argv, words)
 
 def test_the_estimate_counts_the_bytes_written() -> None:
     from cli.limits import OUTPUT_LIMIT, WRITE_BYTES_PER_S, estimate_simulation
-    from engine.scenario import load_preset
+    from engine.model.scenario import load_preset
 
     scenario = load_preset("book").with_changes(ops=1_000_000)
     table = estimate_simulation(scenario, 1, "table")

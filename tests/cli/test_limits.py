@@ -95,7 +95,7 @@ def test_the_largest_accepted_runs_are_within_the_limits() -> None:
     from types import SimpleNamespace
 
     from cli.limits import MEMORY_LIMIT, TIME_LIMIT, check_simulation
-    from engine.scenario import MAX_OPS
+    from engine.model.scenario import MAX_OPS
 
     largest = SimpleNamespace(n_ops=MAX_OPS, workers=(1, 1, 1))  # its size is all that counts
     estimate = check_simulation(largest, 1, "table")  # type: ignore[arg-type]
@@ -114,7 +114,7 @@ def test_the_largest_accepted_runs_are_within_the_limits() -> None:
 def test_the_text_gantt_draws_any_finite_schedule(starts, ends) -> None:
     """Measured runs are not checked against the policy: the drawing must cope anyway."""
     from cli.table import text_gantt
-    from engine.schedule import Schedule
+    from engine.model.schedule import Schedule
 
     schedule = Schedule.from_stage_matrices(starts, ends, workers=(1, 1, 1))
     lines = text_gantt(schedule, 60).splitlines()

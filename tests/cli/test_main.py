@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cli.main import main
-from engine.resources import version
+from engine.base.resources import version
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from cli.paths import check_output_path
-from engine.atomic import name_max, temp_prefix, write_atomic
-from engine.errors import PipeLabError
+from engine.base.atomic import name_max, temp_prefix, write_atomic
+from engine.base.errors import PipeLabError
 from main import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -199,10 +199,10 @@ BLOCKED_WRITE = textwrap.dedent(
     """
     import sys, threading
     sys.path.insert(0, {root!r})
-    import engine.writers
+    import engine.analysis.writers
     from main import main
 
-    original = engine.writers._task_chunks
+    original = engine.analysis.writers._task_chunks
 
     def chunks(*args, **kwargs):
         for number, chunk in enumerate(original(*args, **kwargs)):
@@ -211,7 +211,7 @@ BLOCKED_WRITE = textwrap.dedent(
                 print("started", flush=True)
                 threading.Event().wait()  # until the signal arrives
 
-    engine.writers._task_chunks = chunks
+    engine.analysis.writers._task_chunks = chunks
     sys.exit(main(["simulate", "--ops", "100000", "--format", "json", "--out", {out!r}]))
     """
 )

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from cli.table import metrics_lines, seconds, text_gantt
-from engine.scenario import Scenario, load_preset
-from engine.scheduler import simulate
+from engine.model.scenario import Scenario, load_preset
+from engine.model.scheduler import simulate
 
 
 def _row(schedule, name: str, width: int) -> str:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.warp_stream import summarize
-from engine.warps import WarpConfig
+from engine.latency.warp_stream import summarize
+from engine.latency.warps import WarpConfig
 from main import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -148,12 +148,12 @@ def test_a_console_without_block_characters_gets_ascii(argv, encoding):
 
 def test_json_is_streamed_from_the_model_not_from_a_schedule(capsys, monkeypatch):
     """The JSON is written chunk by chunk: the whole Schedule is never built."""
-    import engine.warps
+    import engine.latency.warps
 
     def refuse(config):
         raise AssertionError("the CLI built the whole run")
 
-    monkeypatch.setattr(engine.warps, "simulate_warps", refuse)
+    monkeypatch.setattr(engine.latency.warps, "simulate_warps", refuse)
     code, out, err = _run(capsys, "--warps", "3", "--cycles", "50000", "--format", "json")
     assert (code, err) == (0, "")
     data = json.loads(out)

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from engine.schedule import Schedule
-from engine.waits import _CUTS_PER_TASK, DONE, INPUT, OVERHEAD, SLOT, _split_at
+from engine.model.schedule import Schedule
+from engine.reasons.waits import _CUTS_PER_TASK, DONE, INPUT, OVERHEAD, SLOT, _split_at
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -144,7 +144,7 @@ def gaps(s: Schedule, pipeline: bool) -> tuple[IntArray, FloatArray, FloatArray]
 
 
 def idle_columns(s: Schedule) -> tuple[IntArray, FloatArray, FloatArray, IntArray, IntArray]:
-    """The idle spans' (row, start, end, reason, next_task), as engine.waits built them."""
+    """The idle spans' (row, start, end, reason, next_task), as engine.reasons.waits built them."""
     pipeline = s.n_ops > 0 and len(s) > 0 and s.is_pipeline
     measured = pipeline and s.source == "measured"
     tol = 1e-9 * max(1.0, s.makespan)
@@ -252,7 +252,7 @@ def typical_duration(s: Schedule) -> float:
 
 
 class SpanIndex:
-    """engine.density.SpanIndex as it was (its row order ties on the start by index)."""
+    """engine.indexes.density.SpanIndex as it was (its row order ties on the start by index)."""
 
     def __init__(self, start: FloatArray, end: FloatArray, row: IntArray, n_rows: int) -> None:
         starts = np.asarray(start, dtype=np.float64)
@@ -311,7 +311,7 @@ class SpanIndex:
 
 def idle_gaps(schedule: Schedule, row: int) -> list[tuple[float, float]]:
     """The (start, end) intervals in [0, makespan] when timeline row ``row`` is idle, one
-    task at a time (engine.metrics had it)."""
+    task at a time (engine.analysis.metrics had it)."""
     mine = np.flatnonzero(schedule.row == row)
     mine = mine[np.lexsort((schedule.end[mine], schedule.start[mine]))]
     gaps: list[tuple[float, float]] = []

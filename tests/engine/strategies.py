@@ -9,11 +9,11 @@ from dataclasses import replace
 import numpy as np
 from hypothesis import strategies as st
 
-from engine import fast_scheduler
-from engine.scenario import Scenario
-from engine.schedule import Schedule
-from engine.scheduler import simulate
-from engine.validation import MIN_DURATION
+from engine.base.validation import MIN_DURATION
+from engine.compiled import fast_scheduler
+from engine.model.scenario import Scenario
+from engine.model.schedule import Schedule
+from engine.model.scheduler import simulate
 
 #: The engine's builds a test compares: pure Python, and the compiled module where built.
 BUILDS = ["python"] + (["compiled"] if fast_scheduler.compiled is not None else [])
@@ -100,7 +100,7 @@ def idle_pass_inputs() -> st.SearchStrategy[Schedule]:
 
 def spans_schedule(start: np.ndarray, end: np.ndarray, row: np.ndarray, n_rows: int) -> Schedule:
     """Spans on rows as a Schedule (one unit of ``n_rows`` workers, one op a span), for the
-    indexes that read a Schedule's rows (`engine.span_index.SpanIndex`)."""
+    indexes that read a Schedule's rows (`engine.indexes.span_index.SpanIndex`)."""
     n = len(start)
     zeros = np.zeros(n, dtype=np.int64)
     return Schedule(

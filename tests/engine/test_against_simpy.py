@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.simpy_model import simpy_makespan
-from engine.scenario import Scenario
-from engine.scheduler import simulate
+from engine.model.scenario import Scenario
+from engine.model.scheduler import simulate
 
 
 @settings(max_examples=150, deadline=None)

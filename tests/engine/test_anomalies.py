@@ -6,9 +6,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.anomalies import resource_anomalies
-from engine.scenario import Scenario
-from engine.scheduler import simulate
+from engine.model.anomalies import resource_anomalies
+from engine.model.scenario import Scenario
+from engine.model.scheduler import simulate
 
 
 def test_a_second_load_unit_can_make_the_run_slower() -> None:

@@ -1,4 +1,4 @@
-"""engine.assembly_model (pure, no Qt): slot states, where chips sit and when they glide,
+"""engine.analysis.assembly_model (pure, no Qt): slot states, where chips sit and when they glide,
 and that a frame looks only at the few ops it draws."""
 
 from __future__ import annotations
@@ -8,20 +8,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import fast_scheduler
-from engine.assembly_model import (
+from engine.analysis.assembly_model import (
     Spot,
     assembly_frame,
     chip_motion,
     slots_now,
     transitions,
 )
-from engine.assembly_slots import SlotState, _by_slot_then_hold, assign_slots, slot_holds
-from engine.derived import Derived
-from engine.scenario import Scenario, load_preset
-from engine.schedule import Schedule
-from engine.scheduler import simulate
-from engine.timeline import Place, state_at
+from engine.analysis.derived import Derived
+from engine.analysis.timeline import Place, state_at
+from engine.compiled import fast_scheduler
+from engine.indexes.assembly_slots import SlotState, _by_slot_then_hold, assign_slots, slot_holds
+from engine.model.scenario import Scenario, load_preset
+from engine.model.schedule import Schedule
+from engine.model.scheduler import simulate
 
 FREE, RESERVED, LOADING, HOLDING, WRITING = (
     SlotState.FREE,
@@ -137,7 +137,7 @@ def test_slots_are_never_double_booked(rows, workers, buffers) -> None:
     buffers=st.integers(1, 5),
 )
 def test_slots_passed_on_are_the_same_with_either_build(rows, workers, buffers) -> None:
-    """Slots inherited in release order: the compiled chain walk (engine/_fastsched.c's
+    """Slots inherited in release order: the compiled chain walk (engine/compiled/_fastsched.c's
     chain_roots) ends at the roots pointer jumping finds."""
     d = np.array(rows, dtype=float)
     schedule = simulate(Scenario(d[:, 0], d[:, 1], d[:, 2], workers=workers, buffers=buffers))

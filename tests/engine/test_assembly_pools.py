@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.assembly_model import Spot, assembly_frame, pools_now, rest_pools
-from engine.derived import Derived
-from engine.scenario import Scenario
-from engine.scheduler import simulate
-from engine.shape_file import ShapedScenario, load_any_preset
+from engine.analysis.assembly_model import Spot, assembly_frame, pools_now, rest_pools
+from engine.analysis.derived import Derived
+from engine.model.scenario import Scenario
+from engine.model.scheduler import simulate
+from engine.model.shape_file import ShapedScenario, load_any_preset
 
 
 def shaped(name: str) -> ShapedScenario:
@@ -89,7 +89,7 @@ def test_an_op_rests_in_the_pool_it_has_held_longest() -> None:
 
 
 def test_pool_holders_agree_with_the_engine_state() -> None:
-    from engine.timeline import state_at
+    from engine.analysis.timeline import state_at
 
     for name in ("hopper-ping-pong", "hopper-cooperative", "host-pipeline", "cp-async-ring"):
         derived = Derived(shaped(name).simulate("pipelined"))

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.atomic import MAX_LINKS, resolve_target, write_atomic
-from engine.errors import PipeLabError
+from engine.base.atomic import MAX_LINKS, resolve_target, write_atomic
+from engine.base.errors import PipeLabError
 
 
 def test_a_link_chain_leads_to_its_file(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""`engine.columns.sorted_unique` and `median_of`: np.unique's and np.median's answers for
+"""`engine.model.columns.sorted_unique` and `median_of`: np.unique's and np.median's answers for
 times and indices, without calling them (their first call imports numpy.ma, which the
 app's start-up does without)."""
 
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.columns import median_of, sorted_unique
+from engine.model.columns import median_of, sorted_unique
 
 times = st.lists(st.sampled_from([0.0, -0.0, 0.5, 1.0, 1e-300, 3.0, 1e9, -2.5]), max_size=30)
 
@@ -56,7 +56,7 @@ def test_neither_imports_numpy_ma() -> None:
     code = (
         "import sys\n"
         "import numpy as np\n"
-        "from engine.columns import median_of, sorted_unique\n"
+        "from engine.model.columns import median_of, sorted_unique\n"
         "sorted_unique(np.array([2.0, 1.0, 2.0]))\n"
         "median_of(np.array([2.0, 1.0, 4.0, 3.0]))\n"
         "assert 'numpy.ma' not in sys.modules, 'numpy.ma imported'\n"

@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import fast_scheduler
-from engine.critical_path import CriticalPath, critical_path
-from engine.derived import Derived
-from engine.metrics import steady_state
-from engine.scenario import Scenario
-from engine.scheduler import simulate
+from engine.analysis.derived import Derived
+from engine.analysis.metrics import steady_state
+from engine.compiled import fast_scheduler
+from engine.model.scenario import Scenario
+from engine.model.scheduler import simulate
+from engine.reasons.critical_path import CriticalPath, critical_path
 from tests.engine.strategies import scenarios
 
 #: Longer runs than the other properties use: paths that switch units many times.
@@ -132,7 +132,7 @@ def test_the_path_is_int32_tasks_and_the_same_both_ways(build) -> None:
 
 def test_the_stats_keep_what_the_path_charges_not_the_path() -> None:
     """A sequential run's path is every task: the Schedule keeps only its charges."""
-    from engine.stats import schedule_stats
+    from engine.analysis.stats import schedule_stats
 
     schedule = simulate(Scenario.uniform_ops(50, 1.0, 2.0, 1.0, buffers=2), "sequential")
     schedule_stats(Derived(schedule))

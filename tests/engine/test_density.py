@@ -7,10 +7,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.density import band_of_rows, busy_fraction, quantize, rows_per_band, runs
-from engine.scenario import Scenario
-from engine.scheduler import simulate
-from engine.span_index import SpanIndex
+from engine.indexes.density import band_of_rows, busy_fraction, quantize, rows_per_band, runs
+from engine.indexes.span_index import SpanIndex
+from engine.model.scenario import Scenario
+from engine.model.scheduler import simulate
 from tests.engine.strategies import spans_schedule
 
 

@@ -1,4 +1,4 @@
-"""`engine.event_union.EventUnion`: the event times of several Schedules counted and
+"""`engine.indexes.event_union.EventUnion`: the event times of several Schedules counted and
 searched as their sorted union, without merging them; checked against the merged array
 (np.unique of them all, or merged within a tolerance as a Schedule's own times are:
 `merged_within`), with the compiled and the numpy `sorted_common` alike."""
@@ -10,13 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import fast_scheduler
-from engine.derived import Derived
-from engine.event_union import EventUnion, events_of, sorted_common
-from engine.scenario import Scenario
-from engine.schedule import Schedule
-from engine.scheduler import simulate
-from engine.tolerance import time_tolerance
+from engine.analysis.derived import Derived
+from engine.base.tolerance import time_tolerance
+from engine.compiled import fast_scheduler
+from engine.indexes.event_union import EventUnion, events_of, sorted_common
+from engine.model.scenario import Scenario
+from engine.model.schedule import Schedule
+from engine.model.scheduler import simulate
 from tests.engine.strategies import BUILDS
 
 #: Few distinct values, so that the arrays share many (the book's whole seconds) or none.

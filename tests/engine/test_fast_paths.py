@@ -13,15 +13,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import fast_scheduler, metrics
-from engine.columns import pipeline_layout
-from engine.derived import Derived
-from engine.errors import PipeLabError
-from engine.scenario import Scenario
-from engine.schedule import Schedule
-from engine.scheduler import simulate, simulate_reference
-from engine.span_index import SpanIndex
-from engine.view_model import typical_duration
+from engine.analysis import metrics
+from engine.analysis.derived import Derived
+from engine.analysis.view_model import typical_duration
+from engine.base.errors import PipeLabError
+from engine.compiled import fast_scheduler
+from engine.indexes.span_index import SpanIndex
+from engine.model.columns import pipeline_layout
+from engine.model.scenario import Scenario
+from engine.model.schedule import Schedule
+from engine.model.scheduler import simulate, simulate_reference
 from tests.engine import legacy_indexes as legacy
 from tests.engine.strategies import BUILDS, scenarios, schedule_inputs, spans_schedule
 
@@ -273,7 +274,7 @@ def test_layout_checks_still_refuse_bad_workers() -> None:
     st.integers(0, 3),
 )
 def test_rank_near_is_searchsorted(values, queries, steps) -> None:
-    from engine.wait_index import rank_near
+    from engine.reasons.wait_index import rank_near
 
     sorted_values = np.sort(np.array(values, dtype=float))
     times = np.array([t for t, _ in queries], dtype=float)

@@ -1,6 +1,6 @@
-"""The compiled idle-span pass (engine/_idle_pass.c, engine/idle_cuts.py) and the numpy
-cuts (`engine.waits.build_idle_spans`) write the same five columns, bit for bit, dtype
-for dtype: on simulated runs with any workers and slots, the same tasks in another order,
+"""The compiled idle-span pass (engine/compiled/_idle_pass.c, engine/reasons/idle_cuts.py) and
+the numpy cuts (`engine.reasons.waits.build_idle_spans`) write the same five columns, bit for
+bit, dtype for dtype: on simulated runs with any workers and slots, the same tasks in another order,
 tasks that overlap on their rows, and with a cut budget small enough that a unit is cut
 at its last start only."""
 
@@ -13,13 +13,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import fast_scheduler
-from engine.derived import Derived
-from engine.idle_cuts import compiled_columns, compiled_summary
-from engine.scenario import Scenario
-from engine.schedule import Schedule
-from engine.scheduler import simulate
-from engine.waits import DONE, IDLE_REASONS, INPUT, SLOT, IdleSpans, build_idle_spans
+from engine.analysis.derived import Derived
+from engine.compiled import fast_scheduler
+from engine.model.scenario import Scenario
+from engine.model.schedule import Schedule
+from engine.model.scheduler import simulate
+from engine.reasons.idle_cuts import compiled_columns, compiled_summary
+from engine.reasons.waits import DONE, IDLE_REASONS, INPUT, SLOT, IdleSpans, build_idle_spans
 from tests.engine.strategies import idle_pass_inputs
 
 pytestmark = pytest.mark.skipif(

@@ -14,12 +14,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import fast_scheduler, waits
-from engine.derived import Derived
-from engine.scenario import Scenario
-from engine.schedule import Schedule
-from engine.scheduler import simulate
-from engine.waits import (
+from engine.analysis.derived import Derived
+from engine.compiled import fast_scheduler
+from engine.model.scenario import Scenario
+from engine.model.schedule import Schedule
+from engine.model.scheduler import simulate
+from engine.reasons import waits
+from engine.reasons.waits import (
     IDLE_REASONS,
     OP_WAIT_REASONS,
     IdleSpans,

@@ -1,4 +1,4 @@
-"""`engine.wait_index.Intervals` (the slot holds the wait reasons stab) against brute force:
+"""`engine.reasons.wait_index.Intervals` (the slot holds the wait reasons stab) against brute force:
 which and how many intervals contain a time, and every (time, interval) pair, for holds in
 grant order whose ends do not rise with their starts (two workers per unit: a later op
 may write first), where the latest end so far is kept per block of 64, not per hold."""
@@ -11,7 +11,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.wait_index import Intervals, cut_at_points
+from engine.reasons.wait_index import Intervals, cut_at_points
 
 
 @st.composite

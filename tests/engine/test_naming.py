@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.naming import renamed_if_changed
-from engine.scenario import Scenario, load_preset
+from engine.model.naming import renamed_if_changed
+from engine.model.scenario import Scenario, load_preset
 
 
 def test_an_unchanged_preset_keeps_its_name() -> None:

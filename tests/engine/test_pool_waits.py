@@ -1,5 +1,5 @@
 """Wait reasons, narration, critical path and JSON of pipeline shapes' pools (issue 28;
-engine/pool_waits.py): a brute-force oracle that walks time on random shapes and says,
+engine/reasons/pool_waits.py): a brute-force oracle that walks time on random shapes and says,
 from the tasks and grants alone, who holds each pool's slots and what every idle worker
 and waiting op waits for; the shipped presets by hand."""
 
@@ -12,15 +12,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.critical_path import critical_path
-from engine.derived import Derived
-from engine.pool_waits import is_shape_run, pool_use, slot_words
-from engine.schedule import Schedule
-from engine.shape import Shape, simulate_shape
-from engine.shape_file import load_any_preset
-from engine.timeline import narrate
-from engine.waits import DONE, INPUT, SLOT, WAIT_SLOT, WAIT_WORKER, idle_now, ops_waiting_at
-from engine.writers import to_json, to_trace
+from engine.analysis.derived import Derived
+from engine.analysis.timeline import narrate
+from engine.analysis.writers import to_json, to_trace
+from engine.model.schedule import Schedule
+from engine.model.shape import Shape, simulate_shape
+from engine.model.shape_file import load_any_preset
+from engine.reasons.critical_path import critical_path
+from engine.reasons.pool_waits import is_shape_run, pool_use, slot_words
+from engine.reasons.waits import DONE, INPUT, SLOT, WAIT_SLOT, WAIT_WORKER, idle_now, ops_waiting_at
 from tests.engine.test_shapes import shapes
 
 
@@ -251,8 +251,8 @@ def test_the_trace_has_a_track_per_worker_of_each_unit() -> None:
 
 
 def test_the_book_s_words_stay_the_book_s() -> None:
-    from engine.scenario import Scenario
-    from engine.scheduler import simulate
+    from engine.model.scenario import Scenario
+    from engine.model.scheduler import simulate
 
     book = simulate(Scenario([1, 1, 1], [1, 1, 1], [1, 1, 1], buffers=2), "pipelined")
     derived = Derived(book)
@@ -269,7 +269,7 @@ def test_the_book_s_words_stay_the_book_s() -> None:
 def test_a_shape_s_one_pool_from_first_to_last_keeps_the_book_s_rules_and_its_name() -> None:
     """One pool held from the first stage to the last: the book's rules (`Schedule.grant`),
     the pool's name in the words."""
-    from engine.schedule import Pool
+    from engine.model.schedule import Pool
 
     shape = Shape(
         ("fetch", "decode", "run", "retire"), (0, 1, 1, 2), ("front end", "cores", "retire unit"),

@@ -6,14 +6,14 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import fast_scheduler
-from engine.derived import Derived
-from engine.metrics import lower_bound, utilization_by_unit, utilization_by_worker
-from engine.scenario import Scenario
-from engine.schedule import Schedule
-from engine.scheduler import simulate, simulate_reference
-from engine.timeline import Place, state_at
-from engine.validation import MIN_DURATION
+from engine.analysis.derived import Derived
+from engine.analysis.metrics import lower_bound, utilization_by_unit, utilization_by_worker
+from engine.analysis.timeline import Place, state_at
+from engine.base.validation import MIN_DURATION
+from engine.compiled import fast_scheduler
+from engine.model.scenario import Scenario
+from engine.model.schedule import Schedule
+from engine.model.scheduler import simulate, simulate_reference
 
 EPS = 1e-9
 

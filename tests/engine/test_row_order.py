@@ -1,8 +1,8 @@
-"""Rows put in time order (`engine.columns.rows_time_order`): the compiled sort
-(engine/_row_order.c) and the numpy one give the same arrays, bit for bit, and a plain
+"""Rows put in time order (`engine.model.columns.rows_time_order`): the compiled sort
+(engine/compiled/_row_order.c) and the numpy one give the same arrays, bit for bit, and a plain
 lexsort's, on spans in any order with ties, zero lengths and signed zeros, on rows in
 order already or not; and each block's longest and shortest span
-(`engine.span_index.SpanIndex`), the same both ways."""
+(`engine.indexes.span_index.SpanIndex`), the same both ways."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import fast_scheduler
-from engine.columns import rows_time_order
-from engine.span_index import SpanIndex
+from engine.compiled import fast_scheduler
+from engine.indexes.span_index import SpanIndex
+from engine.model.columns import rows_time_order
 from tests.engine.strategies import spans_schedule
 
 pytestmark = pytest.mark.skipif(

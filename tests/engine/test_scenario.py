@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.errors import PipeLabError
-from engine.scenario import MAX_OPS, Scenario, load_preset, preset_names, repeated_to
-from engine.validation import MAX_DURATION, MIN_DURATION
+from engine.base.errors import PipeLabError
+from engine.base.validation import MAX_DURATION, MIN_DURATION
+from engine.model.scenario import MAX_OPS, Scenario, load_preset, preset_names, repeated_to
 
 EXPECTED_PRESETS = {
     "book",
@@ -142,7 +142,7 @@ def test_devices_pipes_and_huge_files_are_refused_before_reading(
     """/dev/zero would be read until the machine runs out of memory; a FIFO would block."""
     import os
 
-    import engine.scenario
+    import engine.model.scenario
 
     with pytest.raises(PipeLabError, match="not a regular file"):
         Scenario.load("/dev/zero")
@@ -152,7 +152,7 @@ def test_devices_pipes_and_huge_files_are_refused_before_reading(
         Scenario.load(fifo)
     big = tmp_path / "big.toml"
     big.write_text('name = "x"\n' + "# padding\n" * 20)
-    monkeypatch.setattr(engine.scenario, "MAX_FILE_BYTES", 100)
+    monkeypatch.setattr(engine.model.scenario, "MAX_FILE_BYTES", 100)
     with pytest.raises(PipeLabError, match="too big for a scenario file"):
         Scenario.load(big)
 

@@ -13,12 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import assembly_slots, fast_scheduler
-from engine.metrics import closed_form_makespan, lower_bound, speedup
-from engine.scenario import Scenario
-from engine.schedule import Schedule
-from engine.scheduler import simulate, simulate_reference
-from engine.validation import MIN_DURATION
+from engine.analysis.metrics import closed_form_makespan, lower_bound, speedup
+from engine.base.validation import MIN_DURATION
+from engine.compiled import fast_scheduler
+from engine.indexes import assembly_slots
+from engine.model.scenario import Scenario
+from engine.model.schedule import Schedule
+from engine.model.scheduler import simulate, simulate_reference
 
 BUILDS = ("compiled", "python")
 #: Set (CI does) to fail, not skip, where the compiled event loop did not load.
@@ -183,7 +184,7 @@ def test_all_zero_durations(name: str, workers: tuple[int, int, int], buffers: i
 
 
 class _NoHeap:
-    """Stands in for `heapq` in engine.assembly_slots: assign_slots must not need it."""
+    """Stands in for `heapq` in engine.indexes.assembly_slots: assign_slots must not need it."""
 
     def heappush(self, *args: object) -> None:
         raise AssertionError("assign_slots took its heap fallback")
@@ -222,9 +223,9 @@ def test_pure_python_can_be_forced() -> None:
     """PIPELAB_PURE_PYTHON=1 runs the fallback (what a machine without a C compiler gets)."""
     env = {**os.environ, "PIPELAB_PURE_PYTHON": "1"}
     code = (
-        "from engine import fast_scheduler as f\n"
-        "from engine.scenario import Scenario\n"
-        "from engine.scheduler import simulate\n"
+        "from engine.compiled import fast_scheduler as f\n"
+        "from engine.model.scenario import Scenario\n"
+        "from engine.model.scheduler import simulate\n"
         "print(f.backend(), simulate(Scenario.uniform_ops(3, buffers=2)).makespan)"
     )
     out = subprocess.run(
@@ -285,7 +286,7 @@ def test_using_a_build_that_is_not_there(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_makespan_respects_lower_bound_on_presets() -> None:
-    from engine.scenario import load_preset, preset_names
+    from engine.model.scenario import load_preset, preset_names
 
     for name in preset_names():
         scenario = load_preset(name)

@@ -1,4 +1,4 @@
-"""Pipeline-shape files (engine.shape_file): the TOML form, its one-line errors with the
+"""Pipeline-shape files (engine.model.shape_file): the TOML form, its one-line errors with the
 key's line, the round trip, and the shipped shape presets against their closed forms."""
 
 from __future__ import annotations
@@ -9,18 +9,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.derived import Derived
-from engine.errors import PipeLabError
-from engine.metrics import makespan_formula
-from engine.scenario import Scenario, preset_names
-from engine.shape_file import (
+from engine.analysis.derived import Derived
+from engine.analysis.metrics import makespan_formula
+from engine.analysis.timeline import state_at
+from engine.base.errors import PipeLabError
+from engine.model.scenario import Scenario, preset_names
+from engine.model.shape_file import (
     ShapedScenario,
     load_any_preset,
     read_scenario,
     shape_words,
     simulated,
 )
-from engine.timeline import state_at
 
 PING_PONG = """\
 name = "Hopper warp-specialized GEMM, ping-pong"
@@ -241,8 +241,8 @@ def test_every_preset_loads_in_its_form_and_unknown_names_list_all() -> None:
 def test_what_binds_a_shape_is_a_unit_or_a_pool_with_its_numbers(
     preset: str, resource: str, period: float, why: str
 ) -> None:
-    from engine.derived import Derived
-    from engine.metrics import steady_state
+    from engine.analysis.derived import Derived
+    from engine.analysis.metrics import steady_state
 
     scenario = load_any_preset(preset)
     state = steady_state(Derived(simulated(scenario)))
@@ -251,8 +251,8 @@ def test_what_binds_a_shape_is_a_unit_or_a_pool_with_its_numbers(
 
 
 def test_a_ring_smaller_than_the_work_it_holds_binds() -> None:
-    from engine.derived import Derived
-    from engine.metrics import steady_state
+    from engine.analysis.derived import Derived
+    from engine.analysis.metrics import steady_state
 
     scenario = load_any_preset("cp-async-ring")
     assert isinstance(scenario, ShapedScenario)
@@ -320,7 +320,7 @@ def test_a_shape_with_uneven_ops_has_no_closed_form() -> None:
 
 def test_a_shapes_runs_say_their_pools() -> None:
     """A run's heading names its pools (the book's says its slots)."""
-    from engine.naming import pool_words
+    from engine.model.naming import pool_words
 
     scenario = load_any_preset("hopper-ping-pong")
     assert pool_words(scenario.simulate("pipelined")) == (

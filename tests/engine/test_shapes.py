@@ -1,6 +1,6 @@
-"""Pipeline shapes (`engine.shape`): the shape's checks, random shapes against an
-independent SimPy model of the contract (engine/shape.py's docstring) written here, and the
-compiled loop (engine/_fastsched.c) against the reference, bit for bit, on random shapes
+"""Pipeline shapes (`engine.model.shape`): the shape's checks, random shapes against an
+independent SimPy model of the contract (engine/model/shape.py's docstring) written here, and the
+compiled loop (engine/compiled/_fastsched.c) against the reference, bit for bit, on random shapes
 and on the book's."""
 
 from __future__ import annotations
@@ -10,11 +10,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import fast_scheduler
-from engine.errors import PipeLabError
-from engine.schedule import Pool
-from engine.scheduler import schedule_tasks
-from engine.shape import MAX_STAGES, Shape, book_shape, shape_tasks, simulate_shape, simulated_tasks
+from engine.base.errors import PipeLabError
+from engine.compiled import fast_scheduler
+from engine.model.schedule import Pool
+from engine.model.scheduler import schedule_tasks
+from engine.model.shape import (
+    MAX_STAGES,
+    Shape,
+    book_shape,
+    shape_tasks,
+    simulate_shape,
+    simulated_tasks,
+)
 
 needs_compiled = pytest.mark.skipif(
     fast_scheduler.compiled is None, reason="the compiled extension is not built"
@@ -334,8 +341,8 @@ def test_one_copy_engine_for_both_directions_is_shared_in_ready_order() -> None:
 
 
 def test_the_book_s_shape_makes_the_book_s_schedule() -> None:
-    from engine.scenario import Scenario
-    from engine.scheduler import simulate_reference
+    from engine.model.scenario import Scenario
+    from engine.model.scheduler import simulate_reference
 
     scenario = Scenario.uniform_ops(3, buffers=3)
     ours = simulate_shape(book_shape(scenario.workers, 3), scenario.durations)

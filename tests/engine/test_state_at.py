@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.derived import Derived
-from engine.scenario import Scenario
-from engine.scheduler import simulate
-from engine.timeline import Place, narrate, state_at
+from engine.analysis.derived import Derived
+from engine.analysis.timeline import Place, narrate, state_at
+from engine.model.scenario import Scenario
+from engine.model.scheduler import simulate
 
 
 def _events(policy: str) -> list[float]:

@@ -1,4 +1,4 @@
-"""The one stats builder (engine/stats.py) that the app's panel and the table both show."""
+"""The one stats builder (engine/analysis/stats.py) that the app's panel and the table both show."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import metrics
-from engine.derived import Derived
-from engine.scenario import Scenario, load_preset
-from engine.scheduler import simulate
-from engine.stats import row_idle_text, schedule_stats
-from engine.text import op_list, op_numbers, span_text, time_text
+from engine.analysis import metrics
+from engine.analysis.derived import Derived
+from engine.analysis.stats import row_idle_text, schedule_stats
+from engine.base.text import op_list, op_numbers, span_text, time_text
+from engine.model.scenario import Scenario, load_preset
+from engine.model.scheduler import simulate
 
 
 def _values(stats) -> dict[str, str]:

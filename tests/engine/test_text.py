@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.text import (
+from engine.base.text import (
     axis_scale,
     axis_title,
     elided,
@@ -247,7 +247,7 @@ def test_cutting_printable_text_never_splits_an_escape() -> None:
 
 
 def test_numbers_keep_their_units() -> None:
-    from engine.text import unbreakable_values
+    from engine.base.text import unbreakable_values
 
     assert unbreakable_values("3 slots: 5 s (1 s faster) · op 12 · 1,202 ops") == (
         "3\u00a0slots: 5\u00a0s (1\u00a0s faster) · op 12 · 1,202\u00a0ops"

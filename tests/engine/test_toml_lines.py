@@ -1,4 +1,4 @@
-"""engine.toml_lines: the line of every key path in any TOML document tomli_w writes (random
+"""engine.base.toml_lines: the line of every key path in any TOML document tomli_w writes (random
 nesting, arrays of tables, inline tables in arrays, keys that need quotes, strings that
 look like keys), and the nesting guard on text that is not even valid."""
 
@@ -11,7 +11,7 @@ import tomli_w
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.toml_lines import deepest_nesting, key_lines, line_of
+from engine.base.toml_lines import deepest_nesting, key_lines, line_of
 
 # Unique keys across a document pin each key to one line; some need quotes, some hold
 # dots, spaces, "=" or brackets (which a text search would confuse with structure).

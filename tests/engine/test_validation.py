@@ -5,8 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import PipeLabError
-from engine.validation import SHOWN, SHOWN_PATH, path_text, shown, whole_number, whole_number_text
+from engine.base.errors import PipeLabError
+from engine.base.validation import (
+    SHOWN,
+    SHOWN_PATH,
+    path_text,
+    shown,
+    whole_number,
+    whole_number_text,
+)
 
 
 @pytest.mark.parametrize(

@@ -1,11 +1,11 @@
-"""engine.view_model keeps no Schedule alive (a module-level cache keyed by Schedules once
+"""engine.analysis.view_model keeps no Schedule alive (a module-level cache keyed by Schedules once
 kept up to 16 dead ones, and their arrays, alive); `with_meta` shares the columns."""
 
 from __future__ import annotations
 
-from engine import view_model
-from engine.scenario import load_preset
-from engine.scheduler import simulate
+from engine.analysis import view_model
+from engine.model.scenario import load_preset
+from engine.model.scheduler import simulate
 
 
 def test_no_module_level_cache_keeps_schedules() -> None:

@@ -8,14 +8,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from engine.derived import Derived
-from engine.metrics import makespan_formula, steady_state
-from engine.scenario import Scenario, load_preset
-from engine.schedule import Schedule
-from engine.scheduler import simulate
-from engine.timeline import narrate
-from engine.waits import IDLE_REASONS, idle_now, ops_waiting_at
-from engine.warps import WarpConfig, simulate_warps
+from engine.analysis.derived import Derived
+from engine.analysis.metrics import makespan_formula, steady_state
+from engine.analysis.timeline import narrate
+from engine.latency.warps import WarpConfig, simulate_warps
+from engine.model.scenario import Scenario, load_preset
+from engine.model.schedule import Schedule
+from engine.model.scheduler import simulate
+from engine.reasons.waits import IDLE_REASONS, idle_now, ops_waiting_at
 
 
 def _spans(schedule, unit: str) -> list[tuple[float, float, str, tuple[int, ...]]]:
@@ -219,7 +219,7 @@ def test_ops_waiting_are_ranges() -> None:
 
 def test_a_unit_that_ran_nothing_is_done_from_the_start() -> None:
     """A measured run may leave a unit without tasks: its worker is idle, reason done."""
-    from engine.stats import schedule_stats
+    from engine.analysis.stats import schedule_stats
 
     measured = Schedule(
         op=[0, 0], stage=[0, 2], unit=[0, 2], worker=[0, 0], start=[0.0, 2.0], end=[1.0, 3.0],

@@ -8,12 +8,12 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.derived import Derived
-from engine.metrics import makespan_formula, steady_state
-from engine.schedule import Schedule
-from engine.scheduler import simulate
-from engine.timeline import narrate
-from engine.waits import (
+from engine.analysis.derived import Derived
+from engine.analysis.metrics import makespan_formula, steady_state
+from engine.analysis.timeline import narrate
+from engine.model.schedule import Schedule
+from engine.model.scheduler import simulate
+from engine.reasons.waits import (
     DONE,
     INPUT,
     OVERHEAD,

@@ -8,10 +8,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.scenario import load_preset
-from engine.scheduler import simulate
-from engine.warp_idle import STALL, STARVED, is_warp_schedule, warp_idle
-from engine.warps import WarpConfig, ready_intervals, simulate_warps
+from engine.latency.warp_idle import STALL, STARVED, is_warp_schedule, warp_idle
+from engine.latency.warps import WarpConfig, ready_intervals, simulate_warps
+from engine.model.scenario import load_preset
+from engine.model.scheduler import simulate
 
 configs = st.builds(
     WarpConfig,

@@ -7,13 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.derived import Derived
-from engine.errors import PipeLabError
-from engine.metrics import utilization_by_unit
-from engine.scenario import Scenario
-from engine.scheduler import simulate
-from engine.warp_stream import burst_count, summarize, task_chunks
-from engine.warps import (
+from engine.analysis.derived import Derived
+from engine.analysis.metrics import utilization_by_unit
+from engine.analysis.writers import schedule_to_dict
+from engine.base.errors import PipeLabError
+from engine.latency.warp_stream import burst_count, summarize, task_chunks
+from engine.latency.warps import (
     COMPUTE,
     ISSUE_UNIT,
     MEMORY,
@@ -30,7 +29,8 @@ from engine.warps import (
     utilization_curve,
     warp_state_at,
 )
-from engine.writers import schedule_to_dict
+from engine.model.scenario import Scenario
+from engine.model.scheduler import simulate
 from tests.engine.legacy_indexes import idle_gaps
 
 SIMULATORS = [simulate_warps, simulate_warps_reference]
@@ -300,7 +300,7 @@ def test_whole_floats_are_accepted_and_window_must_be_forward():
     assert simulate_warps(WarpConfig(1, 10, 40, cycles=20)).steady_state_utilization is None
 
 
-# -- the streamed run (engine.warp_stream): same numbers, same tasks, bounded memory --------
+# -- the streamed run (engine.latency.warp_stream): same numbers, same tasks, bounded memory --
 
 
 @settings(max_examples=150, deadline=None)

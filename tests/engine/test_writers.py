@@ -9,10 +9,10 @@ import re
 
 import pytest
 
-from engine.derived import Derived
-from engine.scenario import Scenario, load_preset
-from engine.scheduler import simulate
-from engine.writers import both_to_json, to_json, to_trace
+from engine.analysis.derived import Derived
+from engine.analysis.writers import both_to_json, to_json, to_trace
+from engine.model.scenario import Scenario, load_preset
+from engine.model.scheduler import simulate
 
 
 def test_json_contract_fields() -> None:

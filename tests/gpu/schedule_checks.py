@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.schedule import Schedule
+from engine.model.schedule import Schedule
 
 
 def assert_well_formed(schedule: Schedule, chunks: int, buffers: int) -> None:

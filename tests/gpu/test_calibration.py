@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.text import duration_words
+from engine.base.text import duration_words
 from gpu.calibration import RunTooLong, StageCosts
 from gpu.errors import GpuError
 from gpu.params import PipelineParams

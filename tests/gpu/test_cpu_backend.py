@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from schedule_checks import assert_well_formed
 
-from engine.errors import PipeLabError
+from engine.base.errors import PipeLabError
 from gpu import arith, cpu_backend
 from gpu.errors import Cancelled
 from gpu.experiments import run_to_end

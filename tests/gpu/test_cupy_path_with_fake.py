@@ -13,7 +13,7 @@ import pytest
 from gpu_fakes import NULL_STREAM
 from schedule_checks import assert_well_formed
 
-from engine.errors import PipeLabError
+from engine.base.errors import PipeLabError
 from gpu import cuda_source, streams
 from gpu.cuda_source import KERNEL_DIR, compile_error_message
 from gpu.errors import Cancelled

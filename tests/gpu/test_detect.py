@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import PipeLabError
+from engine.base.errors import PipeLabError
 from gpu.detect import Detection, cuda_failure_reason, detect, import_cupy, resolve_backend
 from gpu.errors import GpuError
 

@@ -37,10 +37,11 @@ def test_engine_and_gpu_need_only_numpy() -> None:
         "            raise ImportError(f'{name} is not on the device image')\n"
         "BLOCKED = {'tomli_w', 'PySide6', 'pyqtgraph', 'simpy', 'hypothesis', 'PIL', 'cupy'}\n"
         "sys.meta_path.insert(0, Block())\n"
-        "import engine, engine.scenario, engine.scheduler, engine.warps, engine.writers\n"
+        "import engine, engine.model.scenario, engine.model.scheduler, engine.latency.warps\n"
+        "import engine.analysis.writers\n"
         "import gpu.detect, gpu.experiments, gpu.occupancy, gpu.report, gpu.streams\n"
         "import gpu.tiles, gpu.cpu_backend, gpu.timing, gpu.residency, gpu.saturation\n"
-        "engine.scenario.load_preset('book')\n"
+        "engine.model.scenario.load_preset('book')\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from cli.main import main
-from engine.errors import PipeLabError
-from engine.scenario import Scenario
-from engine.scheduler import simulate
-from engine.writers import to_trace
+from engine.analysis.writers import to_trace
+from engine.base.errors import PipeLabError
+from engine.model.scenario import Scenario
+from engine.model.scheduler import simulate
 from gpu.profile import load_profile
 from gpu.profile.chains import find_chains, most_at_once, what_if
 from gpu.profile.figures import PARTS, device_figures
@@ -629,7 +629,7 @@ def test_export_of_a_profile_refuses_scenario_flags(
 
 
 def test_two_devices_are_not_compared_as_a_before_and_after() -> None:
-    from engine.stats import comparison
+    from engine.analysis.stats import comparison
 
     devices = load_profile(DATA / "nsys-ai" / "h100_2gpu_1s.sqlite.gz").devices
     assert len(devices) == 2

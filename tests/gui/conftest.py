@@ -115,7 +115,7 @@ class ManualRunner(QObject):
 
     def finish(self, token: int | None = None) -> None:
         """Run job ``token`` (the latest when None) to its end; emit landed or failed."""
-        from engine.errors import PipeLabError
+        from engine.base.errors import PipeLabError
 
         token = max(self.jobs) if token is None else token
         steps = self.jobs.pop(token)()

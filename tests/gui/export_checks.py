@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from engine.schedule import Schedule
+from engine.model.schedule import Schedule
 from gui.export import plan_export
 from gui.figure.fonts import cap_height, text_width
 from gui.figure.layout import build_figure

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.resources import version
+from engine.base.resources import version
 from gui.about import about_text
 from gui.app import make_app
 

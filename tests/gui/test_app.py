@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import PipeLabError
+from engine.base.errors import PipeLabError
 from gui.app import QUIT_AFTER_VARIABLE, quit_after_ms
 
 

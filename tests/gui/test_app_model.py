@@ -11,8 +11,8 @@ from typing import cast
 import pytest
 from PySide6.QtCore import QObject
 
-from engine.errors import PipeLabError
-from engine.scenario import Scenario, load_preset
+from engine.base.errors import PipeLabError
+from engine.model.scenario import Scenario, load_preset
 from gui.app_model import AppModel
 from gui.run_worker import ThreadRunner
 
@@ -212,7 +212,7 @@ def test_pins_of_big_runs_are_made_on_the_worker(qapp: object, manual_runner) ->
 
 
 def test_measured_schedules_drop_a_pending_edit(model: AppModel, manual_runner) -> None:  # type: ignore[no-untyped-def]
-    from engine.scheduler import simulate
+    from engine.model.scheduler import simulate
 
     model.edit("ops", 6)
     measured = simulate(load_preset("memory-bound")).with_meta(source="measured", label="hw")
@@ -302,7 +302,7 @@ def test_a_failing_job_reports_one_line_and_logs_a_bug(qtbot, caplog) -> None:  
 
 
 def test_a_measured_run_pins_and_compares_with_the_next(model: AppModel) -> None:
-    from engine.scheduler import simulate
+    from engine.model.scheduler import simulate
 
     book = load_preset("book")
     first = simulate(book).with_meta(source="measured", label="hw 1", time_unit="ms")

@@ -22,10 +22,10 @@ import pytest
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetricsF
 
-from engine.derived import Derived
-from engine.scenario import Scenario, load_preset
-from engine.schedule import Schedule
-from engine.scheduler import simulate
+from engine.analysis.derived import Derived
+from engine.model.scenario import Scenario, load_preset
+from engine.model.schedule import Schedule
+from engine.model.scheduler import simulate
 from gui.assembly import AssemblyLineView
 from gui.assembly_lane import LanePainter
 from gui.assembly_parts import CHIP_MIN, FIGURE_MIN, SLOT_MIN
@@ -346,9 +346,9 @@ SCALED = textwrap.dedent(
     from PySide6.QtGui import QColor, QImage, QPainter
     from PySide6.QtWidgets import QApplication
     app = QApplication([])
-    from engine.derived import Derived
-    from engine.scenario import load_preset
-    from engine.scheduler import simulate
+    from engine.analysis.derived import Derived
+    from engine.model.scenario import load_preset
+    from engine.model.scheduler import simulate
     from gui.assembly import AssemblyLineView
     from gui.clock import Clock
     from gui.colours import LIGHT

@@ -11,9 +11,9 @@ import pytest
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor
 
-from engine.schedule import Pool
-from engine.shape import Shape, simulate_shape
-from engine.shape_file import ShapedScenario, load_any_preset
+from engine.model.schedule import Pool
+from engine.model.shape import Shape, simulate_shape
+from engine.model.shape_file import ShapedScenario, load_any_preset
 from gui.assembly import AssemblyLineView
 from gui.assembly_lane import LanePainter
 from gui.assembly_parts import SLOT_MIN

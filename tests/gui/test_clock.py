@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPointF
 
-from engine.scenario import Scenario, load_preset
-from engine.text import format_time
-from engine.validation import MAX_DURATION, MIN_DURATION
+from engine.base.text import format_time
+from engine.base.validation import MAX_DURATION, MIN_DURATION
+from engine.model.scenario import Scenario, load_preset
 from gui.clock import Clock
 from gui.transport import SLIDER_STEPS, slider_position
 from tests.gui.conftest import OFFSCREEN_ONLY

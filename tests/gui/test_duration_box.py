@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PySide6.QtGui import QValidator
 
-from engine.validation import MAX_DURATION, MIN_DURATION
+from engine.base.validation import MAX_DURATION, MIN_DURATION
 from gui.duration_box import DurationBox, duration_text, parse_duration
 
 durations = st.one_of(

@@ -16,8 +16,8 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
 from cli.main import main as command_line
-from engine.scenario import load_preset
-from engine.scheduler import simulate
+from engine.model.scenario import load_preset
+from engine.model.scheduler import simulate
 from gui.export_dialog import DIALOG_SIZE, READABLE_TEXT, ExportDialog
 
 

@@ -21,12 +21,12 @@ from export_checks import (
 )
 from PIL import Image
 
-from engine.derived import Derived
-from engine.errors import PipeLabError
-from engine.metrics import utilization_by_worker
-from engine.scenario import Scenario, load_preset
-from engine.scheduler import simulate
-from engine.warps import WarpConfig, simulate_warps
+from engine.analysis.derived import Derived
+from engine.analysis.metrics import utilization_by_worker
+from engine.base.errors import PipeLabError
+from engine.latency.warps import WarpConfig, simulate_warps
+from engine.model.scenario import Scenario, load_preset
+from engine.model.scheduler import simulate
 from gui import export as export_module
 from gui.colours import LIGHT, density_colours
 from gui.export import export
@@ -362,7 +362,7 @@ def test_the_gantts_indexed_plan_is_the_exports_plan(window, per_cell, monkeypat
 def test_the_visible_tasks_shade_is_the_indexs_and_overlaps_go_to_the_index() -> None:
     """Summed from the visible tasks, the shade is the index's own; where two spans
     overlap on a row (the index merges them) the sum is not used."""
-    from engine.span_index import SpanIndex
+    from engine.indexes.span_index import SpanIndex
     from gui.figure.bars import _visible_fraction
     from tests.engine.strategies import spans_schedule
 
@@ -429,7 +429,7 @@ def test_every_style_differs_in_pattern_and_every_tint_in_both_themes() -> None:
 def test_the_figure_hatches_what_the_engine_says(qapp, rows) -> None:
     """Hatched boxes sit exactly on the engine's waits: worker rows, its idle spans;
     op rows, its op waits (worker, slot)."""
-    from engine.waits import IDLE_REASONS, OP_WAIT_REASONS
+    from engine.reasons.waits import IDLE_REASONS, OP_WAIT_REASONS
 
     schedule = book_with_two_slots()[1]
     figure, _ = layout_of([schedule], ".svg", rows=rows)
@@ -460,7 +460,7 @@ def test_a_warp_runs_figure_says_what_its_fills_mean(qapp) -> None:
     """A warp run: compute bursts in the warp's colour, loads in the neutral memory fill,
     stalls and the idle issue unit hatched as the engine says; only the issue unit's bars
     name their warp, and the legend explains all four fills; rows per op are refused."""
-    from engine.warp_idle import STALL, warp_idle
+    from engine.latency.warp_idle import STALL, warp_idle
     from gui.colours import IDLE_STYLES
 
     schedule = both("warps")[0]

@@ -16,10 +16,10 @@ from PIL import Image
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QMessageBox
 
-from engine.errors import PipeLabError
-from engine.scenario import load_preset
-from engine.schedule import Schedule
-from engine.scheduler import simulate
+from engine.base.errors import PipeLabError
+from engine.model.scenario import load_preset
+from engine.model.schedule import Schedule
+from engine.model.scheduler import simulate
 from gui.export import MAX_FRAMES, export, frame_times, gif_frame_times
 from gui.main_window import MainWindow
 
@@ -264,7 +264,7 @@ def test_a_file_name_with_a_newline_is_quoted_in_one_line(tmp_path: Path, name: 
 
 
 def test_a_warps_export_name_with_a_newline_is_quoted_in_one_line(tmp_path: Path) -> None:
-    from engine.warps import WarpConfig, simulate_warps
+    from engine.latency.warps import WarpConfig, simulate_warps
     from gui.warps_export import export_warps
 
     run = simulate_warps(WarpConfig(warps=2, latency=4, compute=2, cycles=20))

@@ -14,9 +14,9 @@ from PySide6.QtWidgets import QFileDialog
 from cli.main import commands
 from cli.main import main as command_line
 from cli.parser import build_parser
-from engine.errors import PipeLabError
-from engine.scenario import load_preset
-from engine.scheduler import simulate
+from engine.base.errors import PipeLabError
+from engine.model.scenario import load_preset
+from engine.model.scheduler import simulate
 from gui import colours, export
 from gui.export_dialog import ExportDialog
 from gui.export_formats import (

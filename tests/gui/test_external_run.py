@@ -5,9 +5,9 @@ scenario" brings back exactly the scenario and runs that were there."""
 
 from __future__ import annotations
 
-from engine.scenario import load_preset
-from engine.schedule import Schedule
-from engine.scheduler import simulate
+from engine.model.scenario import load_preset
+from engine.model.schedule import Schedule
+from engine.model.scheduler import simulate
 from gui.app_model import AppModel
 from gui.external_banner import BACK
 from gui.main_window import MainWindow

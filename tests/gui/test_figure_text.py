@@ -9,11 +9,11 @@ from __future__ import annotations
 import pytest
 from export_checks import layout_of, overlapping_texts
 
-from engine.naming import renamed_if_changed
-from engine.scenario import load_preset, preset_names
-from engine.scheduler import simulate
-from engine.shape_file import load_any_preset
-from engine.warps import WarpConfig, simulate_warps
+from engine.latency.warps import WarpConfig, simulate_warps
+from engine.model.naming import renamed_if_changed
+from engine.model.scenario import load_preset, preset_names
+from engine.model.scheduler import simulate
+from engine.model.shape_file import load_any_preset
 from gui.figure.fonts import box_of, cap_height
 from gui.figure.model import Line
 

@@ -74,8 +74,8 @@ def test_an_export_hands_its_memory_back_at_once(
     """An export's frames and buffers (1.2 GB for a GIF of 10^6 ops) are not kept for
     the next run: written or failed, the export hands freed memory back."""
     import gui.export
-    from engine.scenario import load_preset
-    from engine.scheduler import simulate
+    from engine.model.scenario import load_preset
+    from engine.model.scheduler import simulate
 
     released: list[int] = []
     monkeypatch.setattr(gui.export, "release_freed_memory", lambda: released.append(1))

@@ -37,7 +37,7 @@ from PySide6.QtCore import QtMsgType
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 from window_fuzzer import StandInExperiment, WindowFuzzer
 
-from engine.scenario import load_preset
+from engine.model.scenario import load_preset
 from gpu.detect import Detection
 from gui.transport import SLIDER_STEPS
 
@@ -359,9 +359,9 @@ def test_an_image_too_big_for_its_format_is_one_line_and_no_file(
     """Four hundred compute workers make a figure 18,000 px tall at 200 px wide: WebP's
     encoder failed with a RuntimeError (the app showed "something went wrong"). Now the
     size is checked before anything is drawn; PNG and GIF still take it."""
-    from engine.errors import PipeLabError
-    from engine.scenario import Scenario
-    from engine.scheduler import simulate
+    from engine.base.errors import PipeLabError
+    from engine.model.scenario import Scenario
+    from engine.model.scheduler import simulate
     from gui.export import export
 
     scenario = Scenario.uniform_ops(50, workers=(1, 400, 1))
@@ -376,9 +376,9 @@ def test_an_image_too_big_for_its_format_is_one_line_and_no_file(
 def test_an_image_too_big_for_memory_is_refused_before_drawing(qapp: object, tmp_path: Path):
     """A 10,000 px PNG at 4× of a tall figure needs more than a QImage holds (it came out
     null, with a Qt warning); a GIF counts every frame it keeps."""
-    from engine.errors import PipeLabError
-    from engine.scenario import Scenario
-    from engine.scheduler import simulate
+    from engine.base.errors import PipeLabError
+    from engine.model.scenario import Scenario
+    from engine.model.scheduler import simulate
     from gui.export import export
 
     tall = [simulate(Scenario.uniform_ops(50, workers=(1, 300, 1)), "pipelined")]

@@ -13,8 +13,8 @@ import pytest
 from gpu_stand_in import stand_in_result
 
 import gui.gpu_panel
-from engine.errors import PipeLabError
-from engine.schedule import Schedule
+from engine.base.errors import PipeLabError
+from engine.model.schedule import Schedule
 from gpu.detect import Detection, DeviceInfo
 from gpu.errors import Cancelled
 from gpu.params import Progress

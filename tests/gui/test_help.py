@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QDialog, QTextBrowser
 
-from engine.resources import model_doc
+from engine.base.resources import model_doc
 from gui.app import make_window
 from gui.help import MODEL_ACTION, MODEL_WINDOW
 from tests.gui.conftest import OFFSCREEN_ONLY

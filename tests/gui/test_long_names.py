@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
-from engine.errors import PipeLabError
-from engine.scenario import MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, Scenario
-from engine.text import MESSAGE_CHARS
+from engine.base.errors import PipeLabError
+from engine.base.text import MESSAGE_CHARS
+from engine.model.scenario import MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, Scenario
 from gui.main_window import MainWindow
 
 

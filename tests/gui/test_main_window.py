@@ -160,8 +160,8 @@ def test_settings_are_remembered(qtbot, tmp_path: Path) -> None:
 def test_add_panel_and_show_schedules(window: MainWindow) -> None:
     from PySide6.QtWidgets import QLabel
 
-    from engine.scenario import load_preset
-    from engine.scheduler import simulate
+    from engine.model.scenario import load_preset
+    from engine.model.scheduler import simulate
 
     dock = window.add_panel(QLabel("a panel"), "GPU")
     assert dock.windowTitle() == "GPU"
@@ -213,7 +213,7 @@ def test_about_names_the_versions(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def slow_window(qtbot, manual_runner):  # type: ignore[no-untyped-def]
     """The book example, with every edit after the first run left to a manual runner."""
-    from engine.scenario import load_preset
+    from engine.model.scenario import load_preset
     from gui.app_model import AppModel
 
     model = AppModel(load_preset("book"), "book", runner=manual_runner, inline_ops=0)
@@ -333,7 +333,7 @@ def test_no_exception_escapes_a_slot(window: MainWindow, monkeypatch, caplog) ->
     import sys
 
     import gui.scenario_edits
-    from engine.errors import PipeLabError
+    from engine.base.errors import PipeLabError
     from gui.errors import install_excepthook
 
     monkeypatch.setattr(sys, "excepthook", sys.excepthook)  # restored after the test
@@ -363,7 +363,7 @@ def test_no_exception_escapes_a_slot(window: MainWindow, monkeypatch, caplog) ->
 
 
 def test_closing_during_a_background_run_leaves_no_thread_behind(qtbot) -> None:  # type: ignore[no-untyped-def]
-    from engine.scenario import load_preset
+    from engine.model.scenario import load_preset
     from gui.app_model import AppModel
 
     model = AppModel(load_preset("book"), "book", inline_ops=0)  # a real worker thread

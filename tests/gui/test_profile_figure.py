@@ -11,9 +11,9 @@ from xml.etree import ElementTree
 import numpy as np
 import pytest
 
-from engine.derived import Derived
-from engine.errors import PipeLabError
-from engine.view_model import describe_task
+from engine.analysis.derived import Derived
+from engine.analysis.view_model import describe_task
+from engine.base.errors import PipeLabError
 from gpu.profile import load_profile
 from gui.export import export
 from gui.figure.kinds import kind_of

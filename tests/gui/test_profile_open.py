@@ -127,8 +127,8 @@ def test_a_dropped_profile_opens(window: MainWindow, qtbot, tmp_path: Path) -> N
 def test_the_lesson_and_the_narration_speak_of_the_trace(
     window: MainWindow, tmp_path: Path
 ) -> None:
-    from engine.derived import Derived
-    from engine.timeline import narrate
+    from engine.analysis.derived import Derived
+    from engine.analysis.timeline import narrate
     from gui.run_heading import lesson_line
 
     assert window.open_file(chained_kineto(tmp_path))

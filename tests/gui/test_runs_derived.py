@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from engine import fast_scheduler
-from engine.derived import Derived
-from engine.scenario import Scenario
+from engine.analysis.derived import Derived
+from engine.compiled import fast_scheduler
+from engine.model.scenario import Scenario
 from gui import run_steps, runs
 from gui.figure import rows as figure_rows
 from gui.runs import Run, compute_run
@@ -174,8 +174,8 @@ def test_the_gui_thread_builds_no_index(qtbot: Any) -> None:
 
 def test_op_rows_find_the_waits_of_the_ops_in_view(qtbot: Any) -> None:
     """One row per op: the legend, the hatching and the hover read the waits of the ops in
-    view (`engine.waits.op_waits_between`); no Schedule builds all its ops' waits."""
-    from engine.waits import op_waits_between
+    view (`engine.reasons.waits.op_waits_between`); no Schedule builds all its ops' waits."""
+    from engine.reasons.waits import op_waits_between
 
     window = _window_with(qtbot, _scenario(3000, 2))
     timeline = window.view.timeline
@@ -197,8 +197,8 @@ def test_op_rows_find_the_waits_of_the_ops_in_view(qtbot: Any) -> None:
 def test_a_run_and_its_indexes_go_with_their_last_reference() -> None:
     """Freed as soon as the last reference goes: no reference cycle waits for the cyclic
     collector (which may come by much later, while a 10^6-op run holds hundreds of MB)."""
-    from engine.timeline import narrate, state_at
-    from engine.waits import idle_now
+    from engine.analysis.timeline import narrate, state_at
+    from engine.reasons.waits import idle_now
 
     scenario = Scenario.uniform_ops(500, 1.0, 2.0, 1.5, buffers=2, workers=(2, 1, 2))
     run = _finish(compute_run(scenario, ("sequential", "pipelined")))

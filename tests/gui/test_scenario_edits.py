@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.errors import PipeLabError
-from engine.naming import sentence
-from engine.scenario import Scenario, load_preset
-from engine.validation import MIN_DURATION
+from engine.base.errors import PipeLabError
+from engine.base.validation import MIN_DURATION
+from engine.model.naming import sentence
+from engine.model.scenario import Scenario, load_preset
 from gui.runs import compare_line, compose, compute_run, difference_names, pinned
 from gui.scenario_edits import (
     edit_field,

@@ -10,7 +10,7 @@ from PySide6.QtGui import QGuiApplication, QKeySequence
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLineEdit
 
-from engine.scenario import Scenario
+from engine.model.scenario import Scenario
 from gui.main_window import MainWindow
 
 

@@ -15,7 +15,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QSpinBox
 
-from engine.shape_file import ShapedScenario, load_any_preset, read_scenario
+from engine.model.shape_file import ShapedScenario, load_any_preset, read_scenario
 from gui.app_model import AppModel
 from gui.duration_box import DurationBox
 from gui.main_window import MainWindow
@@ -289,8 +289,8 @@ def test_a_big_shape_runs_on_the_worker_and_a_failure_puts_it_back(
     manual_runner,  # type: ignore[no-untyped-def]
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from engine.errors import PipeLabError
-    from engine.scenario import load_preset
+    from engine.base.errors import PipeLabError
+    from engine.model.scenario import load_preset
 
     model = AppModel(load_preset("book"), "book", runner=manual_runner, inline_ops=0)
     model.start()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.shape_file import ShapedScenario, load_any_preset
+from engine.model.shape_file import ShapedScenario, load_any_preset
 from gui.main_window import MainWindow
 
 

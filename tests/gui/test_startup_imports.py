@@ -26,13 +26,13 @@ LATER = {
     "gui.profile_open": "opening a profile",
     "sqlite3": "reading an Nsight Systems SQLite export",
     "gzip": "reading a .gz profile",
-    "engine.writers": "trace and JSON writers (exports, PipeLab's trace)",
+    "engine.analysis.writers": "trace and JSON writers (exports, PipeLab's trace)",
     # a pipeline shape opened: the form's shape editor
     "gui.shape_editor": "the shape editor (a pipeline shape opened)",
     # the Warps tab
     "gui.warps_view": "the Warps tab",
-    "engine.warps": "the warp model (Warps tab, warp runs)",
-    "engine.warp_idle": "a warp run's idle reasons",
+    "engine.latency.warps": "the warp model (Warps tab, warp runs)",
+    "engine.latency.warp_idle": "a warp run's idle reasons",
     # the GPU tab
     "gui.gpu_panel": "the GPU tab",
     "gpu.detect": "the GPU tab's device detection",
@@ -50,7 +50,7 @@ LATER = {
     "concurrent.futures": "big runs' thread pools",
     "ctypes.util": "(glibc is found in the process's own symbols)",
     # NumPy 2.3+: np.unique's and np.median's first call imports numpy.ma
-    "numpy.ma": "np.unique / np.median (engine.columns.sorted_unique / median_of instead)",
+    "numpy.ma": "np.unique / np.median (engine.model.columns.sorted_unique / median_of instead)",
 }
 
 PROBE = textwrap.dedent(
@@ -92,6 +92,10 @@ def test_the_first_screen_imports_no_later_module(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     modules = set(json.loads(result.stdout.splitlines()[-1]))
-    assert {"gui.main_window", "gui.timeline_items", "engine.derived"} <= modules  # (painted)
+    assert {
+        "gui.main_window",
+        "gui.timeline_items",
+        "engine.analysis.derived",
+    } <= modules  # (painted)
     loaded = {name: why for name, why in LATER.items() if name in modules}
     assert not loaded, f"imported before the first paint: {loaded}"

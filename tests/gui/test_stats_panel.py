@@ -3,8 +3,8 @@ the top (one policy's stats spread over a tall dock with utilization bars 80 px 
 
 from __future__ import annotations
 
-from engine.scenario import load_preset
-from engine.scheduler import simulate
+from engine.model.scenario import load_preset
+from engine.model.scheduler import simulate
 from gui.stats_panel import StatsPanel, UtilizationBar
 
 
@@ -30,7 +30,7 @@ def test_a_wrapped_value_never_breaks_between_a_number_and_its_unit(qtbot) -> No
     from PySide6.QtGui import QTextLayout, QTextOption
     from PySide6.QtWidgets import QLabel
 
-    from engine.stats import StatLine
+    from engine.analysis.stats import StatLine
     from gui.stats_panel import _value_text
 
     text = _value_text(StatLine("vs pinned", "2 slots: 6 s · 3 slots: 5 s (1 s faster)", ""), False)

@@ -12,11 +12,11 @@ import pytest
 from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor
 
-from engine.derived import Derived
-from engine.errors import PipeLabError
-from engine.scenario import Scenario, load_preset
-from engine.schedule import Schedule
-from engine.scheduler import simulate
+from engine.analysis.derived import Derived
+from engine.base.errors import PipeLabError
+from engine.model.scenario import Scenario, load_preset
+from engine.model.schedule import Schedule
+from engine.model.scheduler import simulate
 from gui.clock import Clock
 from gui.colours import DARK, IDLE_STYLES, LIGHT, OP_COLOURS, density_colours
 from gui.timeline import TimelineView, add_rows_menu
@@ -242,7 +242,7 @@ def test_hatches_carry_the_engines_reasons(qtbot, theme) -> None:
     """Each idle span is drawn in its reason's tint and pattern where the engine puts it:
     the load unit waits for a slot 2–3 s and is done from 4 s; the compute and store
     units wait for input, the compute unit is done from 5 s."""
-    from engine.waits import IDLE_REASONS
+    from engine.reasons.waits import IDLE_REASONS
 
     view = two_slots(qtbot, theme=theme)
     schedule = view.groups[0].schedule
@@ -562,7 +562,7 @@ def test_a_tooltip_stays_while_the_pointer_rests_on_a_bar(timeline: TimelineView
 def test_a_shapes_legend_names_its_pools(qtbot) -> None:
     """A shape's slot waits are named by pool in the legend (and in an exported figure's
     legend, the same entries); shown beside a book's run, the book's words."""
-    from engine.shape_file import load_any_preset
+    from engine.model.shape_file import load_any_preset
 
     view = two_slots(qtbot)
     book = view.groups[0].schedule

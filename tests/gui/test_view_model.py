@@ -1,15 +1,15 @@
-"""engine.view_model (pure, no Qt): the task under the pointer; and engine.stats's lines as the
-stats panel shows them."""
+"""engine.analysis.view_model (pure, no Qt): the task under the pointer; and
+engine.analysis.stats's lines as the stats panel shows them."""
 
 from __future__ import annotations
 
 import pytest
 
-from engine.derived import Derived
-from engine.scenario import Scenario, load_preset
-from engine.scheduler import simulate
-from engine.stats import comparison, schedule_stats
-from engine.view_model import task_at
+from engine.analysis.derived import Derived
+from engine.analysis.stats import comparison, schedule_stats
+from engine.analysis.view_model import task_at
+from engine.model.scenario import Scenario, load_preset
+from engine.model.scheduler import simulate
 
 
 def test_task_at_finds_the_running_task() -> None:

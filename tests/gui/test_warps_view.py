@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from PySide6.QtGui import QColor, QImage
 
-from engine.derived import Derived
-from engine.errors import PipeLabError
-from engine.warps import WarpConfig, WarpPhase
+from engine.analysis.derived import Derived
+from engine.base.errors import PipeLabError
+from engine.latency.warps import WarpConfig, WarpPhase
 from gui.clock import Clock
 from gui.warps_view import WARP_COLOURS, WarpsView
 
@@ -243,8 +243,8 @@ import json, sys
 from PySide6.QtCore import QPoint
 from PySide6.QtWidgets import QApplication
 app = QApplication(sys.argv)
-from engine.warps import WarpConfig
-from engine.derived import Derived
+from engine.latency.warps import WarpConfig
+from engine.analysis.derived import Derived
 from gui.clock import Clock
 from gui.warps_view import WarpsView
 clock = Clock()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtGui import QImage
 
-from engine.text import format_time
+from engine.base.text import format_time
 from gpu.detect import Detection
 from gui.main_window import GPU_TAB, PIPELINE_TAB, WARPS_TAB, MainWindow
 

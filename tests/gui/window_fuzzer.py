@@ -23,8 +23,8 @@ from PySide6.QtCore import QItemSelection, QItemSelectionModel, QPoint, Qt
 from PySide6.QtGui import QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QAbstractButton, QAbstractSpinBox, QApplication, QMenu, QWidget
 
-from engine.scenario import Scenario, preset_names
-from engine.schedule import STAGES
+from engine.model.scenario import Scenario, preset_names
+from engine.model.schedule import STAGES
 from gui.duration_box import parse_duration
 
 Key = Qt.Key
@@ -672,7 +672,7 @@ class StandInExperiment:
                 cancel.wait(timeout=120)
                 raise Cancelled()
             if mode == "error":
-                from engine.errors import PipeLabError
+                from engine.base.errors import PipeLabError
 
                 raise PipeLabError("the stand-in refused")
             if mode == "crash":

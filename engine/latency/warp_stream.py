@@ -1,0 +1,218 @@
+"""The warp model's run, a chunk of bursts at a time: the same numbers and the same tasks as
+`engine.latency.warps.simulate_warps`, in memory that does not grow with the run.
+
+Burst n (in issue order, warp n mod W) starts at ``n·C + floor(n / W)·max(0, C + L − W·C)``
+(see `engine.latency.warps`), so any range of bursts is computed on its own. `summarize` folds the
+chunks into the run's figures; `write_warp_tasks` writes the Schedule's tasks in the order
+`simulate_warps` stores them (by start, then unit, then worker) without building it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.latency.warps import (
+    COMPUTE,
+    ISSUE_UNIT,
+    MEMORY,
+    STAGE_NAMES,
+    UNIT_NAMES,
+    WARP_UNIT,
+    WarpConfig,
+)
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+Write = Callable[[str], Any]
+
+#: Bursts per chunk: each burst is up to three tasks, so about 200,000 tasks at a time.
+CHUNK = 65_536
+
+_TASK = '{"op": %d, "stage": %s, "unit": %s, "worker": %d, "start": %.12g, "end": %.12g}'
+
+
+def burst_starts(config: WarpConfig, n: IntArray) -> FloatArray:
+    """Start cycle of bursts ``n`` (issue order)."""
+    extra = max(0, config.compute + config.latency - config.warps * config.compute)
+    starts: FloatArray = (n * config.compute + (n // config.warps) * extra).astype(np.float64)
+    return starts
+
+
+def burst_count(config: WarpConfig) -> int:
+    """How many bursts start before the run ends (starts rise with n: a binary search)."""
+    low, high = 0, config.max_bursts  # burst `high` never starts in time
+    while low < high:
+        middle = (low + high) // 2
+        if burst_starts(config, np.array([middle]))[0] < config.cycles:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+@dataclass(frozen=True)
+class Bursts:
+    """A range of consecutive bursts: index, warp, ready cycle, start and end cycle."""
+
+    index: IntArray
+    warp: IntArray
+    ready: FloatArray
+    start: FloatArray
+    end: FloatArray
+    load_start: FloatArray  # for the bursts followed by a load within the run
+    load_end: FloatArray
+    load_warp: IntArray
+
+
+def burst_chunks(config: WarpConfig, chunk: int = CHUNK) -> Iterator[Bursts]:
+    """Every burst of the run, ``chunk`` at a time, in issue order."""
+    c, latency, t, w = config.compute, config.latency, config.cycles, config.warps
+    total = burst_count(config)
+    for low in range(0, total, chunk):
+        n = np.arange(low, min(total, low + chunk), dtype=np.int64)
+        start = burst_starts(config, n)
+        ready = np.where(n >= w, burst_starts(config, np.maximum(n - w, 0)) + c + latency, 0.0)
+        end = np.minimum(start + c, t)
+        has_load = (start + c < t) if latency > 0 else np.zeros(len(n), dtype=bool)
+        load_start = start[has_load] + c
+        yield Bursts(
+            index=n,
+            warp=n % w,
+            ready=ready,
+            start=start,
+            end=end,
+            load_start=load_start,
+            load_end=np.minimum(load_start + latency, t),
+            load_warp=(n % w)[has_load],
+        )
+
+
+@dataclass(frozen=True)
+class WarpSummary:
+    """The run's figures, as `engine.latency.warps.WarpRun` and the generic metrics give them."""
+
+    config: WarpConfig
+    bursts: int
+    loads: int
+    makespan: float
+    warp_busy: FloatArray  # per warp: compute plus loads
+    issue_busy: float
+    steady_state_utilization: float | None
+
+    @property
+    def tasks(self) -> int:
+        return 2 * self.bursts + self.loads
+
+    @property
+    def utilization(self) -> float:
+        """Issue-unit busy cycles / run cycles."""
+        return self.issue_busy / self.config.cycles
+
+    @property
+    def stall_cycles(self) -> FloatArray:
+        """Per warp: cycles it was ready but not holding the issue unit."""
+        stall: FloatArray = self.config.cycles - self.warp_busy
+        return stall
+
+    def utilization_by_unit(self) -> dict[str, float]:
+        """Mean busy fraction of the makespan per unit (`engine.analysis.metrics` on the
+        Schedule)."""
+        span = self.makespan
+        if span <= 0:
+            return {UNIT_NAMES[WARP_UNIT]: 0.0, UNIT_NAMES[ISSUE_UNIT]: 0.0}
+        return {
+            UNIT_NAMES[WARP_UNIT]: float((self.warp_busy / span).mean()),
+            UNIT_NAMES[ISSUE_UNIT]: self.issue_busy / span,
+        }
+
+
+def summarize(config: WarpConfig, chunk: int = CHUNK) -> WarpSummary:
+    """Fold the run's bursts into its figures, ``chunk`` bursts at a time."""
+    warp_busy = np.zeros(config.warps)
+    issue_busy = makespan = window_busy = 0.0
+    bursts = loads = 0
+    periods = (config.cycles - config.warm_up) // config.period
+    low, high = config.warm_up, config.warm_up + periods * config.period
+    for part in burst_chunks(config, chunk):
+        busy = part.end - part.start
+        np.add.at(warp_busy, part.warp, busy)
+        np.add.at(warp_busy, part.load_warp, part.load_end - part.load_start)
+        issue_busy += float(busy.sum())
+        makespan = max(makespan, float(part.end.max()), float(part.load_end.max(initial=0.0)))
+        if periods >= 1:
+            inside = np.minimum(part.end, high) - np.maximum(part.start, low)
+            window_busy += float(np.clip(inside, 0, None).sum())
+        bursts += len(part.start)
+        loads += len(part.load_start)
+    warp_busy.flags.writeable = False
+    steady = window_busy / (high - low) if periods >= 1 else None
+    return WarpSummary(config, bursts, loads, makespan, warp_busy, issue_busy, steady)
+
+
+def _chunk_tasks(
+    part: Bursts,
+) -> tuple[IntArray, IntArray, IntArray, IntArray, FloatArray, FloatArray]:
+    """The chunk's tasks (op, stage, unit, worker, start, end): compute bursts on the warp
+    rows, the loads, the bursts again on the issue unit's row."""
+    n, m = len(part.start), len(part.load_start)
+    op = np.concatenate([part.warp, part.load_warp, part.warp])
+    stage = np.concatenate([np.full(n, COMPUTE), np.full(m, MEMORY), np.full(n, COMPUTE)])
+    unit = np.concatenate([np.full(n + m, WARP_UNIT), np.full(n, ISSUE_UNIT)])
+    worker = np.concatenate([part.warp, part.load_warp, np.zeros(n, dtype=np.int64)])
+    start = np.concatenate([part.start, part.load_start, part.start])
+    end = np.concatenate([part.end, part.load_end, part.end])
+    return op, stage, unit, worker, start, end
+
+
+def task_chunks(config: WarpConfig, chunk: int = CHUNK) -> Iterator[tuple[npt.NDArray[Any], ...]]:
+    """The run's tasks in `simulate_warps`'s order (start, then unit, then worker), a chunk
+    at a time. A load starts at most at the next burst's start, so only loads starting at
+    or after the next chunk's first burst are carried over into it."""
+    carry: list[npt.NDArray[Any]] | None = None
+    chunks = burst_chunks(config, chunk)
+    part = next(chunks, None)
+    while part is not None:
+        following = next(chunks, None)
+        columns: list[npt.NDArray[Any]] = list(_chunk_tasks(part))
+        if carry is not None:
+            columns = [np.concatenate([old, new]) for old, new in zip(carry, columns, strict=True)]
+        order = np.lexsort((columns[3], columns[2], columns[4]))  # start, unit, worker
+        columns = [column[order] for column in columns]
+        if following is not None:
+            now = columns[4] < following.start[0]
+            carry = [column[~now] for column in columns]
+            columns = [column[now] for column in columns]
+        yield tuple(columns)
+        part = following
+
+
+def write_warp_tasks(write: Write, config: WarpConfig, indent: str, chunk: int = CHUNK) -> None:
+    """The tasks as the contract's JSON objects, one per line, comma-separated (no
+    brackets), exactly as `engine.analysis.writers` formats a Schedule's tasks."""
+    stages = [json.dumps(name) for name in STAGE_NAMES]
+    units = [json.dumps(name) for name in UNIT_NAMES]
+    line = f"\n{indent}"
+    first = True
+    for op, stage, unit, worker, start, end in task_chunks(config, chunk):
+        if not len(op):
+            continue
+        rows = zip(
+            op.tolist(),
+            stage.tolist(),
+            unit.tolist(),
+            worker.tolist(),
+            start.tolist(),
+            end.tolist(),
+            strict=True,
+        )
+        text = ("," + line).join(
+            _TASK % (o, stages[s], units[u], k, a, b) for o, s, u, k, a, b in rows
+        )
+        write(("" if first else ",") + line + text)
+        first = False

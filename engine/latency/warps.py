@@ -1,0 +1,472 @@
+"""Warp latency hiding: how one SM pipelines its warps, simulated as a `Schedule`.
+
+Model (docs/model.md, "The warp model", binding): one SM, W warps, one issue unit. Each warp
+loops: C cycles of compute, which need the issue unit, then a memory load of latency L
+cycles (any number in flight), then again. When the issue unit is free it goes to the ready
+warp that became ready first (ties: lower warp index); every warp is ready at cycle 0. A
+warp keeps the issue unit for its whole C-cycle burst. The run lasts T cycles; tasks still
+going at T are cut there.
+
+The timeline is an ordinary `Schedule` (time unit "cycles", source "simulated"):
+
+* units ``("warp", "issue")`` (titled "warp", "issue unit") with workers ``(W, 1)``: one
+  row per warp, then the issue unit;
+* stages ``("compute", "memory")``; op = warp index (one colour per warp);
+* a warp row holds its compute bursts and its loads; a gap on a warp row is time the warp is
+  *ready but not picked* (stalled behind other warps), so the generic Gantt draws stalls as
+  idle time and `engine.analysis.metrics` counts them as idle; the issue unit row repeats
+  each burst.
+
+Two implementations agree on every configuration (tests check it):
+
+* `simulate_warps_reference` — event by event with a heap ordered by (ready cycle, warp):
+  the rule in code.
+* `simulate_warps` — vectorized. Loads all take L cycles and bursts end in issue order, so
+  warps become ready in the order they issued: the issue order is round-robin and burst n
+  (warp n mod W) starts at ``max(start[n-1] + C, start[n-W] + C + L)``. With
+  D = C + L − W·C that max-plus recurrence solves to ``n·C + floor(n / W)·max(0, D)``.
+
+Steady-state issue-unit utilization is min(1, W·C / (C + L)); the knee, the fewest warps
+that hide the latency, is W = (C + L) / C.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass
+from enum import IntEnum
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.analysis.timeline import state_at
+from engine.base.errors import PipeLabError
+from engine.base.text import time_text
+from engine.base.tolerance import time_tolerance
+from engine.base.validation import whole_number
+from engine.model.schedule import Schedule
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+UNIT_NAMES: tuple[str, ...] = ("warp", "issue")
+STAGE_NAMES: tuple[str, ...] = ("compute", "memory")
+WARP_UNIT, ISSUE_UNIT = 0, 1
+COMPUTE, MEMORY = 0, 1
+
+#: Limits (inclusive). Bursts are capped because every burst is three tasks in the Schedule:
+#: a million bursts is about 150 MB of columns and a fraction of a second to build.
+MAX_WARPS = 1024
+MAX_CYCLES = 10_000_000
+MAX_COMPUTE = 100_000
+MAX_LATENCY = 1_000_000
+MAX_BURSTS = 1_000_000
+
+
+_UNITS = {"warps": "warps", "compute": "cycles", "latency": "cycles", "cycles": "cycles"}
+
+
+@dataclass(frozen=True)
+class WarpConfig:
+    """One SM's workload: ``warps`` warps, ``compute`` cycles of issue per burst, memory
+    ``latency`` cycles per load, a run of ``cycles`` cycles. Validated on creation."""
+
+    warps: int = 4
+    compute: int = 10
+    latency: int = 40
+    cycles: int = 400
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "warps", whole_number(self.warps, "warps", 1, MAX_WARPS, _UNITS["warps"]))
+        set_(
+            self,
+            "compute",
+            whole_number(self.compute, "compute", 1, MAX_COMPUTE, _UNITS["compute"]),
+        )
+        set_(
+            self,
+            "latency",
+            whole_number(self.latency, "latency", 0, MAX_LATENCY, _UNITS["latency"]),
+        )
+        set_(self, "cycles", whole_number(self.cycles, "cycles", 1, MAX_CYCLES, _UNITS["cycles"]))
+        if self.max_bursts > MAX_BURSTS:
+            raise PipeLabError(
+                f"{self.cycles:,} cycles of {self.compute}-cycle bursts is up to "
+                f"{self.max_bursts:,} bursts, more than {MAX_BURSTS:,}: "
+                "use fewer cycles or more compute per burst"
+            )
+
+    @property
+    def max_bursts(self) -> int:
+        """Bursts that fit in the run if the issue unit never rests (an upper bound)."""
+        return math.ceil(self.cycles / self.compute)
+
+    @property
+    def period(self) -> int:
+        """Cycles between a warp's bursts in steady state: max(W·C, C + L)."""
+        return max(self.warps * self.compute, self.compute + self.latency)
+
+    @property
+    def warm_up(self) -> int:
+        """Cycles until every warp has issued once and its first load has come back."""
+        return self.warps * self.compute + self.latency
+
+    @property
+    def analytic_utilization(self) -> float:
+        return float(analytic_utilization(self.warps, self.compute, self.latency))
+
+    @property
+    def knee(self) -> float:
+        return knee_warps(self.compute, self.latency)
+
+
+def analytic_utilization(warps: npt.ArrayLike, compute: float, latency: float) -> Any:
+    """Steady-state issue-unit utilization min(1, W·C / (C + L)); vectorizes over warps."""
+    result = np.minimum(1.0, np.asarray(warps, dtype=np.float64) * compute / (compute + latency))
+    return float(result) if np.ndim(result) == 0 else result
+
+
+def knee_warps(compute: float, latency: float) -> float:
+    """W = (C + L) / C: from this many warps on, the issue unit never waits for memory."""
+    return (compute + latency) / compute
+
+
+# -- the run -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class WarpRun:
+    """A simulated run: its configuration, its timeline and, per compute burst in issue
+    order, the warp, the cycle it became ready and the cycle it started."""
+
+    config: WarpConfig
+    schedule: Schedule
+    burst_warp: IntArray
+    burst_ready: FloatArray
+    burst_start: FloatArray
+
+    @cached_property
+    def burst_end(self) -> FloatArray:
+        return np.minimum(self.burst_start + self.config.compute, self.config.cycles)
+
+    @property
+    def utilization(self) -> float:
+        """Issue-unit busy cycles / run cycles, over the whole run (warm-up included)."""
+        return self.utilization_between(0, self.config.cycles)
+
+    def utilization_between(self, start: float, end: float) -> float:
+        """Issue-unit busy fraction of the window [start, end)."""
+        if end <= start:
+            raise PipeLabError("a utilization window must end after it starts")
+        busy = np.clip(
+            np.minimum(self.burst_end, end) - np.maximum(self.burst_start, start), 0, None
+        )
+        return float(busy.sum() / (end - start))
+
+    @property
+    def steady_state_utilization(self) -> float | None:
+        """Utilization measured after the warm-up (`WarpConfig.warm_up`) over as many whole
+        steady-state periods (`WarpConfig.period`) as the run holds; None if not one."""
+        config = self.config
+        periods = (config.cycles - config.warm_up) // config.period
+        if periods < 1:
+            return None
+        return self.utilization_between(config.warm_up, config.warm_up + periods * config.period)
+
+    @property
+    def headline(self) -> str:
+        """The run in a line: "issue unit busy 80.0% (model 80.0%); knee W = 5" (busy in
+        the steady state where the run holds a whole period after its warm-up)."""
+        steady = self.steady_state_utilization
+        busy = self.utilization if steady is None else steady
+        config = self.config
+        return (
+            f"issue unit busy {busy:.1%} (model {config.analytic_utilization:.1%}); "
+            f"knee W = {config.knee:.3g}"
+        )
+
+    @cached_property
+    def stall_cycles(self) -> FloatArray:
+        """Per warp: cycles it was ready but not holding the issue unit."""
+        config = self.config
+        busy = np.zeros(config.warps)
+        np.add.at(busy, self.burst_warp, self.burst_end - self.burst_start)
+        loads = np.clip(
+            np.minimum(self.burst_start + config.compute + config.latency, config.cycles)
+            - np.minimum(self.burst_start + config.compute, config.cycles),
+            0,
+            None,
+        )
+        np.add.at(busy, self.burst_warp, loads)
+        stall = config.cycles - busy
+        stall.flags.writeable = False
+        return stall
+
+
+def ready_intervals(run: WarpRun) -> tuple[IntArray, FloatArray, FloatArray]:
+    """Stalls as intervals: (warp, start, end) for every stretch a warp was ready but not
+    holding the issue unit, cut at the end of the run. These are exactly the gaps on the
+    warp rows of ``run.schedule``; a view draws them as "ready, not picked"."""
+    config = run.config
+    waited = run.burst_start > run.burst_ready
+    warps = [run.burst_warp[waited]]
+    starts = [run.burst_ready[waited]]
+    ends = [run.burst_start[waited]]
+    # A warp that became ready again before the end but never got the issue unit back.
+    last = np.full(config.warps, -1, dtype=np.int64)
+    last[run.burst_warp] = np.arange(len(run.burst_warp))
+    issued = last >= 0
+    again = np.where(
+        issued, run.burst_start[np.maximum(last, 0)] + config.compute + config.latency, 0.0
+    )
+    pending = again < config.cycles
+    warps.append(np.flatnonzero(pending))
+    starts.append(again[pending])
+    ends.append(np.full(int(pending.sum()), float(config.cycles)))
+    return np.concatenate(warps), np.concatenate(starts), np.concatenate(ends)
+
+
+def _bursts_to_run(
+    config: WarpConfig, warp: IntArray, ready: FloatArray, start: FloatArray
+) -> WarpRun:
+    c, latency, t = config.compute, config.latency, config.cycles
+    end = np.minimum(start + c, t)
+    load_start = start + c
+    has_load = (load_start < t) if latency > 0 else np.zeros(len(start), dtype=bool)
+    n, m = len(start), int(has_load.sum())
+    op = np.concatenate([warp, warp[has_load], warp])
+    stage = np.concatenate([np.full(n, COMPUTE), np.full(m, MEMORY), np.full(n, COMPUTE)])
+    unit = np.concatenate([np.full(n + m, WARP_UNIT), np.full(n, ISSUE_UNIT)])
+    worker = np.concatenate([warp, warp[has_load], np.zeros(n, dtype=np.int64)])
+    starts = np.concatenate([start, load_start[has_load], start])
+    ends = np.concatenate([end, np.minimum(load_start[has_load] + latency, t), end])
+    order = np.lexsort((worker, unit, starts))
+    schedule = Schedule(
+        op=op[order],
+        stage=stage[order],
+        unit=unit[order],
+        worker=worker[order],
+        start=starts[order],
+        end=ends[order],
+        workers=(config.warps, 1),
+        n_ops=config.warps,
+        policy="oldest ready first",
+        source="simulated",
+        time_unit="cycles",
+        label=f"{config.warps} warps, C = {config.compute}, L = {config.latency}",
+        unit_names=UNIT_NAMES,
+        stage_names=STAGE_NAMES,
+        unit_titles=("warp", "issue unit"),
+    )
+    burst_warp = np.array(warp, dtype=np.int64)
+    burst_ready = np.array(ready, dtype=np.float64)
+    burst_start = np.array(start, dtype=np.float64)
+    for array in (burst_warp, burst_ready, burst_start):
+        array.flags.writeable = False
+    return WarpRun(config, schedule, burst_warp, burst_ready, burst_start)
+
+
+def simulate_warps(config: WarpConfig) -> WarpRun:
+    """Simulate ``config`` (vectorized; equal to `simulate_warps_reference`)."""
+    w, c, latency = config.warps, config.compute, config.latency
+    n = np.arange(config.max_bursts, dtype=np.int64)
+    start = (n * c + (n // w) * max(0, c + latency - w * c)).astype(np.float64)
+    keep = start < config.cycles
+    n, start = n[keep], start[keep]
+    ready = np.zeros(len(n))
+    later = n >= w
+    ready[later] = start[n[later] - w] + c + latency
+    return _bursts_to_run(config, n % w, ready, start)
+
+
+def simulate_warps_reference(config: WarpConfig) -> WarpRun:
+    """Event-by-event simulation of the rule: the free issue unit takes the warp with the
+    earliest (ready cycle, warp index); that warp is ready again C + L cycles after it
+    started. A heap of (ready, warp) holds every warp's next ready cycle."""
+    c, latency, t = config.compute, config.latency, config.cycles
+    queue = [(0, k) for k in range(config.warps)]
+    free_at = 0
+    warps: list[int] = []
+    readies: list[int] = []
+    starts: list[int] = []
+    while True:
+        ready, warp = heapq.heappop(queue)
+        start = max(ready, free_at)
+        if start >= t:
+            break
+        warps.append(warp)
+        readies.append(ready)
+        starts.append(start)
+        free_at = start + c
+        heapq.heappush(queue, (start + c + latency, warp))
+    return _bursts_to_run(
+        config,
+        np.array(warps, dtype=np.int64),
+        np.array(readies, dtype=np.float64),
+        np.array(starts, dtype=np.float64),
+    )
+
+
+def utilization_curve(
+    compute: int, latency: int, warps: npt.ArrayLike, periods: int = 40
+) -> FloatArray:
+    """Simulated steady-state utilization for each warp count in ``warps`` (same C, L): each
+    run lasts its warm-up plus ``periods`` steady-state periods."""
+    values = []
+    for w in np.asarray(warps, dtype=np.int64).reshape(-1).tolist():
+        probe = WarpConfig(warps=w, compute=compute, latency=latency, cycles=1)
+        cycles = min(MAX_CYCLES, probe.warm_up + periods * probe.period)
+        cycles = min(cycles, MAX_BURSTS * compute)
+        run = simulate_warps(WarpConfig(w, compute, latency, cycles))
+        steady = run.steady_state_utilization
+        values.append(run.utilization if steady is None else steady)
+    return np.array(values, dtype=np.float64)
+
+
+# -- the state at an instant, and what changes there ---------------------------------------
+
+
+class WarpPhase(IntEnum):
+    """What a warp is doing at an instant."""
+
+    READY = 0  # ready, but another warp holds the issue unit (a stall)
+    COMPUTING = 1  # holds the issue unit
+    MEMORY = 2  # its load is in flight
+    WINDOW_ENDED = 3  # the simulated window is over (warps loop forever: none finishes)
+
+
+PHASE_WORDS = {
+    WarpPhase.READY: "ready, not picked",
+    WarpPhase.COMPUTING: "computing",
+    WarpPhase.MEMORY: "waiting for memory",
+    WarpPhase.WINDOW_ENDED: "still running",  # (the issue unit's row: "window ended")
+}
+
+
+@dataclass(frozen=True, eq=False)
+class WarpSnapshot:
+    """The SM at cycle ``time``. Per-warp arrays: ``phase`` (`WarpPhase` values),
+    ``fraction`` (how far into its burst or load, 0 when ready), ``ready_since`` (the cycle a
+    READY warp became ready, NaN otherwise). ``issuing``: the warp holding the issue unit,
+    or -1 when it idles."""
+
+    time: float
+    phase: IntArray
+    fraction: FloatArray
+    ready_since: FloatArray
+    issuing: int
+
+    @property
+    def loads_in_flight(self) -> int:
+        return int((self.phase == WarpPhase.MEMORY).sum())
+
+    @property
+    def ready_count(self) -> int:
+        return int((self.phase == WarpPhase.READY).sum())
+
+
+def _check(schedule: Schedule) -> int:
+    """The warp count of a warp-model Schedule, or PipeLabError for any other Schedule."""
+    if schedule.unit_names != UNIT_NAMES or schedule.stage_names != STAGE_NAMES:
+        raise PipeLabError("this timeline is not a warp-model run (units warp and issue)")
+    return schedule.workers[WARP_UNIT]
+
+
+def warp_state_at(schedule: Schedule, time: float) -> WarpSnapshot:
+    """Every warp's phase and the issue unit's holder at ``time`` (a task runs on
+    [start, end); from the end of the simulated window on, every warp is WINDOW_ENDED: it
+    loops forever, so none is ever done)."""
+    warps = _check(schedule)
+    state = state_at(schedule, time)
+    stage = state.worker_stage[:warps]
+    phase = np.where(
+        stage == COMPUTE, WarpPhase.COMPUTING, np.where(stage == MEMORY, WarpPhase.MEMORY, 0)
+    ).astype(np.int64)
+    ready_since = np.where(stage < 0, state.worker_idle_since[:warps], np.nan)
+    if len(schedule) and time >= schedule.makespan:
+        phase[:] = WarpPhase.WINDOW_ENDED
+        ready_since[:] = np.nan
+    issuing = int(state.worker_op[warps])
+    return WarpSnapshot(
+        float(time), phase, state.worker_fraction[:warps].copy(), ready_since, issuing
+    )
+
+
+def _cycle(value: float) -> str:
+    """A cycle number as `time_text` writes cycles: whole, with separators ("1,234")."""
+    return time_text(value, "cycles").split(" ")[0]
+
+
+def _names(warps: list[int]) -> str:
+    names = [str(k + 1) for k in warps]
+    if len(names) == 1:
+        return f"warp {names[0]}"
+    shown = names if len(names) <= 4 else [*names[:3], f"{len(names) - 3} more"]
+    return "warps " + ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def narrate_warps(schedule: Schedule, time: float) -> str:
+    """One line on what happens on the SM at cycle ``time``, e.g. "cycle 40: warp 2 stalls
+    on memory; the SM switches to warp 3, ready for 10 cycles". Warps count from 1."""
+    warps = _check(schedule)
+    tolerance = time_tolerance(schedule.makespan)
+    head = f"cycle {_cycle(time)}: "
+    at = np.abs(schedule.start - time) <= tolerance
+    ends_now = (np.abs(schedule.end - time) <= tolerance) & (schedule.end > schedule.start)
+    issue = schedule.unit == ISSUE_UNIT
+    on_warp = schedule.unit == WARP_UNIT
+    memory = schedule.stage == MEMORY
+    if len(schedule) and time >= schedule.makespan - tolerance:
+        busy = float((schedule.end - schedule.start)[issue].sum())
+        share = busy / schedule.makespan if schedule.makespan > 0 else 0.0
+        return head + f"the run ends; the issue unit was busy {share:.0%} of the time"
+    snapshot = warp_state_at(schedule, time)
+    starter = np.flatnonzero(issue & at & (schedule.end > schedule.start))
+    finished = sorted(schedule.op[np.flatnonzero(issue & ends_now)].tolist())
+    stalls = set(schedule.op[np.flatnonzero(on_warp & memory & at)].tolist())
+    returned = sorted(schedule.op[np.flatnonzero(on_warp & memory & ends_now)].tolist())
+    parts: list[str] = []
+    for warp in finished:
+        verb = "stalls on memory" if warp in stalls else "ends its burst"
+        parts.append(f"{_names([warp])} {verb}")
+    if len(starter):
+        warp = int(schedule.op[starter[0]])
+        rows = np.flatnonzero(
+            on_warp & (schedule.worker == warp) & (schedule.end <= time + tolerance)
+        )
+        since = float(schedule.end[rows].max()) if len(rows) else 0.0
+        waited = time - since
+        if time <= tolerance:
+            ready = f"all {warps} warps are ready" if warps > 1 else "the one warp is ready"
+            parts.append(f"{ready}; the SM issues from {_names([warp])}")
+        elif finished == [warp]:
+            parts.append(f"{_names([warp])} is the only one ready and issues again")
+        elif finished:
+            text = f"the SM switches to {_names([warp])}"
+            parts.append(
+                text + (f", ready for {time_text(waited, 'cycles')}" if waited > tolerance else "")
+            )
+        else:
+            parts.append(f"{_names([warp])}'s load returns; the idle SM issues from it at once")
+        returned = [k for k in returned if k != warp]
+    elif finished:
+        parts.append(
+            f"no warp is ready, so the issue unit idles ({snapshot.loads_in_flight} of "
+            f"{warps} loads in flight)"
+        )
+    if returned:
+        verb = "gets its data and waits" if len(returned) == 1 else "get their data and wait"
+        parts.append(f"{_names(returned)} {verb} for the issue unit")
+    if parts:
+        return head + "; ".join(parts)
+    if snapshot.issuing >= 0:
+        text = f"{_names([snapshot.issuing])} computes"
+    else:
+        text = "the issue unit idles"
+    return head + (
+        f"{text}; {snapshot.loads_in_flight} loads in flight, {snapshot.ready_count} warps ready"
+    )

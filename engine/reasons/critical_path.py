@@ -1,0 +1,300 @@
+"""The critical path of a pipeline Schedule, and what paced each stretch of it.
+
+Walking back from the task that ends last, each task started when the latest of what it
+waited for ended: the previous stage of its op (``data``), the previous task of its worker
+(``worker``), or, for a read, the write that freed the slot its op was granted
+(``slot``). The chain of those tasks covers the whole run from 0 to the makespan (a
+measured run also has gaps where nothing it records explains the wait: ``overhead``).
+
+The walk is one loop over the path: compiled with the scheduler (engine/compiled/_fastsched.c) where
+that was built, else `walk_python`, the same loop (identical results).
+
+Charging each stretch of the chain to what paced it says which resource binds most of the
+time for uneven ops, where no closed form does: a task's time goes to its unit, except for
+the releasing op's own stages after a slot edge, whose time is the slot's hold (the op the
+slot was waiting on).
+
+A pipeline shape's run (other stages, units or pools: `walk_shape`) charges its units by
+name and each pool by name: a stage that takes pools may have waited for the stage that
+freed the slot its op was granted, and the releasing op's stages that held that slot
+(from the pool's first stage to its last) are that pool's hold.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.base.tolerance import time_tolerance
+from engine.compiled import fast_scheduler
+from engine.model.schedule import STAGES, UNITS, Schedule
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+#: Where the path's time goes: the units (in unit order), the slots, and waits nothing
+#: recorded explains (a measured run's overhead).
+CHARGES = ("load", "compute", "store", "slots", "overhead")
+
+
+@dataclass(frozen=True, eq=False)
+class CriticalPath:
+    """The chain of tasks (first to last) and the time it charges to each of ``load``,
+    ``compute``, ``store`` (the units, in unit order), ``slots`` and ``overhead``. The
+    tasks are int32 below 2^31 tasks (a sequential run's path is every task: 12 MB less at
+    10^6 ops)."""
+
+    tasks: npt.NDArray[np.int32] | IntArray
+    charged: dict[str, float]
+
+    @property
+    def length(self) -> float:
+        return sum(self.charged.values())
+
+    def ranked(self) -> list[tuple[str, float]]:
+        """The resources by time charged, most first (only those charged anything)."""
+        return ranked_charges(self.charged)
+
+
+def ranked_charges(charged: dict[str, float]) -> list[tuple[str, float]]:
+    """The resources of `CHARGES` by time charged, most first (only those charged
+    anything; overhead is no resource)."""
+    items = [(name, t) for name, t in charged.items() if t > 0 and name != "overhead"]
+    return sorted(items, key=lambda item: -item[1])
+
+
+def critical_path(schedule: Schedule) -> CriticalPath:
+    """The critical path of a three-stage pipeline Schedule (not kept: a sequential run's
+    path is every task, 12 MB at 10^6 ops; what it charges each resource is, see
+    `engine.analysis.derived.Derived.critical_charges`). A shape's run's charges are its units' and
+    pools' names and "overhead" (`walk_shape`)."""
+    if _is_shape(schedule):
+        return walk_shape(schedule)
+    return _walk(schedule)
+
+
+def _is_shape(schedule: Schedule) -> bool:
+    """A shape's simulated run: pools the book's one (``buffers``, `Schedule.grant`) does
+    not cover, or other stages and units than the book's. (A measured run's units have
+    their own names; its charges stay the book's, as `engine.analysis.metrics` reads them.)"""
+    s = schedule
+    if s.source != "simulated":
+        return False
+    other_pools = bool(s.pools) and s.grant is None
+    if not (other_pools or (s.stage_names != STAGES and s.unit_names != UNITS)):
+        return False  # (the book's: no look at the columns)
+    return bool(len(s)) and s.is_pipeline
+
+
+def _candidates(schedule: Schedule) -> tuple[IntArray, IntArray, IntArray]:
+    """Per task, the tasks it may have waited for last (-1: none): the previous task of its
+    worker, the previous stage of its op, and for a read the write that freed its slot."""
+    s = schedule
+    n_tasks = len(s)
+    stages = len(s.stage_names)
+    ops = np.arange(s.n_ops, dtype=np.int64)
+    worker = np.full(n_tasks, -1, dtype=np.int64)
+    order, bounds = s.by_row
+    worker[order[1:]] = order[:-1]
+    firsts = bounds[:-1][bounds[:-1] < n_tasks]
+    worker[order[firsts]] = -1
+    if s.op_major:  # task 3i + k follows task 3i + k - 1
+        data = np.arange(-1, n_tasks - 1, dtype=np.int64)
+        data[::stages] = -1
+    else:
+        data = np.full(n_tasks, -1, dtype=np.int64)
+        for stage in range(1, stages):
+            data[s.task_of(ops, stage)] = s.task_of(ops, stage - 1)
+    slot = np.full(n_tasks, -1, dtype=np.int64)
+    releases = _slot_releases(s)
+    has = releases >= 0
+    slot[s.task_of(ops[has], 0)] = releases[has]
+    return worker, data, slot
+
+
+def _slot_releases(schedule: Schedule, slots: int | None = None, last: int = -1) -> IntArray:
+    """Per op, the write that freed the slot it was granted (-1: none, a free slot); of a
+    pool of ``slots`` (default ``buffers``) freed by stage ``last``, the task of that stage."""
+    s = schedule
+    stages = len(s.stage_names)
+    ops = np.arange(s.n_ops, dtype=np.int64)
+    released = np.full(s.n_ops, -1, dtype=np.int64)
+    slots = s.buffers if slots is None else slots
+    if 0 < slots < s.n_ops:
+        # Slots are granted in op order: op i gets the slot of the (i - B)-th release, or
+        # waits for op i - 1's grant; the release that set each grant is the one at the
+        # latest position holding the running maximum (engine/compiled/_fastsched.c's
+        # slot_releases does the same in one loop).
+        writes = np.asarray(s.task_of(ops, last % stages), dtype=np.int64)
+        releases = s.end[writes]
+        in_order = bool((releases[1:] >= releases[:-1]).all())  # always so with one writer
+        by_release = ops if in_order else np.argsort(releases, kind="stable")
+        freeing = np.full(s.n_ops, -np.inf)
+        freeing[slots:] = releases[by_release[: s.n_ops - slots]]
+        position = np.where(freeing >= np.maximum.accumulate(freeing), ops, 0)
+        np.maximum.accumulate(position, out=position)
+        has = position >= slots
+        released[has] = writes[by_release[position[has] - slots]]
+    return released
+
+
+def _release_order(schedule: Schedule) -> IntArray | None:
+    """An op-major pipeline's ops in the order their writes end (ties: op order), as
+    `_slot_releases` sorts them; None when that is op order (always so with one writer)."""
+    s = schedule
+    if not 0 < s.buffers < s.n_ops:
+        return None
+    stages = len(s.stage_names)
+    releases = s.end[stages - 1 :: stages]
+    if bool((releases[1:] >= releases[:-1]).all()):
+        return None
+    return np.argsort(releases, kind="stable").astype(np.int64)
+
+
+def _walk(schedule: Schedule) -> CriticalPath:
+    s = schedule
+    charged = dict.fromkeys(CHARGES, 0.0)
+    if not len(s):
+        return CriticalPath(np.zeros(0, dtype=np.int32), charged)
+    tolerance = time_tolerance(s.makespan)
+    # The last task to end (ties: the highest index, the last op's last stage).
+    last = int(len(s) - 1 - np.argmax(s.end[::-1]))
+    unit = np.ascontiguousarray(s.unit, dtype=np.int64)
+    op = np.ascontiguousarray(s.op, dtype=np.int64)
+    start = np.ascontiguousarray(s.start, dtype=np.float64)
+    end = np.ascontiguousarray(s.end, dtype=np.float64)
+    sums = np.zeros(len(CHARGES))
+    compiled = fast_scheduler.compiled if fast_scheduler.use_compiled else None
+    if compiled is not None:
+        path = np.empty(len(s), dtype=np.int64)
+        order, bounds = s.by_row if s.op_major else (None, None)
+        if order is not None and order.dtype == np.int32:  # (below 2^31 tasks)
+            # the candidates read off by_row and the ops as the walk goes
+            stage = np.ascontiguousarray(s.stage, dtype=np.int64)
+            length = compiled.critical_path_rows(
+                start, end, unit, op, stage, order, bounds, _release_order(s),
+                len(s.stage_names), s.buffers, last, tolerance, path, sums,
+            )  # fmt: skip
+        else:
+            length = compiled.critical_path(
+                start, end, unit, op, *_candidates(s), last, tolerance, path, sums
+            )
+        found = path[:length][::-1]
+    else:
+        found = np.asarray(
+            walk_python(start, end, unit, op, _candidates(s), last, tolerance, sums)[::-1],
+            dtype=np.int64,
+        )
+    tasks = found.astype(np.int32) if len(s) < 2**31 else found.copy()
+    for name, value in zip(CHARGES, sums.tolist(), strict=True):
+        charged[name] = value
+    return CriticalPath(tasks, charged)
+
+
+def walk_python(
+    start: FloatArray,
+    end: FloatArray,
+    unit: IntArray,
+    op: IntArray,
+    candidates: tuple[IntArray, IntArray, IntArray],
+    last: int,
+    tolerance: float,
+    sums: FloatArray,
+) -> list[int]:
+    """The walk of engine/compiled/_fastsched.c's ``critical_path``, line for line: the path from
+    ``last`` back; ``sums`` (one per `CHARGES`) filled in place."""
+    start_of, end_of = start.tolist(), end.tolist()
+    unit_of, op_of = unit.tolist(), op.tolist()
+    options = [c.tolist() for c in candidates]
+    totals = [0.0] * len(CHARGES)
+    path: list[int] = []
+    releasing = -1
+    task = last
+    # At most one step a task: zero-length tasks at one instant in an order that is not
+    # the ops' (a reordered run) can lead back to a task already on the path.
+    while task >= 0 and len(path) < len(start_of):
+        path.append(task)
+        totals[3 if op_of[task] == releasing else unit_of[task]] += end_of[task] - start_of[task]
+        before, link, best = -1, -1, -math.inf
+        for c in range(3):
+            other = options[c][task]
+            if other < 0:
+                continue
+            e = end_of[other]
+            if e <= start_of[task] + tolerance and e > best:
+                best, before, link = e, other, c
+        if before < 0:
+            if start_of[task] > 0:
+                totals[4] += start_of[task]
+            break
+        if start_of[task] > end_of[before]:
+            totals[4] += start_of[task] - end_of[before]
+        if link == 2:
+            releasing = op_of[before]
+        elif link == 0:
+            releasing = -1
+        task = before
+    sums[:] = totals
+    return path
+
+
+def walk_shape(schedule: Schedule) -> CriticalPath:
+    """The critical path of a shape's run: the walk of `walk_python`, with a candidate per
+    pool taken at a task's stage (the task that freed the slot its op was granted), each
+    unit's time charged to its name and a pool's hold (the releasing op's stages from the
+    pool's first to its last) to the pool's name."""
+    s = schedule
+    names = [*s.unit_names, *(p.name for p in s.pools if p.name not in s.unit_names)]
+    charged = dict.fromkeys([*names, "overhead"], 0.0)
+    tolerance = time_tolerance(s.makespan)
+    last = int(len(s) - 1 - np.argmax(s.end[::-1]))
+    worker, data, _ = _candidates(s)
+    ops = np.arange(s.n_ops, dtype=np.int64)
+    releases = []  # (pool, per task: the task that freed its op's slot, or -1)
+    for p, pool in enumerate(s.pools):
+        freed_by = _slot_releases(s, pool.size, pool.last)
+        column = np.full(len(s), -1, dtype=np.int64)
+        has = freed_by >= 0
+        column[np.asarray(s.task_of(ops[has], pool.first), dtype=np.int64)] = freed_by[has]
+        releases.append((p, column.tolist()))
+    start, end = s.start.tolist(), s.end.tolist()
+    unit, op, stage = s.unit.tolist(), s.op.tolist(), s.stage.tolist()
+    worker_of, data_of = worker.tolist(), data.tolist()
+    pool_names = [p.name for p in s.pools]
+    spans = [(p.first, p.last) for p in s.pools]
+    path: list[int] = []
+    holding = (-1, -1)  # (the releasing op, its pool) after a slot edge
+    task = last
+    while task >= 0 and len(path) < len(start):
+        path.append(task)
+        took = end[task] - start[task]
+        releasing, held = holding
+        if op[task] == releasing and spans[held][0] <= stage[task] <= spans[held][1]:
+            charged[pool_names[held]] += took
+        else:
+            charged[s.unit_names[unit[task]]] += took
+        before, link, best = -1, (-1, -1), -math.inf
+        options = [(worker_of[task], (0, -1)), (data_of[task], (1, -1))]
+        options += [(column[task], (2, p)) for p, column in releases]
+        for other, kind in options:
+            if other < 0:
+                continue
+            e = end[other]
+            if e <= start[task] + tolerance and e > best:
+                best, before, link = e, other, kind
+        if before < 0:
+            if start[task] > 0:
+                charged["overhead"] += start[task]
+            break
+        if start[task] > end[before]:
+            charged["overhead"] += start[task] - end[before]
+        if link[0] == 2:
+            holding = (op[before], link[1])
+        elif link[0] == 0:
+            holding = (-1, -1)
+        task = before
+    found = np.asarray(path[::-1], dtype=np.int64)
+    return CriticalPath(found.astype(np.int32) if len(s) < 2**31 else found, charged)

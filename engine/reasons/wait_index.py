@@ -1,0 +1,529 @@
+"""The index behind the wait reasons (engine/reasons/waits.py): sorted views of one Schedule built
+once, lazily, and kept by its `engine.analysis.derived.Derived`; interval stabbing and vectorized
+cutting of spans."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.base.tolerance import time_tolerance
+from engine.model.columns import op_numbers
+from engine.model.schedule import OpOrder, Schedule, op_column
+from engine.reasons.pool_waits import PoolTimes, is_shape_run, named_pool
+
+if TYPE_CHECKING:
+    from engine.analysis.derived import OpColumns
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+ReasonArray = npt.NDArray[np.int8]
+
+_BLOCK = 64
+
+
+# -- building blocks ---------------------------------------------------------------------
+
+
+class Intervals:
+    """Half-open intervals [lo, hi) with lo ≤ hi: how many and which contain a time, in
+    O(log n + answer) when they nest little (slot holds), O(n / 64) at worst.
+
+    Intervals given in order of lo (slot holds granted in op order) are indexed without a
+    sort or a copy: ``order`` is then None (position = interval)."""
+
+    def __init__(self, lo: FloatArray, hi: FloatArray, hi_sorted: FloatArray | None = None) -> None:
+        """``hi_sorted``: ``np.sort(hi)`` where the caller has it (shared, not copied)."""
+        in_order = _nondecreasing(lo)
+        self.order: IntArray | None = (
+            None if in_order else np.argsort(lo, kind="stable").astype(np.int64)
+        )
+        if self.order is None:
+            self.lo, self.hi = lo, hi
+        else:
+            self.lo, self.hi = lo[self.order], hi[self.order]
+        hi_in_order = _nondecreasing(self.hi)
+        if hi_sorted is None:
+            hi_sorted = self.hi if hi_in_order else np.sort(hi)
+        self.hi_sorted = hi_sorted
+        blocks = -(-len(lo) // _BLOCK)
+        padded = np.full(blocks * _BLOCK, -np.inf)
+        padded[: len(lo)] = self.hi
+        self.block_max = padded.reshape(blocks, _BLOCK).max(axis=1)
+        # The latest end so far, in order of lo: the ends themselves when they rise with
+        # lo; else kept per block of 64 only (`_first_open`), not per interval.
+        self.reach = self.hi if hi_in_order else None
+        self.block_reach = np.maximum.accumulate(self.block_max) if blocks else self.block_max
+
+    def _first_open(self, time: float, k: int) -> int:
+        """The first position below ``k`` (in order of lo) at which some interval so far
+        ends after ``time`` (``k`` if none): ``searchsorted(reach[:k], time, "right")``
+        for the running maximum ``reach`` of the ends, found through the blocks' maxima
+        and one block's ends."""
+        if self.reach is not None:
+            return int(np.searchsorted(self.reach[:k], time, "right"))
+        block = int(np.searchsorted(self.block_reach, time, "right"))
+        lo = block * _BLOCK
+        if lo >= k:
+            return k
+        later = np.flatnonzero(self.hi[lo : min(lo + _BLOCK, k)] > time)
+        return lo + int(later[0]) if len(later) else k
+
+    def _intervals(self, positions: IntArray) -> IntArray:
+        """The intervals at these positions of the sorted order."""
+        return positions if self.order is None else self.order[positions]
+
+    def count(self, times: FloatArray, near: IntArray | None = None) -> IntArray:
+        """How many intervals contain each of ``times``. ``near``: for each time, about
+        how many intervals started by then (and about as many, less those still open,
+        ended): the ranks are then found by stepping from there, not by a full binary
+        search each (the same answer)."""
+        if near is None:
+            started = np.searchsorted(self.lo, times, "right")
+            ended = np.searchsorted(self.hi_sorted, times, "right")
+        else:
+            started = rank_near(self.lo, times, near)
+            ended = rank_near(self.hi_sorted, times, near)
+        started -= ended
+        return started.astype(np.int64, copy=False)
+
+    def at(self, time: float) -> IntArray:
+        """Indices (ascending) of the intervals containing ``time``."""
+        k = int(np.searchsorted(self.lo, time, "right"))
+        first = self._first_open(time, k)
+        if k - first <= 4 * _BLOCK:
+            positions = first + np.flatnonzero(self.hi[first:k] > time)
+        else:
+            b0, b1 = first // _BLOCK, (k - 1) // _BLOCK + 1
+            blocks = b0 + np.flatnonzero(self.block_max[b0:b1] > time)
+            candidates = (blocks[:, None] * _BLOCK + np.arange(_BLOCK)).reshape(-1)
+            candidates = candidates[(candidates >= first) & (candidates < k)]
+            positions = candidates[self.hi[candidates] > time]
+        return np.sort(self._intervals(positions))
+
+    def pairs(self, times: FloatArray) -> tuple[IntArray, IntArray]:
+        """Every (query, interval) with the query time inside the interval, sorted by
+        query then interval: O(n log q + answer) without a Python loop."""
+        if not len(times) or not len(self.lo):
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        q_order = np.argsort(times, kind="stable")
+        qs = times[q_order]
+        k = int(np.searchsorted(self.lo, qs[-1], "right"))
+        first = self._first_open(float(qs[0]), k)
+        lo, hi = self.lo[first:k], self.hi[first:k]
+        a = np.searchsorted(qs, lo, "left")
+        counts = np.maximum(np.searchsorted(qs, hi, "left") - a, 0)
+        interval = np.repeat(np.arange(first, k), counts)
+        step = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+        query = q_order[np.repeat(a, counts) + step]
+        ops = self._intervals(interval)
+        key = np.lexsort((ops, query))
+        return query[key].astype(np.int64), ops[key].astype(np.int64)
+
+
+def rank_near(values: FloatArray, times: FloatArray, guess: IntArray, steps: int = 8) -> IntArray:
+    """``searchsorted(values, times, "right")`` (values sorted) found by stepping from
+    ``guess``: one look on each side settles most, a few more steps the rest, and a binary
+    search whatever is still farther off. Cheaper than a full search for each time when
+    the guesses are close (the ops around an idle gap)."""
+    n = len(values)
+    rank = np.clip(guess, 0, n).astype(np.int64)
+    if not n or not len(times):
+        return np.searchsorted(values, times, "right") if n else np.zeros(len(times), np.int64)
+    padded = np.empty(n + 2)
+    padded[0], padded[-1] = -np.inf, np.inf
+    padded[1:-1] = values
+    # values[rank - 1] <= time < values[rank] settles it (padded: values[-1] = -inf, …).
+    below = padded[rank] > times  # values[rank - 1] > time: go down
+    above = padded[rank + 1] <= times  # values[rank] <= time: go up
+    for moving, step in ((below, -1), (above, 1)):
+        which = np.flatnonzero(moving)
+        for _ in range(steps):
+            if not len(which):
+                break
+            rank[which] += step
+            r = rank[which]
+            still = padded[r] > times[which] if step < 0 else padded[r + 1] <= times[which]
+            which = which[still]
+        if len(which):
+            rank[which] = np.searchsorted(values, times[which], "right")
+    return rank
+
+
+def _nondecreasing(values: FloatArray) -> bool:
+    return len(values) < 2 or bool((values[1:] >= values[:-1]).all())
+
+
+def cut_at_points(
+    lo: FloatArray, hi: FloatArray, points: FloatArray, budget: int | None = None
+) -> tuple[IntArray, FloatArray, FloatArray, IntArray] | None:
+    """Cut each [lo, hi) at the sorted ``points`` strictly inside it: (parent, lo, hi) of
+    the pieces, in order, and for each piece how many points lie at or before its start
+    (as ``searchsorted(points, start, "right")`` gives it: no search per piece). None
+    where that would cut more than ``budget`` times. Running sums, no repeat: at 10^6 ops
+    with two workers a unit there are millions of pieces."""
+    a = np.searchsorted(points, lo, "right")
+    counts = np.searchsorted(points, hi, "left")
+    counts -= a
+    np.maximum(counts, 0, out=counts)
+    if budget is not None and int(counts.sum()) > budget:
+        return None
+    if not len(lo):
+        return np.zeros(0, np.int64), np.zeros(0), np.zeros(0), np.zeros(0, np.int64)
+    first = np.zeros(len(lo), dtype=np.int64)  # each gap's first piece
+    np.cumsum(counts[:-1] + 1, out=first[1:])
+    total = int(first[-1] + counts[-1] + 1)
+    # Piece j of a gap starts after point `a + j` - 1 (j > 0): +1 a piece, restarted at
+    # each gap's first piece.
+    index = np.ones(total, dtype=np.int64)
+    index[first[1:]] = a[1:] - a[:-1] - counts[:-1]
+    index[0] = a[0]
+    np.cumsum(index, out=index)
+    parent = np.zeros(total, dtype=np.int64)
+    parent[first[1:]] = 1
+    np.cumsum(parent, out=parent)
+    padded = np.empty(len(points) + 2)
+    padded[0] = padded[-1] = np.nan  # (never read: those ends and starts are the gap's)
+    padded[1:-1] = points
+    starts = np.take(padded, index)  # point `index` - 1
+    starts[first] = lo
+    ends = np.take(padded[1:], index)  # point `index`
+    ends[first + counts] = hi
+    return parent, starts, ends, index
+
+
+@dataclass(frozen=True, eq=False)
+class UnitTasks:
+    """One unit's tasks sorted by (start, op): their starts, ops and distinct starts, and
+    the tasks themselves (`tasks_at`). A pipeline laid out op by op keeps no task list:
+    the task of stage ``stage`` of op ``op`` is ``stage + stages * op``."""
+
+    starts: FloatArray
+    ops: IntArray | npt.NDArray[np.int32]
+    points: FloatArray  # unique starts
+    listed: IntArray | None = None  # the tasks, where no layout gives them
+    stage: int = 0
+    stages: int = 1
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def tasks_at(self, positions: IntArray | slice) -> IntArray:
+        """The tasks at these positions of the order (an array of them, or a slice)."""
+        if self.listed is not None:
+            return self.listed[positions]
+        return self.stage + self.stages * self.ops[positions].astype(np.int64)
+
+    def ranks(self, points: FloatArray, counted: IntArray, starts: FloatArray) -> IntArray:
+        """For pieces starting at ``starts`` with ``counted`` of ``points`` at or before
+        each (`cut_at_points`): how many of the unit's tasks start by then, as
+        ``searchsorted(self.starts, starts, "right")`` gives it, without a search where
+        the points are the unit's starts or its distinct starts (`points`)."""
+        if points is self.starts:
+            return counted
+        if points is self.points:
+            first = np.flatnonzero(np.concatenate([[True], self.starts[1:] > self.starts[:-1]]))
+            ranks: IntArray = np.append(first, len(self.starts))[counted]
+            return ranks
+        return np.searchsorted(self.starts, starts, "right")
+
+    def every_task(self) -> IntArray:
+        """Every task, in order: built afresh where none is kept (for one pass over all;
+        `tasks_at` for some)."""
+        return self.tasks_at(slice(None))
+
+    @property
+    def last_start(self) -> float:
+        return float(self.starts[-1]) if len(self.starts) else -np.inf
+
+
+def _unit(
+    starts: FloatArray,
+    ops: IntArray | npt.NDArray[np.int32],
+    listed: IntArray | None = None,
+    stage: int = 0,
+    stages: int = 1,
+) -> UnitTasks:
+    """A unit's tasks with their starts and ops; ``points``: the distinct starts (the
+    starts themselves when no two are equal)."""
+    points = starts
+    if not _increasing(starts):
+        keep = np.ones(len(starts), dtype=bool)
+        keep[1:] = starts[1:] > starts[:-1]
+        points = starts[keep]
+    return UnitTasks(starts, ops, points, listed, stage, stages)
+
+
+def _increasing(values: FloatArray) -> bool:
+    return len(values) < 2 or bool((values[1:] > values[:-1]).all())
+
+
+class WaitIndex:
+    """Everything the reasons need, built once per Schedule (lazily, part by part)."""
+
+    def __init__(self, schedule: Schedule, columns: OpColumns) -> None:
+        self.schedule = schedule
+        self.op_columns = columns  # (the stage columns sorted, shared with other indexes)
+        self._gaps: tuple[IntArray, FloatArray, FloatArray] | None = None
+        #: The window search's blocks (`engine.reasons.idle_cuts.gap_blocks`, `point_blocks`),
+        #: built on first use.
+        self.gap_blocks: FloatArray | None = None
+        self.point_blocks: dict[int, FloatArray] = {}
+        self.span = schedule.makespan
+        self.tol = time_tolerance(self.span)
+        self.pipeline = schedule.n_ops > 0 and len(schedule) > 0 and schedule.is_pipeline
+        self.measured = self.pipeline and schedule.source == "measured"
+        #: A shape's run with pools the book's rules don't cover (`engine.reasons.pool_waits`).
+        self.shaped = is_shape_run(schedule)
+        #: A shape's one pool held from its first stage to its last: the book's rules,
+        #: its name in the words (0); else -1.
+        self.named_pool = named_pool(schedule)
+        self._narration_ready = False
+        rows = np.arange(schedule.n_workers)
+        self.unit_of_row = (np.searchsorted(schedule.worker_offsets, rows, "right") - 1).astype(
+            np.int64
+        )
+
+    @cached_property
+    def units(self) -> list[UnitTasks]:
+        s = self.schedule
+        return [self._unit_tasks(u) for u in range(s.n_units)]
+
+    def _unit_tasks(self, unit: int) -> UnitTasks:
+        """One unit's tasks sorted by (start, op). A pipeline's unit that runs one stage in
+        op order (every one-worker simulation, and every load unit) needs no sort, and
+        with one worker it shares the row's arrays (`Schedule.by_row`)."""
+        s = self.schedule
+        stages = len(s.stage_names)
+        if self.pipeline and s.op_major and s.unit is s.stage and unit < stages:
+            # The stage's starts sorted, ties in op order (shared with the narration's; in
+            # op order already, the column itself: with one worker, its row's part).
+            starts, ops = self.op_columns.sorted("start", unit)
+            return _unit(starts, self._op_numbers if ops is None else ops, None, unit, stages)
+        tasks = np.flatnonzero(s.unit == unit)
+        tasks = tasks[np.lexsort((s.op[tasks], s.start[tasks]))].astype(np.int64)
+        return _unit(s.start[tasks], s.op[tasks], tasks)
+
+    @cached_property
+    def _op_numbers(self) -> IntArray:
+        """0 .. n_ops - 1: the op of each task of a stage in op order (shared by units)."""
+        return op_numbers(self.schedule.n_ops)
+
+    def prepare_narration(self) -> None:
+        """Build, once, every sorted view narration searches (so no later call pays)."""
+        if self._narration_ready:
+            return
+        _ = self.units
+        if self.pipeline:
+            _, _, in_order = self.columns
+            for stage, ordered in enumerate(in_order):
+                if not ordered:
+                    _ = self.ready_order(stage)
+            if self.slots > 0:
+                _ = self.holds
+        _ = self.schedule.by_row
+        self._narration_ready = True
+
+    @cached_property
+    def load_unit(self) -> int:
+        """The unit of the read stage (its reads wait for slots), -1 off pipelines."""
+        if not self.pipeline:
+            return -1
+        return int(self.schedule.unit[self.schedule.task_of(0, 0)])
+
+    @property
+    def slots(self) -> int:
+        return self.schedule.buffers if self.pipeline else 0
+
+    @cached_property
+    def pool_times(self) -> PoolTimes:
+        """A shape's run's pools: asks, grants, holds (`shaped` runs only)."""
+        return PoolTimes(self.schedule, Intervals)
+
+    @cached_property
+    def grant(self) -> FloatArray:
+        """Per op, when it got its slot: the Schedule's grant times, else (measured) when
+        the op B places before it had written (slots in op order), at most its read start;
+        a shape's run: when its first stage was ready (its pools granted)."""
+        s = self.schedule
+        if self.shaped:
+            column: FloatArray = self.pool_times.ready[:, 0]
+            return column
+        if s.grant is not None:
+            return s.grant
+        grant = np.zeros(s.n_ops)
+        b = self.slots
+        if 0 < b < s.n_ops:
+            grant[b:] = np.maximum.accumulate(s.op_ends[: s.n_ops - b, -1])
+        return np.minimum(grant, s.op_starts[:, 0])
+
+    @cached_property
+    def grant_order(self) -> IntArray:
+        """Ops sorted by grant time (ties: op order)."""
+        return np.argsort(self.grant, kind="stable").astype(np.int64)
+
+    @cached_property
+    def ready(self) -> FloatArray:
+        """(n_ops, stages): when each stage could start (read: the grant)."""
+        s = self.schedule
+        if self.shaped:  # (each stage's pools granted too)
+            return self.pool_times.ready
+        ready = np.empty_like(s.op_starts)
+        ready[:, 0] = self.grant
+        ready[:, 1:] = s.op_ends[:, :-1]
+        return ready
+
+    @cached_property
+    def holds(self) -> Intervals:
+        """Slot holds: [grant (measured: read start), write end) per op."""
+        s = self.schedule
+        first = s.grant if s.grant is not None else op_column(s, "start", 0)
+        last = op_column(s, "end", -1)
+        lo = first if bool((first <= last).all()) else np.minimum(first, last)
+        return Intervals(lo, last, self.op_columns.sorted("end", -1)[0])
+
+    def ready_of(self, op: int, stage: int) -> float:
+        """When stage ``stage`` of op ``op`` could start (one entry of `ready`)."""
+        if stage == 0:
+            return float(self.grant[op])
+        return float(self.schedule.op_ends[op, stage - 1])
+
+    @property
+    def gaps(self) -> tuple[IntArray, FloatArray, FloatArray]:
+        """Every row's idle intervals in [0, makespan] (overlapping tasks count once),
+        sorted by (row, start). One pass over the rows' tasks (`Schedule.by_row`), or
+        the compiled idle pass's (`keep_gaps`)."""
+        if self._gaps is None:
+            self._gaps = self._find_gaps()
+        return self._gaps
+
+    def gaps_found(self) -> tuple[IntArray, FloatArray, FloatArray] | None:
+        """`gaps` where found already, else None (the compiled idle pass then writes them)."""
+        return self._gaps
+
+    def keep_gaps(self, gaps: tuple[IntArray, FloatArray, FloatArray]) -> None:
+        """Keep ``gaps`` as `gaps`: the compiled idle pass found them, where it cut none."""
+        self._gaps = gaps
+
+    def _find_gaps(self) -> tuple[IntArray, FloatArray, FloatArray]:
+        s = self.schedule
+        _, bounds = s.by_row
+        starts, (reach, _) = s.row_starts, s.row_reach
+        n_rows, span = s.n_workers, self.span
+        # A task opens a gap when it starts after everything before it on its row ended
+        # (the row's first task: after 0).
+        opens = np.empty(len(starts), dtype=bool)
+        np.greater(starts[1:], reach[:-1], out=opens[1:])
+        for r in range(n_rows):
+            first = int(bounds[r])
+            if first < int(bounds[r + 1]):
+                opens[first] = starts[first] > 0.0
+        position = np.flatnonzero(opens)
+        del opens
+        cuts = np.searchsorted(position, bounds)
+        inner = np.diff(cuts)
+        tail_from = np.array(
+            [
+                reach[int(bounds[r + 1]) - 1] if bounds[r + 1] > bounds[r] else 0.0
+                for r in range(n_rows)
+            ]
+        )
+        tail = span > tail_from
+        counts = inner + tail
+        total = int(counts.sum())
+        rows = np.repeat(np.arange(n_rows, dtype=np.int64), counts)
+        lo, hi = np.empty(total), np.empty(total)
+        # Row by row (each row's gaps in time order: its inner gaps, then its tail),
+        # written in place.
+        out = 0
+        for r in range(n_rows):
+            mine = position[int(cuts[r]) : int(cuts[r + 1])]
+            m = len(mine)
+            if m:
+                np.take(starts, mine, out=hi[out : out + m])
+                previous = mine - 1
+                row_first = int(mine[0]) == int(bounds[r])
+                if row_first:
+                    previous[0] = mine[0]
+                np.take(reach, previous, out=lo[out : out + m])
+                if row_first:
+                    lo[out] = 0.0
+                out += m
+            if tail[r]:
+                lo[out], hi[out] = tail_from[r], span
+                out += 1
+        for column in (rows, lo, hi):
+            column.flags.writeable = False
+        return rows, lo, hi
+
+    def lone_ranks(self, unit: int, a: int, b: int) -> IntArray:
+        """For gaps ``a:b`` (those of one-worker unit ``unit``): the rank, in start order,
+        of the first of the unit's tasks that starts after each gap's start, as
+        ``searchsorted(starts, start, "right")`` gives it. That is the task that ends the
+        gap (everything before it ended by the gap's start, everything after starts no
+        sooner): found again with the pass that found the gaps, without a search."""
+        s = self.schedule
+        _, bounds = s.by_row
+        row = int(s.worker_offsets[unit])
+        lo, hi = int(bounds[row]), int(bounds[row + 1])
+        starts, reach = s.row_starts[lo:hi], s.reach_at(slice(lo, hi))[0]
+        opens = np.empty(hi - lo, dtype=bool)
+        if hi > lo:
+            np.greater(starts[1:], reach[:-1], out=opens[1:])
+            opens[0] = starts[0] > 0.0
+        ranks = np.flatnonzero(opens)
+        if len(ranks) < b - a:  # the row's tail gap: no task after it
+            ranks = np.append(ranks, hi - lo)
+        return ranks
+
+    def ready_order(self, stage: int) -> OpOrder:
+        """Ops in the order ``stage`` became ready (ties: op order), for a stage not in op
+        order (`columns`): a unit serves its ready stages first come, first served, so the
+        ops waiting at any time are a slice of this order. Built on first use, kept."""
+        if stage == 0:
+            return self.grant_order
+        if self.shaped and self.pool_times.taken[stage]:
+            return self._shape_ready_sorted(stage)[1]
+        _, by_end = self.op_columns.sorted("end", stage - 1)
+        return self._op_numbers if by_end is None else by_end
+
+    @cached_property
+    def columns(self) -> tuple[list[FloatArray], list[FloatArray], list[bool]]:
+        """Per stage: ready times sorted, starts sorted (`OpColumns`: shared with
+        the units' and the holds'), and whether both already run in op order (then the ops
+        waiting at any time are one contiguous range)."""
+        s = self.schedule
+        ready_sorted, start_sorted, in_order = [], [], []
+        for stage in range(len(s.stage_names)):
+            if stage == 0:  # ready when granted a slot
+                ready_in_order = _nondecreasing(self.grant)
+                ready = self.grant if ready_in_order else np.sort(self.grant)
+            elif self.shaped and self.pool_times.taken[stage]:  # its pools granted too
+                ready, _ = self._shape_ready_sorted(stage)
+                ready_in_order = _nondecreasing(self.ready[:, stage])
+            else:  # ready when the stage before ended
+                ready, by_ready = self.op_columns.sorted("end", stage - 1)
+                ready_in_order = by_ready is None
+            start, by_start = self.op_columns.sorted("start", stage)
+            in_order.append(ready_in_order and by_start is None)
+            ready_sorted.append(ready)
+            start_sorted.append(start)
+        return ready_sorted, start_sorted, in_order
+
+    def _shape_ready_sorted(self, stage: int) -> tuple[FloatArray, IntArray]:
+        """A shape's stage that takes pools: its ready times sorted, and the ops in that
+        order (ties: op order); built once a stage."""
+        found = self._shape_ready.get(stage)
+        if found is None:
+            column = self.ready[:, stage]
+            order = np.argsort(column, kind="stable").astype(np.int64)
+            found = self._shape_ready[stage] = (column[order], order)
+        return found
+
+    @cached_property
+    def _shape_ready(self) -> dict[int, tuple[FloatArray, IntArray]]:
+        return {}

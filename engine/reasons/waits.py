@@ -1,0 +1,961 @@
+"""Why is it idle? Wait reasons for every worker's idle time and every op's waiting time.
+
+Pure functions of a Schedule, vectorized (10^6 ops in well under a second), kept by the
+Schedule's `engine.analysis.derived.Derived` (``derived.idle_spans``, ``derived.op_waits``…). Ops
+are 0-based in the columns and 1-based in the words ("op 1" is op 0).
+
+Idle reasons (`IDLE_REASONS`) split every worker's idle time in [0, makespan]:
+
+* ``input`` — its unit has nothing ready: the stage that goes next on the unit waits for the
+  op's previous stage to end. The span names that op (the first of the unit's stages to start
+  after the span's start; the lowest op on ties).
+* ``slot`` — the load unit (the unit of the read stage): the next read waits for a shared-memory
+  slot; all B slots are held. The span names the holders.
+* ``done`` — the unit has no work left: its last stage has started (maybe on another worker).
+* ``overhead`` — added for measured runs: a worker was free and the next stage ready (a slot
+  free, or the previous stage over) and still nothing started: launch latency or
+  synchronization the model does not see. Simulated runs never have it.
+
+Op waits (`OP_WAIT_REASONS`) split each op's waiting time: before its read, [0, grant) is
+``slot`` and [grant, read start) is ``worker`` (every load worker is busy); between stages
+it is ``worker``. Measured runs have no grant times: an op is taken to get its slot when the
+op B places before it has written (slots in op order), at the latest when its read starts,
+and waits that find the unit free are ``overhead``. A slot is held from the grant (measured:
+from the read's start) to the end of the write, as `engine.analysis.timeline.state_at` says.
+
+Schedules that are not a three-stage pipeline (the warps model) get ``input`` and ``done``.
+
+A pipeline shape's run with pools (`engine.reasons.pool_waits`) keeps these kinds, generalised: a
+worker whose next stage waits for a pool's slot (its previous stage over) is ``slot``, the
+span naming the pool and the ops holding its slots ("waiting for a slot of smem stages:
+held by ops 3–6"); waiting for the previous stage is ``input``. An op waits before each
+stage for that stage's pools in turn (``slot``, each naming its pool), then a ``worker``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.base.text import join_words, op_list, time_text
+from engine.model.columns import task_dtype
+from engine.model.schedule import Schedule, op_column
+from engine.reasons.idle_cuts import (
+    Summary,
+    TaskArray,
+    awaited,
+    compiled_columns,
+    compiled_summary,
+    window_columns,
+)
+from engine.reasons.pool_waits import READY
+from engine.reasons.wait_index import WaitIndex, cut_at_points
+
+if TYPE_CHECKING:
+    from engine.analysis.derived import Derived
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+ReasonArray = npt.NDArray[np.int8]
+
+IDLE_REASONS: tuple[str, ...] = ("input", "slot", "done", "overhead")
+INPUT, SLOT, DONE, OVERHEAD = 0, 1, 2, 3
+OP_WAIT_REASONS: tuple[str, ...] = ("worker", "slot", "overhead")
+WAIT_WORKER, WAIT_SLOT, WAIT_OVERHEAD = 0, 1, 2
+
+#: Idle spans are cut at every start on their unit (an idle worker's awaited op changes
+#: when another worker takes it). With hundreds of mostly idle workers that is n · k cuts;
+#: past this many per task the cuts are skipped and each span names the first op awaited.
+_CUTS_PER_TASK = 4
+
+
+# -- idle spans --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class IdleSpans:
+    """Every worker's idle time in [0, makespan], cut into spans with one reason each.
+
+    Columns (numpy, sorted by (row, start)): ``row`` (timeline row = global worker index,
+    as `Schedule.row`), ``start``, ``end``, ``reason`` (index into `IDLE_REASONS`, int8)
+    and ``next_task`` (the task awaited — input, overhead, slot: the read that waits — else
+    -1; int32 below 2^31 tasks, `engine.reasons.idle_cuts.task_dtype`).
+    """
+
+    row: IntArray
+    start: FloatArray
+    end: FloatArray
+    reason: ReasonArray
+    next_task: TaskArray
+    _index: WaitIndex = field(repr=False)
+    #: `totals`, where the pass that wrote the spans added them up already.
+    _totals: FloatArray | None = field(default=None, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.row)
+
+    def picked(self, which: Any) -> IdleSpans:
+        """The spans ``which`` (a mask or a slice) picks, in order."""
+        return IdleSpans(
+            self.row[which], self.start[which], self.end[which], self.reason[which],
+            self.next_task[which], self._index,
+        )  # fmt: skip
+
+    @property
+    def schedule(self) -> Schedule:
+        return self._index.schedule
+
+    @cached_property
+    def unit(self) -> IntArray:
+        return self._index.unit_of_row[self.row]
+
+    @cached_property
+    def worker(self) -> IntArray:
+        return self.row - self.schedule.worker_offsets[self.unit]
+
+    @cached_property
+    def row_bounds(self) -> IntArray:
+        """Row r's spans are ``bounds[r]:bounds[r + 1]``."""
+        rows = np.arange(self.schedule.n_workers + 1)
+        return np.searchsorted(self.row, rows).astype(np.int64)
+
+    def reason_name(self, i: int) -> str:
+        return IDLE_REASONS[int(self.reason[i])]
+
+    def pool(self, i: int) -> int:
+        """The pool (`Schedule.pools` index) a slot span of a shape's run waits for; -1
+        for other spans and the book's runs (one pool, ``buffers``)."""
+        if int(self.reason[i]) != SLOT:
+            return -1
+        if not self._index.shaped:
+            return self._index.named_pool
+        return _pool_waited(self._index, int(self.next_task[i]), self._middle(i))
+
+    def _middle(self, i: int) -> float:
+        return 0.5 * (float(self.start[i]) + float(self.end[i]))
+
+    def ops(self, i: int) -> tuple[int, ...]:
+        """The ops span ``i`` names (0-based): input and overhead — the op awaited; slot —
+        the ops holding the slots (a shape's run: of the pool it waits for); done — none."""
+        reason = int(self.reason[i])
+        if reason == SLOT and self._index.shaped:
+            holders = self._index.pool_times.holders(self.pool(i), self._middle(i))
+            return tuple(int(op) for op in holders)
+        if reason == SLOT:
+            middle = 0.5 * (float(self.start[i]) + float(self.end[i]))
+            return tuple(int(op) for op in self._index.holds.at(middle))
+        if reason == DONE or self.next_task[i] < 0:
+            return ()
+        return (int(self.schedule.op[self.next_task[i]]),)
+
+    def ops_lists(self, lo: int, hi: int) -> list[list[int]]:
+        """`ops` of spans lo .. hi-1 at once (slot holders found together, vectorized)."""
+        s = self.schedule
+        reason = self.reason[lo:hi]
+        task = self.next_task[lo:hi]
+        result: list[list[int]] = [
+            [int(s.op[t])] if r in (INPUT, OVERHEAD) and t >= 0 else []
+            for r, t in zip(reason.tolist(), task.tolist(), strict=True)
+        ]
+        slot = np.flatnonzero(reason == SLOT)
+        if len(slot) and self._index.shaped:  # each slot span's pool's holders, by pool
+            times = self._index.pool_times
+            middle = 0.5 * (self.start[lo:hi][slot] + self.end[lo:hi][slot])
+            task = self.next_task[lo:hi][slot].astype(np.int64)
+            pools = times.waited_pools(task, middle)
+            for pool in np.unique(pools[pools >= 0]).tolist():
+                mine = np.flatnonzero(pools == pool)
+                query, ops = times.holds(pool).pairs(middle[mine])
+                for q, op in zip(slot[mine][query].tolist(), ops.tolist(), strict=True):
+                    result[q].append(op)
+        elif len(slot):
+            middle = 0.5 * (self.start[lo:hi][slot] + self.end[lo:hi][slot])
+            query, ops = self._index.holds.pairs(middle)
+            for q, op in zip(slot[query].tolist(), ops.tolist(), strict=True):
+                result[q].append(op)
+        return result
+
+    def frees_at(self, i: int) -> float:
+        """Slot: when the first holder frees its slot; input: when the awaited op's previous
+        stage ends; overhead: since when the op was ready; done: NaN."""
+        reason = int(self.reason[i])
+        if reason == SLOT and self._index.shaped:
+            held = np.asarray(self.ops(i), dtype=np.int64)
+            return self._index.pool_times.frees_at(self.pool(i), held)
+        if reason == SLOT:
+            holders = self.ops(i)
+            ends = self.schedule.op_ends[list(holders), -1]
+            return float(ends.min()) if len(ends) else float("nan")
+        if reason == DONE or self.next_task[i] < 0:
+            return float("nan")
+        return _ready_of(self._index, int(self.next_task[i]))
+
+    def describe(self, i: int) -> str:
+        """One line for people, e.g. "waiting for a slot: held by ops 1 and 2; the first
+        frees at 3 s"."""
+        return _describe_idle(
+            self._index, int(self.row[i]), int(self.reason[i]), int(self.next_task[i]),
+            self.ops(i), self.frees_at(i), self.pool(i),
+        )  # fmt: skip
+
+    def at(self, row: int, time: float) -> int:
+        """Index of row ``row``'s span containing ``time`` (start ≤ time < end), or -1."""
+        lo, hi = int(self.row_bounds[row]), int(self.row_bounds[row + 1])
+        k = lo + int(np.searchsorted(self.start[lo:hi], time, "right")) - 1
+        return k if k >= lo and time < self.end[k] else -1
+
+    @cached_property
+    def totals(self) -> FloatArray:
+        """(rows, reasons): each row's idle time for each reason."""
+        if self._totals is not None:
+            return self._totals
+        rows, reasons = self.schedule.n_workers, len(IDLE_REASONS)
+        key = self.row * reasons + self.reason
+        flat = np.bincount(key, weights=self.end - self.start, minlength=rows * reasons)
+        totals: FloatArray = flat.astype(np.float64).reshape(rows, reasons)
+        return totals
+
+
+@dataclass(frozen=True, eq=False)
+class IdleSummary:
+    """`idle_spans` added up, for stats and legends: per (row, reason) the idle time
+    (``totals``, as `IdleSpans.totals`) and the spans (``counts``), and each row's longest
+    span (0 without one). Built without keeping the spans where it can be (a simulated run
+    with the compiled module: at 10^6 ops with two workers a unit they are 10^7 spans,
+    some 300 MB); `idle_spans_between` then finds the spans of a part of the run."""
+
+    totals: FloatArray
+    counts: IntArray
+    longest: FloatArray
+    #: How `idle_spans_between` cuts each unit's gaps as the whole run's are (None: it
+    #: picks them from the spans, which are kept).
+    _cuts: Summary | None = field(default=None, repr=False)
+
+    def present(self) -> tuple[str, ...]:
+        """The reasons that occur, in `IDLE_REASONS` order."""
+        return tuple(r for k, r in enumerate(IDLE_REASONS) if self.counts[:, k].any())
+
+
+def build_idle_summary(derived: Derived) -> IdleSummary:
+    """`IdleSummary` of ``derived``'s Schedule (`Derived.idle_summary` keeps it): by one
+    compiled pass that stores no span where the run's gaps are cut as a simulation's and
+    the compiled module is built, else from the spans (`Derived.idle_spans`)."""
+    schedule, index = derived.schedule, derived.waits
+    if _cut_like_simulated(index) and not index.shaped:  # (a shape's: its pool waits cut)
+        found = compiled_summary(index, _budget(schedule), (INPUT, SLOT, DONE), len(IDLE_REASONS))
+        if found is not None:
+            return IdleSummary(found.totals, found.counts, found.longest, found)
+    spans = derived.idle_spans
+    rows, reasons = schedule.n_workers, len(IDLE_REASONS)
+    key = spans.row * reasons + spans.reason
+    counts = np.bincount(key, minlength=rows * reasons).astype(np.int64).reshape(rows, reasons)
+    longest = np.zeros(rows)
+    if len(spans):
+        np.maximum.at(longest, spans.row, spans.end - spans.start)
+    return IdleSummary(spans.totals, counts, longest)
+
+
+def idle_spans_between(
+    derived: Derived,
+    t0: float,
+    t1: float,
+    rows: Sequence[int] | None = None,
+    shortest: float = 0.0,
+) -> IdleSpans:
+    """The spans of `idle_spans` (the same pieces, reasons and tasks, bit for bit) on
+    ``rows`` (all: None) that reach into [t0, t1] (end > t0, start ≤ t1) and last at
+    least ``shortest``, in (row, start) order. Not cached. Where the spans are not kept
+    (`IdleSummary`), found from the tasks in that window alone: a view costs what it
+    shows, and a row whose longest span is shorter than ``shortest`` costs nothing."""
+    schedule, index = derived.schedule, derived.waits
+    summary = derived.idle_summary
+    if summary._cuts is None:  # the spans are kept: pick from them
+        spans = derived.idle_spans
+        keep = reaching(spans.start, spans.end, t0, t1, shortest)
+        if rows is not None:
+            keep &= np.isin(spans.row, np.asarray(list(rows), dtype=np.int64))
+        return spans.picked(keep)
+    chosen = range(schedule.n_workers) if rows is None else rows
+    if not t0 <= t1:  # an empty window (or NaN): no span
+        chosen = range(0)
+    wanted = [int(r) for r in chosen if summary.longest[r] >= shortest and summary.counts[r].any()]
+    columns = window_columns(
+        index, summary._cuts.cut_points, wanted, t0, t1, shortest, (INPUT, SLOT, DONE)
+    )
+    return IdleSpans(*columns, index)
+
+
+def reaching(
+    start: FloatArray, end: FloatArray, t0: float, t1: float, shortest: float = 0.0
+) -> npt.NDArray[np.bool_]:
+    """Which spans reach into [t0, t1] (end > t0, start ≤ t1; none where t1 < t0) and last
+    at least ``shortest``: what a view of [t0, t1] shows."""
+    if not t0 <= t1:
+        return np.zeros(len(start), dtype=bool)
+    return (end > t0) & (start <= t1) & (end - start >= shortest)
+
+
+def _budget(schedule: Schedule) -> int:
+    """Cuts past which a unit's gaps are cut at its last start only."""
+    return _CUTS_PER_TASK * len(schedule) + 100_000
+
+
+def _cut_like_simulated(index: WaitIndex) -> bool:
+    """Whether slot holders and readiness never change inside a gap (the compiled pass's
+    runs, engine.reasons.idle_cuts)."""
+    s = index.schedule
+    return not (index.measured or (index.pipeline and index.slots > 0 and s.grant is None))
+
+
+def _ready_of(index: WaitIndex, task: int) -> float:
+    s = index.schedule
+    if not index.pipeline:
+        return float(s.start[task])
+    return index.ready_of(int(s.op[task]), int(s.stage[task]))
+
+
+def build_idle_spans(index: WaitIndex, budget: int | None = None) -> IdleSpans:
+    """Every worker's idle time with its reason (see the module docstring; kept by
+    `Derived.idle_spans`). A unit's gaps are cut at its starts where it has several
+    workers, at its last start only past ``budget`` cuts (default `_budget`). A simulated
+    run's by the compiled pass (engine.reasons.idle_cuts) where it is built; else, and for
+    measured runs, in numpy here: the same columns, bit for bit. A shape's run with pools:
+    then each piece cut where its stage's op asks for and gets its pools (`_pool_cut`)."""
+    spans = _pipeline_idle_spans(index, budget)
+    return _pool_cut(spans) if index.shaped else spans
+
+
+def _pool_cut(spans: IdleSpans) -> IdleSpans:
+    """A shape's run's input pieces cut where the awaited stage's op asks for and gets
+    each of its pools: [ask, grant) of a pool is a wait for its slot (`SLOT`)."""
+    pick = np.flatnonzero((spans.reason == INPUT) & (spans.next_task >= 0))
+    if not len(pick):
+        return spans
+    task = spans.next_task[pick].astype(np.int64)
+    parent, lo, hi, pool = spans._index.pool_times.split(task, spans.start[pick], spans.end[pick])
+    rest = np.ones(len(spans), dtype=bool)
+    rest[pick] = False
+    keep = np.flatnonzero(rest)
+    source = np.concatenate([keep, pick[parent]])
+    start = np.concatenate([spans.start[keep], lo])
+    end = np.concatenate([spans.end[keep], hi])
+    reason = np.concatenate([spans.reason[keep], np.where(pool >= 0, SLOT, INPUT).astype(np.int8)])
+    order = np.lexsort((start, spans.row[source]))
+    return IdleSpans(
+        spans.row[source][order], start[order], end[order], reason[order],
+        spans.next_task[source][order], spans._index,
+    )  # fmt: skip
+
+
+def _pool_waited(index: WaitIndex, task: int, time: float) -> int:
+    """The pool the stage ``task`` waits for at ``time`` (a shape's run), -1 for none."""
+    s = index.schedule
+    pool = index.pool_times.waited_pool(int(s.op[task]), int(s.stage[task]), time)
+    return max(pool, -1)
+
+
+def _pipeline_idle_spans(index: WaitIndex, budget: int | None = None) -> IdleSpans:
+    budget = _budget(index.schedule) if budget is None else budget
+    if _cut_like_simulated(index):
+        found = compiled_columns(index, budget, (INPUT, SLOT, DONE), len(IDLE_REASONS))
+        if found is not None:
+            # (`totals`: the pass that wrote the spans added them up)
+            return IdleSpans(*found[0], index, found[1])
+    s = index.schedule
+    rows, lo, hi = index.gaps
+    # Gaps are sorted by row and rows are unit-major: each unit's gaps are one slice.
+    unit_bounds = np.searchsorted(rows, np.append(s.worker_offsets, s.n_workers))
+    parts: list[tuple[IntArray, FloatArray, FloatArray, ReasonArray, TaskArray]] = []
+    for u, unit in enumerate(index.units):
+        a, b = int(unit_bounds[u]), int(unit_bounds[u + 1])
+        r, x, y = rows[a:b], lo[a:b], hi[a:b]
+        # A lone worker's gap holds no start of its unit: only several workers need cuts;
+        # and the load unit's gaps where slot holders change inside them (no grant times).
+        measured_load = u == index.load_unit and index.slots > 0 and s.grant is None
+        if s.workers[u] == 1 and not measured_load:
+            k = index.lone_ranks(u, a, b)
+        else:
+            points = unit.points if s.workers[u] > 1 else np.zeros(0)
+            if measured_load:
+                holds = index.holds
+                points = np.union1d(points, np.concatenate([holds.lo, holds.hi]))
+            pieces = cut_at_points(x, y, points, budget)
+            if pieces is None:  # too many: cut at the unit's last start only
+                points = np.asarray([unit.last_start]) if len(unit.starts) else np.zeros(0)
+                pieces = cut_at_points(x, y, points)
+            assert pieces is not None
+            parent, x, y, counted = pieces
+            r = r[parent]
+            k = unit.ranks(points, counted, x)
+        load = index.pipeline and u == index.load_unit
+        # (simulated: a gap on the load unit with a slot free is rounding noise, "input")
+        other = OVERHEAD if load and index.measured else INPUT
+        task, reason = awaited(index, u, k, x, y, (other, SLOT, DONE))
+        done = reason == DONE
+        if not load and index.measured and (~done).any():
+            # Ready but not started with this worker free: only measured runs do that (in a
+            # simulated run it is a gap of rounding noise, 1e-13 s, and stays "input").
+            safe = np.maximum(task, 0)
+            ready = index.ready[s.op[safe], s.stage[safe]]
+            late = ~done & (ready < y - index.tol)
+            cut = np.where(late & (ready > x), ready, np.nan)
+            threshold = np.where(np.isnan(cut), -np.inf, cut)
+            parent, x, y = _split_at(x, y, cut)
+            r, task, reason = r[parent], task[parent], reason[parent]
+            reason[late[parent] & (x >= threshold[parent])] = OVERHEAD
+        parts.append((r, x, y, reason, task))
+    if not parts:
+        empty = np.zeros(0)
+        tasks_as = task_dtype(len(s))
+        return IdleSpans(
+            np.zeros(0, np.int64), empty, empty, np.zeros(0, np.int8), np.zeros(0, tasks_as), index
+        )
+    columns = list(zip(*parts, strict=True))
+    if sum(len(r) for r in columns[0]) == len(rows):  # nothing cut: the gaps, not copies
+        row, start, end = rows, lo, hi
+    else:
+        row, start, end = (_joined(column) for column in columns[:3])
+    return IdleSpans(row, start, end, _joined(columns[3]), _joined(columns[4]), index)
+
+
+def _joined(arrays: tuple[npt.NDArray[Any], ...]) -> npt.NDArray[Any]:
+    """The arrays end to end (the one array itself when there is only one)."""
+    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
+
+
+def _split_at(
+    x: FloatArray, y: FloatArray, cut: FloatArray
+) -> tuple[IntArray, FloatArray, FloatArray]:
+    """Cut [x, y) at ``cut`` where it is a number inside: (parent, x, y) of the pieces."""
+    has = ~np.isnan(cut) & (cut > x) & (cut < y)
+    pieces = 1 + has.astype(np.int64)
+    parent = np.repeat(np.arange(len(x)), pieces)
+    second = np.zeros(len(parent), dtype=bool)
+    second[1:] = parent[1:] == parent[:-1]
+    first_of_two = np.zeros(len(parent), dtype=bool)
+    first_of_two[:-1] = second[1:]
+    starts = np.where(second, cut[parent], x[parent])
+    ends = np.where(first_of_two, cut[parent], y[parent])
+    return parent, starts, ends
+
+
+def _describe_idle(
+    index: WaitIndex,
+    row: int,
+    reason: int,
+    task: int,
+    ops: tuple[int, ...],
+    when: float,
+    pool: int = -1,
+) -> str:
+    s = index.schedule
+    unit = s.time_unit
+    if reason == DONE:
+        return f"done: the {s.unit_title(int(index.unit_of_row[row]))} has no work left"
+    if reason == SLOT:
+        slot = "a slot" if pool < 0 else f"a slot of {s.pools[pool].name}"
+        if not ops:
+            return f"waiting for {slot}: it goes to the ops in turn"
+        if len(ops) == 1:
+            return f"waiting for {slot}: held by {op_list(ops)} until {time_text(when, unit)}"
+        return (
+            f"waiting for {slot}: held by {op_list(ops)}; "
+            f"the first frees at {time_text(when, unit)}"
+        )
+    op = int(s.op[task])
+    stage = int(s.stage[task])
+    if reason == OVERHEAD:
+        if stage == 0 or not index.pipeline:
+            return (
+                f"overhead: a slot was free, yet op {op + 1}'s {s.stage_names[stage]} started "
+                f"only at {time_text(float(s.start[task]), unit)} (not seen by the model)"
+            )
+        return (
+            f"overhead: op {op + 1}'s {s.stage_names[stage]} was ready at "
+            f"{time_text(when, unit)} but started at {time_text(float(s.start[task]), unit)}"
+        )
+    if not index.pipeline or stage == 0:
+        return f"waiting for input: op {op + 1} starts next, at {time_text(when, unit)}"
+    return (
+        f"waiting for input: op {op + 1}'s {s.stage_names[stage - 1]} "
+        f"ends at {time_text(when, unit)}"
+    )
+
+
+# -- the reason at one instant (narration, hovering) --------------------------------------
+
+
+@dataclass(frozen=True)
+class IdleNow:
+    """Why row ``row`` is idle at one instant: `IDLE_REASONS` index, the ops named, the
+    time that matters (slot: the first frees; input: the awaited stage becomes ready;
+    overhead: it was ready since; done: NaN) and the awaited task (-1 when none)."""
+
+    row: int
+    reason: int
+    ops: tuple[int, ...]
+    when: float
+    task: int
+    #: A shape's run's slot wait: the pool (`Schedule.pools` index); else -1.
+    pool: int = -1
+
+    @property
+    def reason_name(self) -> str:
+        return IDLE_REASONS[self.reason]
+
+
+class OwnReasons(Protocol):
+    """Why the worker rows of a Schedule that is no simulation wait, said from what its
+    file records instead of from the pipeline's rules: an imported profile's lanes
+    (`gpu.profile.idle.ImportedIdle`). `engine.analysis.timeline.narrate` says these where a
+    `Derived` has them (`Derived.own_reasons`)."""
+
+    def reason_at(self, row: int, time: float) -> tuple[int, int] | None:
+        """(reason, awaited task or -1) of ``row`` idle at ``time``; None where the row
+        has no idle span there (it ran nothing at all)."""
+        ...
+
+    def said(self, reason: int, task: int, plural: bool) -> str:
+        """What the idle worker (or workers, ``plural``) do, after their name: "waits for
+        data: Memcpy HtoD runs on another stream"."""
+        ...
+
+
+def idle_now(derived: Derived, rows: Sequence[int], time: float) -> list[IdleNow]:
+    """The reason each of ``rows`` (idle at ``time``) waits, as `idle_spans` gives it for
+    the span containing ``time``, in O(log n) per row: no task is scanned."""
+    schedule, index = derived.schedule, derived.waits
+    result = []
+    for row in rows:
+        u = int(index.unit_of_row[row])
+        unit = index.units[u]
+        k = int(np.searchsorted(unit.starts, time, "right"))
+        if k >= len(unit.starts):
+            result.append(IdleNow(int(row), DONE, (), float("nan"), -1))
+            continue
+        task = int(unit.tasks_at(slice(k, k + 1))[0])
+        ready = _ready_of(index, task)
+        if index.shaped:
+            result.append(_shape_idle_now(index, int(row), task, time, ready))
+            continue
+        if index.pipeline and u == index.load_unit:
+            holders = index.holds.at(time) if index.slots > 0 else np.zeros(0, np.int64)
+            if index.slots > 0 and len(holders) >= index.slots:
+                frees = float(schedule.op_ends[holders, -1].min())
+                ops = tuple(int(op) for op in holders)
+                result.append(IdleNow(int(row), SLOT, ops, frees, task, index.named_pool))
+            else:
+                other = OVERHEAD if index.measured else INPUT
+                result.append(IdleNow(int(row), other, (int(schedule.op[task]),), ready, task))
+            continue
+        late = index.measured and ready < float(unit.starts[k]) - index.tol and time >= ready
+        reason = OVERHEAD if late else INPUT
+        result.append(IdleNow(int(row), reason, (int(schedule.op[task]),), ready, task))
+    return result
+
+
+def _shape_idle_now(index: WaitIndex, row: int, task: int, time: float, ready: float) -> IdleNow:
+    """`idle_now` of a shape's run's row whose next stage is ``task``: a wait for the pool
+    that stage's op waits for (naming its holders), else for input."""
+    s = index.schedule
+    times = index.pool_times
+    op, stage = int(s.op[task]), int(s.stage[task])
+    pool = times.waited_pool(op, stage, time)
+    if pool < 0:
+        when = ready if pool == READY or stage == 0 else float(s.op_ends[op, stage - 1])
+        return IdleNow(row, INPUT, (op,), when, task)
+    holders = times.holders(pool, time)
+    ops = tuple(int(h) for h in holders)
+    return IdleNow(row, SLOT, ops, times.frees_at(pool, holders), task, pool)
+
+
+@dataclass(frozen=True)
+class OpsWaiting:
+    """The ops waiting at one instant for one thing: a slot (``reason`` "slot") or a worker
+    of the unit of ``stage`` ("worker"). When ``contiguous`` they are exactly ops
+    ``first`` .. ``last``; ``next_op`` is the one that goes on first."""
+
+    reason: str
+    stage: int
+    count: int
+    first: int
+    last: int
+    contiguous: bool
+    next_op: int
+    #: Not contiguous: the waiting ops when there are at most `LISTED_WAITING` (else
+    #: None; ``first`` and ``last`` are then the lowest and the highest of them).
+    ops: tuple[int, ...] | None = None
+    #: A shape's run's slot wait: the pool (`Schedule.pools` index); else -1.
+    pool: int = -1
+
+
+#: Ops waiting out of op order are named one by one up to this many.
+LISTED_WAITING = 64
+
+
+def ops_waiting_at(derived: Derived, time: float) -> list[OpsWaiting]:
+    """Who waits at ``time``, by reason and stage, in O(log n) (pipelines; else empty)."""
+    schedule, index = derived.schedule, derived.waits
+    if not index.pipeline:
+        return []
+    ready_sorted, start_sorted, in_order = index.columns
+    n = schedule.n_ops
+    result = []
+    for stage in range(len(ready_sorted)):
+        ready = int(np.searchsorted(ready_sorted[stage], time, "right"))
+        started = int(np.searchsorted(start_sorted[stage], time, "right"))
+        if ready <= started:
+            continue
+        u = int(schedule.unit[schedule.task_of(0, stage)])
+        unit = index.units[u]
+        k = int(np.searchsorted(unit.starts, time, "right"))
+        next_op = int(unit.ops[min(k, len(unit.ops) - 1)])
+        if in_order[stage]:
+            result.append(
+                OpsWaiting("worker", stage, ready - started, started, ready - 1, True, started)
+            )
+        else:
+            result.append(_waiting_out_of_order(index, stage, started, ready, time, next_op))
+    if index.shaped:
+        result += _ops_waiting_for_pools(index, time)
+    if index.slots > 0:
+        granted = int(np.searchsorted(ready_sorted[0], time, "right"))
+        if granted < n:
+            # Slots go out in op order: the ops not yet granted are the last ones.
+            first = granted if in_order[0] else -1
+            next_op = first if first >= 0 else int(index.grant_order[granted])
+            waiting = (n - granted, first, n - 1, first >= 0, next_op, None, index.named_pool)
+            result.append(OpsWaiting("slot", 0, *waiting))
+    return result
+
+
+def _ops_waiting_for_pools(index: WaitIndex, time: float) -> list[OpsWaiting]:
+    """A shape's run: per pool, the ops that asked for its slot by ``time`` and have not
+    got it (slots go out in op order: those not granted are the last ops)."""
+    s = index.schedule
+    times = index.pool_times
+    result = []
+    for p, pool in enumerate(s.pools):
+        granted = int(np.searchsorted(times.grants[:, p], time, "right"))
+        asks = times.pool_asked(p)
+        in_order = _ascending(asks)
+        asked = int(np.searchsorted(asks if in_order else np.sort(asks), time, "right"))
+        if asked <= granted:
+            continue
+        count = asked - granted
+        if in_order:
+            result.append(
+                OpsWaiting("slot", pool.first, count, granted, asked - 1, True, granted, None, p)
+            )
+        else:
+            result.append(OpsWaiting("slot", pool.first, count, -1, -1, False, granted, None, p))
+    return result
+
+
+def _ascending(values: FloatArray) -> bool:
+    return len(values) < 2 or bool((values[1:] >= values[:-1]).all())
+
+
+def _waiting_out_of_order(
+    index: WaitIndex, stage: int, started: int, ready: int, time: float, next_op: int
+) -> OpsWaiting:
+    """The ops waiting for ``stage``'s unit when they are not a range of ops: first come,
+    first served, the ready ops not yet started are the last ``ready - started`` to have
+    become ready (a measured run may break that rule: then only their count is known)."""
+    count = ready - started
+    waiting = index.ready_order(stage)[started:ready]
+    starts = op_column(index.schedule, "start", stage)
+    if not bool((starts[waiting] > time).all()):
+        return OpsWaiting("worker", stage, count, -1, -1, False, next_op)
+    listed = tuple(sorted(waiting.tolist())) if count <= LISTED_WAITING else None
+    first, last = int(waiting.min()), int(waiting.max())
+    return OpsWaiting("worker", stage, count, first, last, False, next_op, listed)
+
+
+# -- op waits ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class OpWaits:
+    """Every op's waiting time, cut into spans with one reason each (`OP_WAIT_REASONS`).
+
+    Columns (numpy, sorted by (op, start)): ``op``, ``stage`` (the stage it waits to start),
+    ``start``, ``end``, ``reason``. An op waits before its read (for a slot, then for a load
+    worker) and between stages (for a worker of the next stage's unit).
+    """
+
+    op: IntArray
+    stage: IntArray
+    start: FloatArray
+    end: FloatArray
+    reason: ReasonArray
+    _index: WaitIndex = field(repr=False)
+
+    def __len__(self) -> int:
+        return len(self.op)
+
+    def picked(self, which: Any) -> OpWaits:
+        """The spans ``which`` (a mask or a slice) picks, in order."""
+        return OpWaits(
+            self.op[which], self.stage[which], self.start[which], self.end[which],
+            self.reason[which], self._index,
+        )  # fmt: skip
+
+    @property
+    def schedule(self) -> Schedule:
+        return self._index.schedule
+
+    @cached_property
+    def op_bounds(self) -> IntArray:
+        """Op j's spans are ``bounds[j]:bounds[j + 1]``."""
+        return np.searchsorted(self.op, np.arange(self.schedule.n_ops + 1)).astype(np.int64)
+
+    def reason_name(self, i: int) -> str:
+        return OP_WAIT_REASONS[int(self.reason[i])]
+
+    def unit(self, i: int) -> int:
+        """The unit the op waits for."""
+        return int(self.schedule.unit[self.schedule.task_of(int(self.op[i]), int(self.stage[i]))])
+
+    def pool(self, i: int) -> int:
+        """The pool a slot wait of a shape's run waits for (`Schedule.pools` index); -1
+        for other waits and the book's runs."""
+        if self.reason[i] != WAIT_SLOT:
+            return -1
+        if not self._index.shaped:
+            return self._index.named_pool
+        s = self.schedule
+        task = int(s.task_of(int(self.op[i]), int(self.stage[i])))
+        return _pool_waited(self._index, task, float(np.nextafter(self.end[i], -np.inf)))
+
+    def blockers(self, i: int) -> tuple[tuple[int, int], ...]:
+        """What keeps span ``i`` waiting just before it ends: worker — (row, task) of each
+        of the unit's workers busy then; slot — (-1, task of the holder's write) per holder
+        (a shape's run: of the stage that frees the pool waited for)."""
+        s = self.schedule
+        moment = float(np.nextafter(self.end[i], -np.inf))
+        pool = self.pool(i)
+        if pool >= 0 and self._index.shaped:
+            holders = self._index.pool_times.holders(pool, moment)
+            last = s.pools[pool].last
+            return tuple((-1, int(s.task_of(int(h), last))) for h in holders)
+        if self.reason[i] == WAIT_SLOT:
+            holders = self._index.holds.at(moment)
+            last = len(s.stage_names) - 1
+            return tuple((-1, int(s.task_of(int(h), last))) for h in holders)
+        unit = self.unit(i)
+        first = int(s.worker_offsets[unit])
+        busy = []
+        _, bounds = s.by_row
+        for row in range(first, first + s.workers[unit]):
+            lo, hi = int(bounds[row]), int(bounds[row + 1])
+            k = lo + int(np.searchsorted(s.row_starts[lo:hi], moment, "right")) - 1
+            if k < lo:
+                continue
+            reach, task = s.reach_at(k)
+            if reach > moment:
+                busy.append((row, int(task)))
+        return tuple(busy)
+
+    def ops(self, i: int) -> tuple[int, ...]:
+        """The ops span ``i`` names (0-based): slot — the holders; worker and overhead — what
+        the unit's workers run just before the wait ends (overhead: usually none)."""
+        return tuple(sorted(int(self.schedule.op[t]) for _, t in self.blockers(i)))
+
+    def describe(self, i: int) -> str:
+        """One line for people, e.g. "op 3 waits 0–3 s for a slot: held by ops 1 and 2 until
+        3 s" or "op 3 waits 1–2 s for the load unit: it is reading op 2 until 2 s"."""
+        s = self.schedule
+        unit = s.time_unit
+        op = int(self.op[i]) + 1
+        a, b = float(self.start[i]), float(self.end[i])
+        period = f"{time_text(a, '').strip()}–{time_text(b, unit)}"
+        blockers = self.blockers(i)
+        if self.reason[i] == WAIT_SLOT:
+            pool = self.pool(i)
+            holders = [int(s.op[t]) for _, t in blockers]
+            last = -1 if pool < 0 else s.pools[pool].last
+            ends = s.op_ends[holders, last] if holders else np.zeros(0)
+            freeing = [h for h, e in zip(holders, ends.tolist(), strict=True) if e <= b]
+            slot = "a slot" if pool < 0 else f"a slot of {s.pools[pool].name}"
+            text = f"op {op} waits {period} for {slot}: held by {op_list(holders)}"
+            if freeing:
+                text += f"; {op_list(freeing)} frees one at {time_text(b, unit)}"
+            return text
+        title = s.unit_title(self.unit(i))
+        if self.reason[i] == WAIT_OVERHEAD or not blockers:
+            return (
+                f"op {op} waits {period} although the {title} is free: overhead the model "
+                "does not see"
+            )
+        doing = [
+            f"{'it' if s.workers[self.unit(i)] == 1 else s.row_label(row)} "
+            f"{_ONGOING.get(s.stage_names[s.stage[t]], 'works on')} "
+            f"op {int(s.op[t]) + 1} until {time_text(float(s.end[t]), unit)}"
+            for row, t in blockers
+        ]
+        return f"op {op} waits {period} for the {title}: " + join_words(doing)
+
+    def at(self, op: int, time: float) -> int:
+        """Index of op ``op``'s wait containing ``time``, or -1."""
+        lo, hi = int(self.op_bounds[op]), int(self.op_bounds[op + 1])
+        k = lo + int(np.searchsorted(self.start[lo:hi], time, "right")) - 1
+        return k if k >= lo and time < self.end[k] else -1
+
+
+_ONGOING = {"read": "is reading", "compute": "is computing", "write": "is writing"}
+
+
+def op_waits_between(derived: Derived, first: int, last: int) -> OpWaits:
+    """The spans of `op_waits` of ops ``first`` .. ``last`` - 1 (the same spans, bit for
+    bit, in the same order). Not cached: a simulated run's are found from those ops alone,
+    so a view of some ops of a 10^6-op run costs what it shows; a measured run's are
+    picked from all of them."""
+    schedule, index = derived.schedule, derived.waits
+    first = min(max(0, first), schedule.n_ops)
+    last = max(first, min(schedule.n_ops, last))
+    if not index.pipeline or schedule.source == "measured":
+        waits = derived.op_waits
+        a, b = np.searchsorted(waits.op, [first, last])
+        return waits.picked(slice(a, b))
+    return OpWaits(*_op_wait_columns(index, first, last), index)
+
+
+def find_op_wait_reasons(derived: Derived) -> tuple[str, ...]:
+    """The reasons of `OP_WAIT_REASONS` that some op waits for (`Derived.op_wait_reasons`
+    keeps them). A simulated run's are found without making its waits: a slot wait where
+    a grant comes after 0, a worker wait where a stage starts after its op was ready (the
+    tests `build_op_waits` makes, a block of ops at a time, stopping at the first)."""
+    schedule, index = derived.schedule, derived.waits
+    if not index.pipeline or schedule.source == "measured" or index.shaped:
+        codes = derived.op_waits.reason
+        return tuple(r for k, r in enumerate(OP_WAIT_REASONS) if np.count_nonzero(codes == k))
+    tol, grant = index.tol, index.grant
+    found = {WAIT_SLOT} if bool((grant > tol).any()) else set()
+    starts, ends = schedule.op_starts, schedule.op_ends
+    for first in range(0, schedule.n_ops, _OPS_AT_ONCE):
+        last = first + _OPS_AT_ONCE
+        read_waits = starts[first:last, 0] - grant[first:last] > tol
+        if read_waits.any() or (starts[first:last, 1:] - ends[first:last, :-1] > tol).any():
+            found.add(WAIT_WORKER)
+            break
+    return tuple(r for k, r in enumerate(OP_WAIT_REASONS) if k in found)
+
+
+#: `op_wait_reasons` looks at this many ops at a time (small temporaries).
+_OPS_AT_ONCE = 1 << 16
+
+
+def build_op_waits(index: WaitIndex) -> OpWaits:
+    """Every op's waiting time with its reason (see the module docstring; kept by
+    `Derived.op_waits`)."""
+    s = index.schedule
+    if not index.pipeline:
+        empty = np.zeros(0)
+        return OpWaits(
+            np.zeros(0, np.int64), np.zeros(0, np.int64), empty, empty, np.zeros(0, np.int8), index
+        )
+    op, stage, lo, hi, reason = _op_wait_columns(index, 0, s.n_ops)
+    if s.source == "measured":
+        op, stage, lo, hi, reason = _measured_overhead(index, op, stage, lo, hi, reason)
+    return OpWaits(op, stage, lo, hi, reason, index)
+
+
+def _op_wait_columns(
+    index: WaitIndex, first: int, last: int
+) -> tuple[IntArray, IntArray, FloatArray, FloatArray, ReasonArray]:
+    """The waits of ops ``first`` .. ``last`` - 1 before any measured overhead is cut out:
+    per op, in time order, [0, grant) for a slot, [grant, read) for a load worker, then
+    [previous end, start) for each later stage's worker; those longer than the tolerance.
+    A shape's run: before each stage, [ask, grant) for each of its pools in turn, then
+    [ready, start) for a worker (`_shape_op_wait_columns`)."""
+    if index.shaped:
+        return _shape_op_wait_columns(index, first, last)
+    s = index.schedule
+    last = min(last, s.n_ops)
+    n, stages = last - first, s.op_starts.shape[1]
+    grant = index.grant[first:last]
+    lo = np.column_stack([np.zeros(n), grant, s.op_ends[first:last, :-1]]).reshape(-1)
+    hi = np.column_stack([grant, s.op_starts[first:last]]).reshape(-1)
+    kinds = stages + 1
+    op = np.repeat(np.arange(first, last, dtype=np.int64), kinds)
+    stage = np.tile(np.concatenate([[0], np.arange(stages)]), n).astype(np.int64)
+    reason = np.tile(np.array([WAIT_SLOT] + [WAIT_WORKER] * stages, dtype=np.int8), n)
+    keep = hi - lo > index.tol
+    return op[keep], stage[keep], lo[keep], hi[keep], reason[keep]
+
+
+def _shape_op_wait_columns(
+    index: WaitIndex, first: int, last: int
+) -> tuple[IntArray, IntArray, FloatArray, FloatArray, ReasonArray]:
+    """`_op_wait_columns` of a shape's run: per op, per stage, the edges previous end (0
+    for the first stage), each of the stage's pools' grants, the start; the pieces between
+    them a wait for each pool (`WAIT_SLOT`), then for a worker."""
+    s = index.schedule
+    times = index.pool_times
+    last = min(last, s.n_ops)
+    n = last - first
+    edges: list[tuple[FloatArray, FloatArray]] = []
+    stage_of: list[int] = []
+    reasons: list[int] = []
+    for at, pools in enumerate(times.taken):
+        ask = times.asked(at)[first:last]
+        column = [ask] + [times.grants[first:last, p] for p in pools]
+        column.append(s.op_starts[first:last, at])
+        edges += list(itertools.pairwise(column))
+        stage_of += [at] * (len(pools) + 1)
+        reasons += [WAIT_SLOT] * len(pools) + [WAIT_WORKER]
+    kinds = len(edges)
+    lo = np.column_stack([a for a, _ in edges]).reshape(-1) if n else np.zeros(0)
+    hi = np.column_stack([b for _, b in edges]).reshape(-1) if n else np.zeros(0)
+    op = np.repeat(np.arange(first, last, dtype=np.int64), kinds)
+    stage = np.tile(np.asarray(stage_of, dtype=np.int64), n)
+    reason = np.tile(np.asarray(reasons, dtype=np.int8), n)
+    keep = hi - lo > index.tol
+    return op[keep], stage[keep], lo[keep], hi[keep], reason[keep]
+
+
+def _measured_overhead(
+    index: WaitIndex,
+    op: IntArray,
+    stage: IntArray,
+    lo: FloatArray,
+    hi: FloatArray,
+    reason: ReasonArray,
+) -> tuple[IntArray, IntArray, FloatArray, FloatArray, ReasonArray]:
+    """Measured runs: the parts of worker waits during which the unit (one worker) sat idle
+    are overhead. Cut at the unit's idle gaps (skipped where that would take too many cuts)."""
+    s = index.schedule
+    rows, gap_lo, gap_hi = index.gaps
+    for stage_index in range(s.op_starts.shape[1]):
+        unit = int(s.unit[s.op_task_index[0, stage_index]])
+        if s.workers[unit] != 1:
+            continue
+        row = int(s.worker_offsets[unit])
+        starts, ends = gap_lo[rows == row], gap_hi[rows == row]
+        if not len(starts):
+            continue
+        mine = (stage == stage_index) & (reason == WAIT_WORKER)
+        pieces = cut_at_points(lo[mine], hi[mine], np.union1d(starts, ends), _budget(s))
+        if pieces is None:
+            continue
+        parent, a, b, _ = pieces
+        middle = 0.5 * (a + b)
+        k = np.searchsorted(starts, middle, "right") - 1
+        idle = (k >= 0) & (middle < ends[np.maximum(k, 0)])
+        picked = np.flatnonzero(mine)[parent]
+        new_reason = np.where(idle, WAIT_OVERHEAD, WAIT_WORKER).astype(np.int8)
+        rest = np.flatnonzero(~mine)
+        op = np.concatenate([op[rest], op[picked]])
+        stage = np.concatenate([stage[rest], stage[picked]])
+        lo, hi = np.concatenate([lo[rest], a]), np.concatenate([hi[rest], b])
+        reason = np.concatenate([reason[rest], new_reason])
+        key = np.lexsort((lo, op))
+        op, stage, lo, hi, reason = op[key], stage[key], lo[key], hi[key], reason[key]
+    return op, stage, lo, hi, reason
