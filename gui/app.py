@@ -16,7 +16,6 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from engine.base.errors import PipeLabError
-from engine.base.resources import version
 from engine.base.validation import shown
 from engine.model.scenario import Scenario, load_preset
 from engine.model.shape_file import ShapedScenario, load_any_preset
@@ -39,7 +38,6 @@ def make_app(argv: list[str] | None = None) -> QApplication:
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)
     app.setApplicationDisplayName("PipeLab")
-    app.setApplicationVersion(version())
     return app
 
 

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 from engine.base.text import span_text
 from engine.model.scenario import MAX_OPS, MAX_WORKERS, Scenario, preset_names
 from engine.model.schedule import STAGES, UNITS
-from engine.model.shape_file import load_any_preset
+from engine.model.shape_file import preset_titles
 from gui.app_model import ScenarioChange, ShapeChange
 from gui.duration_box import DurationBox
 from gui.elided_label import ElidedLabel
@@ -92,10 +92,9 @@ class ScenarioPanel(QWidget):
         self.preset = QComboBox(self)
         self.preset.addItem("(custom)", "")
         books = preset_names()
-        for name in preset_names(shapes=True):  # pipeline shapes last
-            scenario = load_any_preset(name)
-            self.preset.addItem(scenario.name, name)
-            self.preset.setItemData(self.preset.count() - 1, scenario.description, 3)
+        for name, title, description in preset_titles():  # pipeline shapes last
+            self.preset.addItem(title, name)
+            self.preset.setItemData(self.preset.count() - 1, description, 3)
             if name == books[-1]:
                 self.preset.insertSeparator(self.preset.count())
         # Its width is the form's, whatever the presets' names (a long shape's name would

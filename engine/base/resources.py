@@ -10,7 +10,7 @@ computed from the source tree's layout.
 
 from __future__ import annotations
 
-from importlib import metadata, resources
+from importlib import resources
 from pathlib import Path
 
 from engine.base.errors import PipeLabError
@@ -54,6 +54,8 @@ def model_doc() -> Path:
 
 def version() -> str:
     """PipeLab's version as installed (pyproject's ``version``), e.g. "0.1.0"."""
+    from importlib import metadata  # (10 ms with the email package: not at start-up)
+
     try:
         return metadata.version(DISTRIBUTION)
     except metadata.PackageNotFoundError:

@@ -17,6 +17,7 @@ from engine.model.scenario import Scenario, preset_names
 from engine.model.shape_file import (
     ShapedScenario,
     load_any_preset,
+    preset_titles,
     read_scenario,
     shape_words,
     simulated,
@@ -213,8 +214,11 @@ def test_pipeline_parallelism_s_bubble_is_its_idle_share() -> None:
 def test_every_preset_loads_in_its_form_and_unknown_names_list_all() -> None:
     names = preset_names(shapes=True)
     assert names[0] == "book" and "hopper-ping-pong" in names and "triple-buffering" in names
-    for name in names:
-        assert load_any_preset(name).name
+    loaded = [load_any_preset(name) for name in names]
+    assert all(scenario.name for scenario in loaded)
+    # the preset menu's words, read without building the scenarios, are the loaded ones
+    titles = [(n, s.name, s.description) for n, s in zip(names, loaded, strict=True)]
+    assert preset_titles() == titles
     with pytest.raises(PipeLabError, match=r"did you mean 'hopper-ping-pong'\?.*cp-async-ring"):
         load_any_preset("hoper-ping-pong")
 

@@ -47,6 +47,7 @@ LATER = {
     "gui.about": "Help → About",
     # errors and big runs
     "difflib": "a bad key's or preset name's 'did you mean'",
+    "importlib.metadata": "PipeLab's version (Help → About, --version)",
     "concurrent.futures": "big runs' thread pools",
     "ctypes.util": "(glibc is found in the process's own symbols)",
     # NumPy 2.3+: np.unique's and np.median's first call imports numpy.ma
