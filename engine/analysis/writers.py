@@ -281,9 +281,5 @@ def to_json(schedule: Schedule, baseline: Schedule | None = None) -> str:
     return _collect(lambda write: write_json(write, schedule, baseline))
 
 
-def both_to_json(sequential: Schedule, pipelined: Schedule) -> str:
-    return _collect(lambda write: write_both_json(write, sequential, pipelined))
-
-
 def to_trace(schedules: list[Schedule]) -> str:
     return _collect(lambda write: write_trace(write, schedules))
