@@ -10,14 +10,14 @@ worker) without building it.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from engine.analysis.writers import Write, write_tasks
 from engine.latency.warps import (
     ISSUE_UNIT,
     STAGE_NAMES,
@@ -30,12 +30,9 @@ from engine.latency.warps import (
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
-Write = Callable[[str], Any]
 
 #: Bursts per chunk: each burst is up to three tasks, so about 200,000 tasks at a time.
 CHUNK = 65_536
-
-_TASK = '{"op": %d, "stage": %s, "unit": %s, "worker": %d, "start": %.12g, "end": %.12g}'
 
 
 def burst_count(config: WarpConfig) -> int:
@@ -147,25 +144,7 @@ def task_chunks(config: WarpConfig, chunk: int = CHUNK) -> Iterator[tuple[npt.ND
 
 def write_warp_tasks(write: Write, config: WarpConfig, indent: str, chunk: int = CHUNK) -> None:
     """The tasks as the contract's JSON objects, one per line, comma-separated (no
-    brackets), exactly as `engine.analysis.writers` formats a Schedule's tasks."""
-    stages = [json.dumps(name) for name in STAGE_NAMES]
-    units = [json.dumps(name) for name in UNIT_NAMES]
-    line = f"\n{indent}"
-    first = True
-    for op, stage, unit, worker, start, end in task_chunks(config, chunk):
-        if not len(op):
-            continue
-        rows = zip(
-            op.tolist(),
-            stage.tolist(),
-            unit.tolist(),
-            worker.tolist(),
-            start.tolist(),
-            end.tolist(),
-            strict=True,
-        )
-        text = ("," + line).join(
-            _TASK % (o, stages[s], units[u], k, a, b) for o, s, u, k, a, b in rows
-        )
-        write(("" if first else ",") + line + text)
-        first = False
+    brackets), exactly as `engine.analysis.writers` writes a Schedule's tasks."""
+    chunks = task_chunks(config, chunk)
+    rows = (list(zip(*(column.tolist() for column in columns), strict=True)) for columns in chunks)
+    write_tasks(write, rows, STAGE_NAMES, UNIT_NAMES, f"\n{indent}")
