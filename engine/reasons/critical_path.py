@@ -188,7 +188,7 @@ def _walk(schedule: Schedule) -> CriticalPath:
         worker, data, slot = _candidates(s)
         everywhere = [(0, len(s.stage_names) - 1, CHARGES.index("slots"))]
         path_back = walk_back(
-            start, end, unit, op, s.stage, [worker, data, slot], everywhere, last, tolerance, sums
+            start, end, unit, op, None, [worker, data, slot], everywhere, last, tolerance, sums
         )
         found = np.asarray(path_back[::-1], dtype=np.int64)
     tasks = found.astype(np.int32) if len(s) < 2**31 else found.copy()
@@ -202,7 +202,7 @@ def walk_back(
     end: FloatArray,
     unit: IntArray,
     op: IntArray,
-    stage: IntArray,
+    stage: IntArray | None,
     candidates: list[IntArray],
     pools: list[tuple[int, int, int]],
     last: int,
@@ -218,9 +218,11 @@ def walk_back(
     one ending latest at most ``tolerance`` after the task's start is taken, ties keeping
     the earlier. ``pools``: per pool, its first and last stage and where in ``sums`` its
     hold goes: after a pool's slot edge, the releasing op's tasks at those stages are charged
-    to the hold, until the path steps to a worker's previous task."""
+    to the hold, until the path steps to a worker's previous task. ``stage`` None: every
+    pool holds all the stages (the book's slots; no stage list to make)."""
     start_of, end_of = start.tolist(), end.tolist()
-    unit_of, op_of, stage_of = unit.tolist(), op.tolist(), stage.tolist()
+    unit_of, op_of = unit.tolist(), op.tolist()
+    stage_of = None if stage is None else stage.tolist()
     options = [c.tolist() for c in candidates]
     totals = [0.0] * len(sums)
     overhead = len(totals) - 1
@@ -232,13 +234,13 @@ def walk_back(
     while task >= 0 and len(path) < len(start_of):
         path.append(task)
         took = end_of[task] - start_of[task]
-        if op_of[task] == releasing and first <= stage_of[task] <= final:
+        if op_of[task] == releasing and (stage_of is None or first <= stage_of[task] <= final):
             totals[hold] += took
         else:
             totals[unit_of[task]] += took
         before, link, best = -1, -1, -math.inf
-        for c, column in enumerate(options):
-            other = column[task]
+        for c in range(len(options)):
+            other = options[c][task]
             if other < 0:
                 continue
             e = end_of[other]
