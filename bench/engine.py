@@ -38,8 +38,9 @@ T = TypeVar("T")
 EXTENSION_PROBE = """
 import importlib.machinery as m, importlib.util as u, os, time, numpy
 folders = u.find_spec("engine").submodule_search_locations
-path = next(os.path.join(d, "_fastsched" + x) for d in folders for x in m.EXTENSION_SUFFIXES
-            if os.path.exists(os.path.join(d, "_fastsched" + x)))
+path = next(os.path.join(d, "compiled", "_fastsched" + x) for d in folders
+            for x in m.EXTENSION_SUFFIXES
+            if os.path.exists(os.path.join(d, "compiled", "_fastsched" + x)))
 t = time.perf_counter()
 loader = m.ExtensionFileLoader("engine.compiled._fastsched", path)
 spec = m.ModuleSpec("engine.compiled._fastsched", loader, origin=path)

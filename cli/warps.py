@@ -14,8 +14,9 @@ import numpy as np
 from cli.console import Progress, counting_lines
 from cli.parser import HelpFormatter, add_output_arguments, emit, emit_stream, whole
 from cli.paths import text_output
+from engine.analysis.writers import Write
 from engine.base.text import count_words, number_text
-from engine.latency.warp_stream import WarpSummary, Write, burst_chunks, summarize, write_warp_tasks
+from engine.latency.warp_stream import WarpSummary, burst_chunks, summarize, write_warp_tasks
 from engine.latency.warps import (
     COMPUTE,
     MAX_BURSTS,

@@ -13,7 +13,6 @@ import numpy.typing as npt
 
 from engine.base.text import time_text
 from engine.base.tolerance import time_tolerance
-from engine.model.scenario import Scenario
 from engine.model.schedule import STAGES, UNITS, Schedule
 from engine.reasons.critical_path import ranked_charges
 
@@ -147,32 +146,6 @@ def bottleneck(derived: Derived) -> Bottleneck:
     )
 
 
-def lower_bound(scenario: Scenario) -> float:
-    """No schedule can beat max(per-unit work / workers, the longest op)."""
-    durations = scenario.durations
-    per_unit = durations.sum(axis=0) / np.asarray(scenario.workers, dtype=float)
-    return float(max(per_unit.max(), durations.sum(axis=1).max()))
-
-
-def closed_form_makespan(scenario: Scenario, policy: str | None = None) -> float | None:
-    """The textbook formula where it applies, else None.
-
-    Identical ops, one worker per unit: pipelined with unlimited slots (or at least as many
-    slots as ops, or as the 3 stages need) gives (r + c + w) + (N − 1)·max(r, c, w); with one
-    slot (sequential) every op runs alone: N·(r + c + w).
-    """
-    policy = policy or scenario.policy
-    if scenario.workers != (1, 1, 1) or not scenario.uniform:
-        return None
-    n = scenario.n_ops
-    r, c, w = (float(getattr(scenario, s)[0]) for s in STAGES)
-    if policy == "sequential" or scenario.buffers == 1:
-        return n * (r + c + w)
-    if scenario.buffers == 0 or scenario.buffers >= min(n, 3):
-        return (r + c + w) + (n - 1) * max(r, c, w)
-    return None
-
-
 # -- what binds the steady state, and the makespan's closed form ---------------------------
 
 #: The resources that can bind a pipeline's throughput (the contract's "resource" values).
@@ -207,11 +180,6 @@ def _op_durations(schedule: Schedule) -> FloatArray | None:
         return None
     durations: FloatArray = schedule.op_ends - schedule.op_starts
     return durations
-
-
-def _identical(durations: FloatArray) -> bool:
-    margin = time_tolerance(float(durations.max(initial=0.0)))
-    return bool((np.ptp(durations, axis=0) <= margin).all())
 
 
 @dataclass(frozen=True, eq=False)
@@ -583,16 +551,9 @@ def _shape_formula(derived: Derived) -> MakespanFormula:
     )
 
 
-def _lower_bound(schedule: Schedule, durations: FloatArray) -> float:
-    per_unit = durations.sum(axis=0) / np.asarray(schedule.workers, dtype=float)
-    bound = max(float(per_unit.max()), float(durations.sum(axis=1).max()))
-    if schedule.buffers > 0:
-        bound = max(bound, float(durations.sum()) / schedule.buffers)
-    return bound
-
-
 def _work_bound(schedule: Schedule, work: OpWork) -> float:
-    """`_lower_bound` from the kept `OpWork`."""
+    """No schedule can finish before this: the busiest unit's work per worker, the longest op,
+    and with B slots all the work over B, whichever is largest."""
     per_unit = work.per_stage / np.asarray(schedule.workers, dtype=float)
     bound = max(float(per_unit.max()), work.longest_op)
     if schedule.buffers > 0:

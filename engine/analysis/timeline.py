@@ -43,17 +43,6 @@ class Place(IntEnum):
     DONE = 6
 
 
-PLACE_WORDS = {
-    Place.WAITING: "waiting",
-    Place.READING: "reading",
-    Place.READ: "in shared memory, waiting for the compute unit",
-    Place.COMPUTING: "computing",
-    Place.COMPUTED: "computed, waiting for the store unit",
-    Place.WRITING: "writing",
-    Place.DONE: "done",
-}
-
-
 @dataclass(frozen=True, eq=False)
 class State:
     """Everything at one instant ``time``. Arrays are per timeline row (worker) or per op.

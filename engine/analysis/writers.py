@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -87,6 +87,30 @@ def _summary(derived: Derived, baseline: Schedule | None) -> tuple[dict[str, Any
     return head, tail
 
 
+def write_tasks(
+    write: Write,
+    chunks: Iterable[Sequence[tuple[Any, ...]]],
+    stage_names: Sequence[str],
+    unit_names: Sequence[str],
+    line: str,
+) -> None:
+    """Tasks as the contract's JSON objects, each after ``line`` (a newline and an indent),
+    comma-separated, without the brackets; ``chunks`` gives them a chunk at a time, each
+    task a row (op, stage, unit, worker, start, end) of Python numbers."""
+    stages = [json.dumps(name) for name in stage_names]
+    units = [json.dumps(name) for name in unit_names]
+    first = True
+    for chunk in chunks:
+        if not chunk:
+            continue
+        text = ("," + line).join(
+            _TASK % (op, stages[stage], units[unit], worker, start, end)
+            for op, stage, unit, worker, start, end in chunk
+        )
+        write(("" if first else ",") + line + text)
+        first = False
+
+
 def _task_chunks(
     schedule: Schedule, order: npt.NDArray[np.int64] | None = None
 ) -> Iterator[list[tuple[int, int, int, int, float, float]]]:
@@ -120,17 +144,8 @@ def write_json(
     head, tail = _summary(derived, baseline)
     inner = indent + " "
     write("{\n" + object_body(head, inner) + f',\n{inner}"tasks": [')
-    stages = [json.dumps(name) for name in schedule.stage_names]
-    units = [json.dumps(name) for name in schedule.unit_names]
     line = f"\n{inner} "
-    first = True
-    for chunk in _task_chunks(schedule):
-        text = ("," + line).join(
-            _TASK % (op, stages[stage], units[unit], worker, start, end)
-            for op, stage, unit, worker, start, end in chunk
-        )
-        write(("" if first else ",") + line + text)
-        first = False
+    write_tasks(write, _task_chunks(schedule), schedule.stage_names, schedule.unit_names, line)
     utilization = {"utilization": tail.pop("utilization")}
     write(f"\n{inner}],\n" + object_body(utilization, inner) + f',\n{inner}"idle": [')
     _write_idle(write, derived, line)
@@ -279,10 +294,6 @@ def schedule_to_dict(schedule: Schedule, baseline: Schedule | None = None) -> di
 
 def to_json(schedule: Schedule, baseline: Schedule | None = None) -> str:
     return _collect(lambda write: write_json(write, schedule, baseline))
-
-
-def both_to_json(sequential: Schedule, pipelined: Schedule) -> str:
-    return _collect(lambda write: write_both_json(write, sequential, pipelined))
 
 
 def to_trace(schedules: list[Schedule]) -> str:

@@ -110,6 +110,27 @@ def block_extremes(
 ) -> None:
     """Each block's longest and shortest span (end - start), spans in index order."""
 
+def busy_until_row(
+    starts: npt.NDArray[np.float64],
+    ends: npt.NDArray[np.float64],
+    order: npt.NDArray[np.int32] | npt.NDArray[np.int64] | None,
+    offset: int,
+    fences: npt.NDArray[np.float64],
+    fence: int,
+    times: npt.NDArray[np.float64],
+    out: npt.NDArray[np.float64],
+) -> None:
+    """A row of disjoint spans' busy time before each of ``times``, written to ``out``: the
+    spans in start order (``starts``), span j's end at ``ends[order[j]]``, or at
+    ``ends[offset + j]`` where ``order`` is None; ``fences``: the busy time before every
+    ``fence``-th span."""
+
+def sorted_common(
+    a: npt.NDArray[np.float64], b: npt.NDArray[np.float64], out: npt.NDArray[np.float64]
+) -> int:
+    """The values ascending ``a`` and ``b`` both hold, ascending and each once, written to
+    ``out`` (at least as long as the shorter); returns how many."""
+
 def merge_times(
     parts: tuple[npt.NDArray[np.float64], ...],
     tolerance: float,

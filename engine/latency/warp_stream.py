@@ -2,46 +2,37 @@
 `engine.latency.warps.simulate_warps`, in memory that does not grow with the run.
 
 Burst n (in issue order, warp n mod W) starts at ``n·C + floor(n / W)·max(0, C + L − W·C)``
-(see `engine.latency.warps`), so any range of bursts is computed on its own. `summarize` folds the
-chunks into the run's figures; `write_warp_tasks` writes the Schedule's tasks in the order
-`simulate_warps` stores them (by start, then unit, then worker) without building it.
+(`engine.latency.warps.burst_starts`), so any range of bursts is computed on its own.
+`summarize` folds the chunks into the run's figures; `write_warp_tasks` writes the
+Schedule's tasks in the order `simulate_warps` stores them (by start, then unit, then
+worker) without building it.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from engine.analysis.writers import Write, write_tasks
 from engine.latency.warps import (
-    COMPUTE,
     ISSUE_UNIT,
-    MEMORY,
     STAGE_NAMES,
     UNIT_NAMES,
     WARP_UNIT,
+    Bursts,
     WarpConfig,
+    burst_starts,
 )
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
-Write = Callable[[str], Any]
 
 #: Bursts per chunk: each burst is up to three tasks, so about 200,000 tasks at a time.
 CHUNK = 65_536
-
-_TASK = '{"op": %d, "stage": %s, "unit": %s, "worker": %d, "start": %.12g, "end": %.12g}'
-
-
-def burst_starts(config: WarpConfig, n: IntArray) -> FloatArray:
-    """Start cycle of bursts ``n`` (issue order)."""
-    extra = max(0, config.compute + config.latency - config.warps * config.compute)
-    starts: FloatArray = (n * config.compute + (n // config.warps) * extra).astype(np.float64)
-    return starts
 
 
 def burst_count(config: WarpConfig) -> int:
@@ -56,41 +47,15 @@ def burst_count(config: WarpConfig) -> int:
     return low
 
 
-@dataclass(frozen=True)
-class Bursts:
-    """A range of consecutive bursts: index, warp, ready cycle, start and end cycle."""
-
-    index: IntArray
-    warp: IntArray
-    ready: FloatArray
-    start: FloatArray
-    end: FloatArray
-    load_start: FloatArray  # for the bursts followed by a load within the run
-    load_end: FloatArray
-    load_warp: IntArray
-
-
 def burst_chunks(config: WarpConfig, chunk: int = CHUNK) -> Iterator[Bursts]:
     """Every burst of the run, ``chunk`` at a time, in issue order."""
-    c, latency, t, w = config.compute, config.latency, config.cycles, config.warps
+    c, latency, w = config.compute, config.latency, config.warps
     total = burst_count(config)
     for low in range(0, total, chunk):
         n = np.arange(low, min(total, low + chunk), dtype=np.int64)
         start = burst_starts(config, n)
         ready = np.where(n >= w, burst_starts(config, np.maximum(n - w, 0)) + c + latency, 0.0)
-        end = np.minimum(start + c, t)
-        has_load = (start + c < t) if latency > 0 else np.zeros(len(n), dtype=bool)
-        load_start = start[has_load] + c
-        yield Bursts(
-            index=n,
-            warp=n % w,
-            ready=ready,
-            start=start,
-            end=end,
-            load_start=load_start,
-            load_end=np.minimum(load_start + latency, t),
-            load_warp=(n % w)[has_load],
-        )
+        yield Bursts.of(config, n % w, ready, start)
 
 
 @dataclass(frozen=True)
@@ -155,21 +120,6 @@ def summarize(config: WarpConfig, chunk: int = CHUNK) -> WarpSummary:
     return WarpSummary(config, bursts, loads, makespan, warp_busy, issue_busy, steady)
 
 
-def _chunk_tasks(
-    part: Bursts,
-) -> tuple[IntArray, IntArray, IntArray, IntArray, FloatArray, FloatArray]:
-    """The chunk's tasks (op, stage, unit, worker, start, end): compute bursts on the warp
-    rows, the loads, the bursts again on the issue unit's row."""
-    n, m = len(part.start), len(part.load_start)
-    op = np.concatenate([part.warp, part.load_warp, part.warp])
-    stage = np.concatenate([np.full(n, COMPUTE), np.full(m, MEMORY), np.full(n, COMPUTE)])
-    unit = np.concatenate([np.full(n + m, WARP_UNIT), np.full(n, ISSUE_UNIT)])
-    worker = np.concatenate([part.warp, part.load_warp, np.zeros(n, dtype=np.int64)])
-    start = np.concatenate([part.start, part.load_start, part.start])
-    end = np.concatenate([part.end, part.load_end, part.end])
-    return op, stage, unit, worker, start, end
-
-
 def task_chunks(config: WarpConfig, chunk: int = CHUNK) -> Iterator[tuple[npt.NDArray[Any], ...]]:
     """The run's tasks in `simulate_warps`'s order (start, then unit, then worker), a chunk
     at a time. A load starts at most at the next burst's start, so only loads starting at
@@ -179,7 +129,7 @@ def task_chunks(config: WarpConfig, chunk: int = CHUNK) -> Iterator[tuple[npt.ND
     part = next(chunks, None)
     while part is not None:
         following = next(chunks, None)
-        columns: list[npt.NDArray[Any]] = list(_chunk_tasks(part))
+        columns: list[npt.NDArray[Any]] = list(part.tasks())
         if carry is not None:
             columns = [np.concatenate([old, new]) for old, new in zip(carry, columns, strict=True)]
         order = np.lexsort((columns[3], columns[2], columns[4]))  # start, unit, worker
@@ -194,25 +144,7 @@ def task_chunks(config: WarpConfig, chunk: int = CHUNK) -> Iterator[tuple[npt.ND
 
 def write_warp_tasks(write: Write, config: WarpConfig, indent: str, chunk: int = CHUNK) -> None:
     """The tasks as the contract's JSON objects, one per line, comma-separated (no
-    brackets), exactly as `engine.analysis.writers` formats a Schedule's tasks."""
-    stages = [json.dumps(name) for name in STAGE_NAMES]
-    units = [json.dumps(name) for name in UNIT_NAMES]
-    line = f"\n{indent}"
-    first = True
-    for op, stage, unit, worker, start, end in task_chunks(config, chunk):
-        if not len(op):
-            continue
-        rows = zip(
-            op.tolist(),
-            stage.tolist(),
-            unit.tolist(),
-            worker.tolist(),
-            start.tolist(),
-            end.tolist(),
-            strict=True,
-        )
-        text = ("," + line).join(
-            _TASK % (o, stages[s], units[u], k, a, b) for o, s, u, k, a, b in rows
-        )
-        write(("" if first else ",") + line + text)
-        first = False
+    brackets), exactly as `engine.analysis.writers` writes a Schedule's tasks."""
+    chunks = task_chunks(config, chunk)
+    rows = (list(zip(*(column.tolist() for column in columns), strict=True)) for columns in chunks)
+    write_tasks(write, rows, STAGE_NAMES, UNIT_NAMES, f"\n{indent}")

@@ -230,20 +230,53 @@ def ready_intervals(run: WarpRun) -> tuple[IntArray, FloatArray, FloatArray]:
     return np.concatenate(warps), np.concatenate(starts), np.concatenate(ends)
 
 
-def _bursts_to_run(
-    config: WarpConfig, warp: IntArray, ready: FloatArray, start: FloatArray
-) -> WarpRun:
-    c, latency, t = config.compute, config.latency, config.cycles
-    end = np.minimum(start + c, t)
-    load_start = start + c
-    has_load = (load_start < t) if latency > 0 else np.zeros(len(start), dtype=bool)
-    n, m = len(start), int(has_load.sum())
-    op = np.concatenate([warp, warp[has_load], warp])
-    stage = np.concatenate([np.full(n, COMPUTE), np.full(m, MEMORY), np.full(n, COMPUTE)])
-    unit = np.concatenate([np.full(n + m, WARP_UNIT), np.full(n, ISSUE_UNIT)])
-    worker = np.concatenate([warp, warp[has_load], np.zeros(n, dtype=np.int64)])
-    starts = np.concatenate([start, load_start[has_load], start])
-    ends = np.concatenate([end, np.minimum(load_start[has_load] + latency, t), end])
+def burst_starts(config: WarpConfig, n: IntArray) -> FloatArray:
+    """Start cycle of bursts ``n`` (issue order): ``n·C + floor(n / W)·max(0, C + L − W·C)``."""
+    extra = max(0, config.compute + config.latency - config.warps * config.compute)
+    starts: FloatArray = (n * config.compute + (n // config.warps) * extra).astype(np.float64)
+    return starts
+
+
+@dataclass(frozen=True)
+class Bursts:
+    """Compute bursts in issue order (warp, ready cycle, start and end cycle) and the loads
+    that follow them within the run (warp, start and end cycle); ends are cut at the run's
+    end."""
+
+    warp: IntArray
+    ready: FloatArray
+    start: FloatArray
+    end: FloatArray
+    load_warp: IntArray
+    load_start: FloatArray
+    load_end: FloatArray
+
+    @classmethod
+    def of(cls, config: WarpConfig, warp: IntArray, ready: FloatArray, start: FloatArray) -> Bursts:
+        """The bursts that start at ``start``, with their ends and loads."""
+        c, latency, t = config.compute, config.latency, config.cycles
+        has_load = (start + c < t) if latency > 0 else np.zeros(len(start), dtype=bool)
+        load_start = start[has_load] + c
+        end = np.minimum(start + c, t)
+        return cls(
+            warp, ready, start, end, warp[has_load], load_start, np.minimum(load_start + latency, t)
+        )
+
+    def tasks(self) -> tuple[IntArray, IntArray, IntArray, IntArray, FloatArray, FloatArray]:
+        """Their tasks (op, stage, unit, worker, start, end): the bursts on the warp rows,
+        the loads, the bursts again on the issue unit's row."""
+        n, m = len(self.start), len(self.load_start)
+        op = np.concatenate([self.warp, self.load_warp, self.warp])
+        stage = np.concatenate([np.full(n, COMPUTE), np.full(m, MEMORY), np.full(n, COMPUTE)])
+        unit = np.concatenate([np.full(n + m, WARP_UNIT), np.full(n, ISSUE_UNIT)])
+        worker = np.concatenate([self.warp, self.load_warp, np.zeros(n, dtype=np.int64)])
+        start = np.concatenate([self.start, self.load_start, self.start])
+        end = np.concatenate([self.end, self.load_end, self.end])
+        return op, stage, unit, worker, start, end
+
+
+def _bursts_to_run(config: WarpConfig, bursts: Bursts) -> WarpRun:
+    op, stage, unit, worker, starts, ends = bursts.tasks()
     order = np.lexsort((worker, unit, starts))
     schedule = Schedule(
         op=op[order],
@@ -262,9 +295,9 @@ def _bursts_to_run(
         stage_names=STAGE_NAMES,
         unit_titles=("warp", "issue unit"),
     )
-    burst_warp = np.array(warp, dtype=np.int64)
-    burst_ready = np.array(ready, dtype=np.float64)
-    burst_start = np.array(start, dtype=np.float64)
+    burst_warp = np.array(bursts.warp, dtype=np.int64)
+    burst_ready = np.array(bursts.ready, dtype=np.float64)
+    burst_start = np.array(bursts.start, dtype=np.float64)
     for array in (burst_warp, burst_ready, burst_start):
         array.flags.writeable = False
     return WarpRun(config, schedule, burst_warp, burst_ready, burst_start)
@@ -274,13 +307,13 @@ def simulate_warps(config: WarpConfig) -> WarpRun:
     """Simulate ``config`` (vectorized; equal to `simulate_warps_reference`)."""
     w, c, latency = config.warps, config.compute, config.latency
     n = np.arange(config.max_bursts, dtype=np.int64)
-    start = (n * c + (n // w) * max(0, c + latency - w * c)).astype(np.float64)
+    start = burst_starts(config, n)
     keep = start < config.cycles
     n, start = n[keep], start[keep]
     ready = np.zeros(len(n))
     later = n >= w
     ready[later] = start[n[later] - w] + c + latency
-    return _bursts_to_run(config, n % w, ready, start)
+    return _bursts_to_run(config, Bursts.of(config, n % w, ready, start))
 
 
 def simulate_warps_reference(config: WarpConfig) -> WarpRun:
@@ -303,12 +336,13 @@ def simulate_warps_reference(config: WarpConfig) -> WarpRun:
         starts.append(start)
         free_at = start + c
         heapq.heappush(queue, (start + c + latency, warp))
-    return _bursts_to_run(
+    bursts = Bursts.of(
         config,
         np.array(warps, dtype=np.int64),
         np.array(readies, dtype=np.float64),
         np.array(starts, dtype=np.float64),
     )
+    return _bursts_to_run(config, bursts)
 
 
 def utilization_curve(

@@ -17,14 +17,20 @@ grant time):
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import numpy.typing as npt
 
 from engine.model.scenario import Scenario
 from engine.model.schedule import Schedule
-from engine.model.shape import book_shape, shape_tasks, simulated_tasks
+from engine.model.shape import Shape, book_shape, shape_tasks, simulated_tasks
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+#: A loop over the book's stage durations (n, 3), workers per unit and slots: each stage's
+#: start (n, 3), each stage's worker (n, 3) and each op's slot grant time (n,).
+BookLoop = Callable[[FloatArray, tuple[int, ...], int], tuple[FloatArray, IntArray, FloatArray]]
 
 
 def effective_buffers(scenario: Scenario, policy: str | None = None) -> int:
@@ -35,74 +41,63 @@ def effective_buffers(scenario: Scenario, policy: str | None = None) -> int:
 def simulate(scenario: Scenario, policy: str | None = None) -> Schedule:
     """Schedule ``scenario`` under ``policy`` ("sequential" or "pipelined"; default: the
     scenario's own)."""
+    return _simulate(scenario, policy, schedule_tasks, hand_over=True)
+
+
+def simulate_reference(scenario: Scenario, policy: str | None = None) -> Schedule:
+    """Event-by-event simulation of the semantics, for any number of workers per unit
+    (`reference_tasks`)."""
+    return _simulate(scenario, policy, reference_tasks, hand_over=False)
+
+
+def _simulate(scenario: Scenario, policy: str | None, loop: BookLoop, hand_over: bool) -> Schedule:
+    """The Schedule of ``loop``'s run. ``hand_over`` (`simulate`'s): the matrices are handed
+    over (frozen in place, not copied) and marked ``starts_at_ends`` (see `Schedule`): the
+    event loop only stands at 0 and at task ends, and the ends add each duration to its
+    start as the loop did, so every start is 0 or one of the ends, bit for bit. The
+    reference keeps `Schedule`'s defaults."""
     policy = policy or scenario.policy
     buffers = effective_buffers(scenario, policy)
     durations = scenario.durations
-    starts, workers, grant = schedule_tasks(durations, scenario.workers, buffers)
+    starts, workers, grant = loop(durations, scenario.workers, buffers)
     ends = starts + durations
     del durations
-    # The event loop only stands at 0 and at task ends, and `ends` adds each duration to
-    # its start as the loop did: every start is 0 or one of the ends, bit for bit.
-    return _to_schedule(
-        scenario, policy, buffers, starts, ends, workers, grant, owned=True, starts_at_ends=True
-    )
-
-
-def _to_schedule(
-    scenario: Scenario,
-    policy: str,
-    buffers: int,
-    starts: FloatArray,
-    ends: FloatArray,
-    workers: npt.NDArray[np.int64],
-    grant: FloatArray,
-    owned: bool = False,
-    starts_at_ends: bool = False,
-) -> Schedule:
-    """The Schedule of these (n_ops, 3) matrices; ``owned``: they are fresh and handed
-    over (frozen in place, not copied); ``starts_at_ends``: see `Schedule`."""
     return Schedule.from_stage_matrices(
         starts,
         ends,
         workers,
-        owned=owned,
+        owned=hand_over,
         workers=scenario.workers,
         policy=policy,
         source="simulated",
         buffers=buffers,
         label=policy,
         grant=grant,
-        starts_at_ends=starts_at_ends,
-    )
-
-
-# -- the reference: a discrete-event simulation --------------------------------------------
-
-
-def simulate_reference(scenario: Scenario, policy: str | None = None) -> Schedule:
-    """Event-by-event simulation of the semantics, for any number of workers per unit
-    (`reference_tasks`)."""
-    policy = policy or scenario.policy
-    buffers = effective_buffers(scenario, policy)
-    starts, workers, grant = reference_tasks(scenario.durations, scenario.workers, buffers)
-    return _to_schedule(
-        scenario, policy, buffers, starts, starts + scenario.durations, workers, grant
+        starts_at_ends=hand_over,
     )
 
 
 def schedule_tasks(
     durations: FloatArray, workers: tuple[int, ...], buffers: int
-) -> tuple[FloatArray, npt.NDArray[np.int64], FloatArray]:
+) -> tuple[FloatArray, IntArray, FloatArray]:
     """Stage starts (n, 3), the worker of each stage (n, 3) and each op's slot grant time
     (n,): the compiled loop where it was built, else the reference's."""
-    starts, on, grants = simulated_tasks(book_shape(tuple(workers), buffers), durations)
-    return starts, on, grants.reshape(-1)  # (one pool: its column, not a copy)
+    return _book_tasks(simulated_tasks, durations, workers, buffers)
 
 
 def reference_tasks(
     durations: FloatArray, workers: tuple[int, ...], buffers: int
-) -> tuple[FloatArray, npt.NDArray[np.int64], FloatArray]:
-    """`schedule_tasks` from the reference loop (`engine.model.shape.shape_tasks` of the book's
-    shape)."""
-    starts, on, grants = shape_tasks(book_shape(tuple(workers), buffers), durations)
-    return starts, on, grants.reshape(-1)
+) -> tuple[FloatArray, IntArray, FloatArray]:
+    """`schedule_tasks` from the reference loop (`engine.model.shape.shape_tasks` of the
+    book's shape)."""
+    return _book_tasks(shape_tasks, durations, workers, buffers)
+
+
+def _book_tasks(
+    loop: Callable[[Shape, FloatArray], tuple[FloatArray, IntArray, FloatArray]],
+    durations: FloatArray,
+    workers: tuple[int, ...],
+    buffers: int,
+) -> tuple[FloatArray, IntArray, FloatArray]:
+    starts, on, grants = loop(book_shape(tuple(workers), buffers), durations)
+    return starts, on, grants.reshape(-1)  # (one pool: its column, not a copy)

@@ -6,8 +6,8 @@ waited for ended: the previous stage of its op (``data``), the previous task of 
 (``slot``). The chain of those tasks covers the whole run from 0 to the makespan (a
 measured run also has gaps where nothing it records explains the wait: ``overhead``).
 
-The walk is one loop over the path: compiled with the scheduler (engine/compiled/_fastsched.c) where
-that was built, else `walk_python`, the same loop (identical results).
+The walk is one loop over the path: compiled with the scheduler (engine/compiled/_fastsched.c)
+where that was built, else `walk_back`, the same loop (identical results).
 
 Charging each stretch of the chain to what paced it says which resource binds most of the
 time for uneven ops, where no closed form does: a task's time goes to its unit, except for
@@ -17,7 +17,8 @@ slot was waiting on).
 A pipeline shape's run (other stages, units or pools: `walk_shape`) charges its units by
 name and each pool by name: a stage that takes pools may have waited for the stage that
 freed the slot its op was granted, and the releasing op's stages that held that slot
-(from the pool's first stage to its last) are that pool's hold.
+(from the pool's first stage to its last) are that pool's hold. `walk_back` walks both: the
+book's run is a shape with one pool, the slots, held over all its stages.
 """
 
 from __future__ import annotations
@@ -184,42 +185,61 @@ def _walk(schedule: Schedule) -> CriticalPath:
             )
         found = path[:length][::-1]
     else:
-        found = np.asarray(
-            walk_python(start, end, unit, op, _candidates(s), last, tolerance, sums)[::-1],
-            dtype=np.int64,
+        worker, data, slot = _candidates(s)
+        everywhere = [(0, len(s.stage_names) - 1, CHARGES.index("slots"))]
+        path_back = walk_back(
+            start, end, unit, op, None, [worker, data, slot], everywhere, last, tolerance, sums
         )
+        found = np.asarray(path_back[::-1], dtype=np.int64)
     tasks = found.astype(np.int32) if len(s) < 2**31 else found.copy()
     for name, value in zip(CHARGES, sums.tolist(), strict=True):
         charged[name] = value
     return CriticalPath(tasks, charged)
 
 
-def walk_python(
+def walk_back(
     start: FloatArray,
     end: FloatArray,
     unit: IntArray,
     op: IntArray,
-    candidates: tuple[IntArray, IntArray, IntArray],
+    stage: IntArray | None,
+    candidates: list[IntArray],
+    pools: list[tuple[int, int, int]],
     last: int,
     tolerance: float,
     sums: FloatArray,
 ) -> list[int]:
-    """The walk of engine/compiled/_fastsched.c's ``critical_path``, line for line: the path from
-    ``last`` back; ``sums`` (one per `CHARGES`) filled in place."""
+    """The walk of engine/compiled/_fastsched.c's ``critical_path``: the path from ``last``
+    back, with ``sums`` filled in place (a task's time at ``sums[unit]``, waits nothing
+    explains at ``sums[-1]``).
+
+    ``candidates``: per task, the previous task of its worker, the previous stage of its op,
+    then per pool the task that freed the slot its op was granted (-1: none); of them the
+    one ending latest at most ``tolerance`` after the task's start is taken, ties keeping
+    the earlier. ``pools``: per pool, its first and last stage and where in ``sums`` its
+    hold goes: after a pool's slot edge, the releasing op's tasks at those stages are charged
+    to the hold, until the path steps to a worker's previous task. ``stage`` None: every
+    pool holds all the stages (the book's slots; no stage list to make)."""
     start_of, end_of = start.tolist(), end.tolist()
     unit_of, op_of = unit.tolist(), op.tolist()
+    stage_of = None if stage is None else stage.tolist()
     options = [c.tolist() for c in candidates]
-    totals = [0.0] * len(CHARGES)
+    totals = [0.0] * len(sums)
+    overhead = len(totals) - 1
     path: list[int] = []
-    releasing = -1
+    releasing, first, final, hold = -1, 0, -1, overhead  # the releasing op after a slot edge
     task = last
     # At most one step a task: zero-length tasks at one instant in an order that is not
     # the ops' (a reordered run) can lead back to a task already on the path.
     while task >= 0 and len(path) < len(start_of):
         path.append(task)
-        totals[3 if op_of[task] == releasing else unit_of[task]] += end_of[task] - start_of[task]
+        took = end_of[task] - start_of[task]
+        if op_of[task] == releasing and (stage_of is None or first <= stage_of[task] <= final):
+            totals[hold] += took
+        else:
+            totals[unit_of[task]] += took
         before, link, best = -1, -1, -math.inf
-        for c in range(3):
+        for c in range(len(options)):
             other = options[c][task]
             if other < 0:
                 continue
@@ -228,12 +248,13 @@ def walk_python(
                 best, before, link = e, other, c
         if before < 0:
             if start_of[task] > 0:
-                totals[4] += start_of[task]
+                totals[overhead] += start_of[task]
             break
         if start_of[task] > end_of[before]:
-            totals[4] += start_of[task] - end_of[before]
-        if link == 2:
+            totals[overhead] += start_of[task] - end_of[before]
+        if link >= 2:
             releasing = op_of[before]
+            first, final, hold = pools[link - 2]
         elif link == 0:
             releasing = -1
         task = before
@@ -242,59 +263,27 @@ def walk_python(
 
 
 def walk_shape(schedule: Schedule) -> CriticalPath:
-    """The critical path of a shape's run: the walk of `walk_python`, with a candidate per
-    pool taken at a task's stage (the task that freed the slot its op was granted), each
-    unit's time charged to its name and a pool's hold (the releasing op's stages from the
-    pool's first to its last) to the pool's name."""
+    """The critical path of a shape's run (`walk_back`, with a candidate per pool taken at
+    the pool's first stage): each unit's time charged to its name and a pool's hold (the
+    releasing op's stages from the pool's first to its last) to the pool's name."""
     s = schedule
-    names = [*s.unit_names, *(p.name for p in s.pools if p.name not in s.unit_names)]
-    charged = dict.fromkeys([*names, "overhead"], 0.0)
+    names = list(dict.fromkeys([*s.unit_names, *(p.name for p in s.pools)]))
     tolerance = time_tolerance(s.makespan)
     last = int(len(s) - 1 - np.argmax(s.end[::-1]))
     worker, data, _ = _candidates(s)
     ops = np.arange(s.n_ops, dtype=np.int64)
-    releases = []  # (pool, per task: the task that freed its op's slot, or -1)
-    for p, pool in enumerate(s.pools):
+    candidates = [worker, data]
+    for pool in s.pools:
         freed_by = _slot_releases(s, pool.size, pool.last)
         column = np.full(len(s), -1, dtype=np.int64)
         has = freed_by >= 0
         column[np.asarray(s.task_of(ops[has], pool.first), dtype=np.int64)] = freed_by[has]
-        releases.append((p, column.tolist()))
-    start, end = s.start.tolist(), s.end.tolist()
-    unit, op, stage = s.unit.tolist(), s.op.tolist(), s.stage.tolist()
-    worker_of, data_of = worker.tolist(), data.tolist()
-    pool_names = [p.name for p in s.pools]
-    spans = [(p.first, p.last) for p in s.pools]
-    path: list[int] = []
-    holding = (-1, -1)  # (the releasing op, its pool) after a slot edge
-    task = last
-    while task >= 0 and len(path) < len(start):
-        path.append(task)
-        took = end[task] - start[task]
-        releasing, held = holding
-        if op[task] == releasing and spans[held][0] <= stage[task] <= spans[held][1]:
-            charged[pool_names[held]] += took
-        else:
-            charged[s.unit_names[unit[task]]] += took
-        before, link, best = -1, (-1, -1), -math.inf
-        options = [(worker_of[task], (0, -1)), (data_of[task], (1, -1))]
-        options += [(column[task], (2, p)) for p, column in releases]
-        for other, kind in options:
-            if other < 0:
-                continue
-            e = end[other]
-            if e <= start[task] + tolerance and e > best:
-                best, before, link = e, other, kind
-        if before < 0:
-            if start[task] > 0:
-                charged["overhead"] += start[task]
-            break
-        if start[task] > end[before]:
-            charged["overhead"] += start[task] - end[before]
-        if link[0] == 2:
-            holding = (op[before], link[1])
-        elif link[0] == 0:
-            holding = (-1, -1)
-        task = before
+        candidates.append(column)
+    pools = [(p.first, p.last, names.index(p.name)) for p in s.pools]
+    sums = np.zeros(len(names) + 1)
+    charge_of_unit = np.array([names.index(name) for name in s.unit_names], dtype=np.int64)
+    unit = charge_of_unit[s.unit]
+    path = walk_back(s.start, s.end, unit, s.op, s.stage, candidates, pools, last, tolerance, sums)
+    charged = dict(zip([*names, "overhead"], sums.tolist(), strict=True))
     found = np.asarray(path[::-1], dtype=np.int64)
     return CriticalPath(found.astype(np.int32) if len(s) < 2**31 else found, charged)

@@ -7,13 +7,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.analysis.derived import Derived
-from engine.analysis.metrics import lower_bound, utilization_by_unit, utilization_by_worker
+from engine.analysis.metrics import utilization_by_unit, utilization_by_worker
 from engine.analysis.timeline import Place, state_at
 from engine.base.validation import MIN_DURATION
 from engine.compiled import fast_scheduler
 from engine.model.scenario import Scenario
 from engine.model.schedule import Schedule
 from engine.model.scheduler import simulate, simulate_reference
+from tests.engine.bounds import lower_bound
 
 EPS = 1e-9
 

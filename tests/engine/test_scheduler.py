@@ -13,13 +13,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.analysis.metrics import closed_form_makespan, lower_bound, speedup
+from engine.analysis.metrics import speedup
 from engine.base.validation import MIN_DURATION
 from engine.compiled import fast_scheduler
 from engine.indexes import assembly_slots
 from engine.model.scenario import Scenario
 from engine.model.schedule import Schedule
 from engine.model.scheduler import simulate, simulate_reference
+from tests.engine.bounds import closed_form_makespan, lower_bound
 
 BUILDS = ("compiled", "python")
 #: Set (CI does) to fail, not skip, where the compiled event loop did not load.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import io
 import itertools
 import json
 import re
@@ -10,7 +11,7 @@ import re
 import pytest
 
 from engine.analysis.derived import Derived
-from engine.analysis.writers import both_to_json, to_json, to_trace
+from engine.analysis.writers import to_json, to_trace, write_both_json
 from engine.model.scenario import Scenario, load_preset
 from engine.model.scheduler import simulate
 
@@ -92,7 +93,9 @@ def test_json_slot_holders_for_many_spans() -> None:
 
 def test_both_json_has_speedup() -> None:
     book = Scenario.uniform_ops(3)
-    data = json.loads(both_to_json(simulate(book, "sequential"), simulate(book, "pipelined")))
+    text = io.StringIO()
+    write_both_json(text.write, simulate(book, "sequential"), simulate(book, "pipelined"))
+    data = json.loads(text.getvalue())
     assert data["sequential"]["makespan"] == 9
     assert data["pipelined"]["makespan"] == 5
     assert data["speedup"] == 1.8
