@@ -4,11 +4,13 @@ the app model's `external_changed`; the button reports `back_requested`."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QRectF, Signal
+from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from gui.elided_label import ElidedLabel
 from gui.external_run import ExternalRun
+from gui.theme import dress, rule_colour
 
 BACK = "Back to the scenario"
 #: Lines the run's sentence may take (a profile's file name can be long: elided beyond).
@@ -22,14 +24,14 @@ class ExternalBanner(QFrame):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setObjectName("externalBanner")
+        dress(self, "externalBanner")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 6, 8, 6)
         self.text = ElidedLabel(parent=self, lines=TEXT_LINES)
-        self.text.setObjectName("externalText")
+        dress(self.text, "externalText")
         self.text.setAccessibleName("What is shown")
         self.note = QLabel("The form below describes the scenario, not this run.", self)
-        self.note.setObjectName("description")
+        dress(self.note, "description")
         self.note.setWordWrap(True)
         self.back = QPushButton(BACK, self)
         self.back.setToolTip("Show the scenario's runs again, as they were")
@@ -38,6 +40,17 @@ class ExternalBanner(QFrame):
         layout.addWidget(self.note)
         layout.addWidget(self.back)
         self.hide()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        """A thin rounded frame in the role's rule colour."""
+        colour = rule_colour(self)
+        if colour is None:
+            return
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(colour)
+        painter.drawRoundedRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 4, 4)
+        painter.end()
 
     def show_external(self, external: ExternalRun | None) -> None:
         """Say what ``external`` is, or hide (None: the scenario's runs are shown)."""

@@ -51,6 +51,7 @@ from gui.colours import LIGHT, Theme
 from gui.external_run import ExternalRun
 from gui.gpu_results import GpuResults
 from gui.memory import release_freed_memory
+from gui.theme import dress
 
 _log = logging.getLogger(__name__)
 
@@ -143,7 +144,7 @@ class GpuPanel(QWidget):
         self.device_label.setWordWrap(True)
         # Before a run on CPU threads: whether this machine can show the overlap at all.
         self.cores_note = QLabel()
-        self.cores_note.setObjectName("message")
+        dress(self.cores_note, "message")
         self.cores_note.setWordWrap(True)
         self.cores_note.setAccessibleName("Can this machine show pipelining?")
         self.backend_box = QComboBox()

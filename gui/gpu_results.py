@@ -34,6 +34,7 @@ from gpu.report import spread_text
 from gui.clock import Clock
 from gui.colours import LIGHT, Theme
 from gui.figure.rows import derived_list
+from gui.theme import dress
 from gui.timeline import TimelineView
 
 #: Opacity of the band that shades a measured run's spread (min to max makespan).
@@ -64,7 +65,7 @@ class GpuResults(QWidget):
         self._bands: list[pg.BarGraphItem] = []
         self.title = ""
         self.summary = QLabel(PLACEHOLDER)
-        self.summary.setObjectName("description")
+        dress(self.summary, "description")
         self.summary.setWordWrap(True)
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -229,7 +230,7 @@ class SpreadKey(QWidget):
         layout.setContentsMargins(8, 0, 8, 2)
         self.swatch = QLabel(self)
         self.text = QLabel(SPREAD_KEY, self)
-        self.text.setObjectName("description")
+        dress(self.text, "description")
         self.text.setWordWrap(True)
         layout.addWidget(self.swatch)
         layout.addWidget(self.text, 1)

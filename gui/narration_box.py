@@ -29,6 +29,7 @@ from PySide6.QtGui import QFont, QFontMetricsF, QResizeEvent
 from PySide6.QtWidgets import QScrollArea, QSizePolicy, QWidget
 
 from gui.narration_label import NarrationLabel
+from gui.theme import dress
 
 #: The width the narration is measured at before the box is shown (it has none yet).
 NOMINAL_WIDTH = 900
@@ -49,6 +50,7 @@ class NarrationBox(QScrollArea):
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.setWidgetResizable(False)
         self.label = NarrationLabel()
+        dress(self.label, "narration")
         self.setWidget(self.label)
         self._rows: tuple[tuple[str, str], ...] = ()
         self._pinned: tuple[bool, ...] = ()  # per row: a pinned run's (cut first)
@@ -71,7 +73,6 @@ class NarrationBox(QScrollArea):
     def floor(self) -> int:
         """The least height the cap may be: `FLOOR_LINES` whole lines and the padding."""
         label = self.label
-        label.polish_as_named()
         margins = label.contentsMargins()
         lines = label.fontMetrics().lineSpacing() * FLOOR_LINES + 2
         return lines + margins.top() + margins.bottom()
@@ -239,4 +240,4 @@ class NarrationBox(QScrollArea):
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if event.type() in (QEvent.Type.StyleChange, QEvent.Type.FontChange):
-            self._fit()  # the stylesheet sets the label's font and padding
+            self._fit()  # the label's font or padding may have changed

@@ -7,7 +7,8 @@ narration parsed its text twice and laid it out three or four times. This label 
 `QTextDocument`: a text is parsed once, `height_for` lays it out at the width QLabel
 measures at and the paint at the width QLabel paints at. It measures and draws as a QLabel
 does (QLabel's own document options, margins, indent and vertical centring), so it looks
-the same; ``text()`` and the stylesheet (``QLabel#narration``) are a QLabel's.
+the same; ``text()``, font and margins are a QLabel's. It fills its background and draws
+its role's rules above and below (`gui.theme.ROLES`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QLabel, QWidget
 
+from gui.theme import rule_colour
+
 
 class NarrationLabel(QLabel):
     """A word-wrapped rich-text label whose layout is kept per text, width and font."""
@@ -33,31 +36,20 @@ class NarrationLabel(QLabel):
         super().__init__(parent)
         self.setTextFormat(Qt.TextFormat.RichText)
         self.setWordWrap(True)
+        self.setAutoFillBackground(True)
         self._document = QTextDocument(self)
         self._document.setUndoRedoEnabled(False)
         self._document.setDocumentMargin(0.0)
         self._parsed: tuple[object, ...] = ()  # (text, font, alignment) of the document
         self._styled: tuple[object, ...] = ()  # (font, alignment) the document was given
-        self._polished_as: str | None = None  # the object name the style last saw
         self.parses = 0  # how often a text was parsed into the document (tests count)
 
     # -- measuring -----------------------------------------------------------------------
-
-    def polish_as_named(self) -> None:
-        """Take the stylesheet's font and padding for this label's object name (named
-        after it was made, it may have been polished under no name)."""
-        if self._polished_as != self.objectName():
-            if self._polished_as is not None:
-                self.style().unpolish(self)
-                self.style().polish(self)
-            self._polished_as = self.objectName()
-        self.ensurePolished()
 
     def height_for(self, width: int, without_last: int = 0) -> int:
         """The height the text needs at ``width`` pixels: what QLabel's heightForWidth
         gives an unsized label; ``without_last``: the height of its lines but the last
         that many (what a box shows of it before those scroll)."""
-        self.polish_as_named()
         margins = self.contentsMargins()
         extra = 2 * self.margin() + self._indent_extra()
         text_width = max(width - extra - margins.left() - margins.right(), 0)
@@ -116,7 +108,9 @@ class NarrationLabel(QLabel):
     def paintEvent(self, event: QPaintEvent) -> None:
         if not self.text():
             super().paintEvent(event)
+            self._paint_rules()
             return
+        self._paint_rules()
         painter = QPainter(self)
         try:
             self.drawFrame(painter)
@@ -141,6 +135,16 @@ class NarrationLabel(QLabel):
         finally:
             painter.end()
 
+    def _paint_rules(self) -> None:
+        colour = rule_colour(self)
+        if colour is not None:
+            painter = QPainter(self)
+            painter.setPen(colour)
+            right, bottom = self.width() - 1, self.height() - 1
+            painter.drawLine(0, 0, right, 0)
+            painter.drawLine(0, bottom, right, bottom)
+            painter.end()
+
     # -- lines ---------------------------------------------------------------------------
 
     def line_edges(self) -> list[tuple[float, float]]:
@@ -148,7 +152,6 @@ class NarrationLabel(QLabel):
         draws them: what a box showing part of the label must not cut through."""
         if not self.text():
             return []
-        self.polish_as_named()
         area = self.contentsRect().adjusted(
             self.margin(), self.margin(), -self.margin(), -self.margin()
         )

@@ -15,6 +15,7 @@ from engine.analysis.metrics import speedup
 from engine.base.text import format_time, number_text, unbreakable_values
 from gui.elided_label import ElidedLabel
 from gui.runs import Run, Shown
+from gui.theme import dress
 
 
 class RunHeading(QWidget):
@@ -28,24 +29,24 @@ class RunHeading(QWidget):
         line = QHBoxLayout()
         line.setContentsMargins(0, 0, 12, 0)
         self.title = ElidedLabel(parent=self)
-        self.title.setObjectName("title")
+        dress(self.title, "title")
         line.addWidget(self.title, 1)
         # The lesson's numbers on the title's line, where the eye lands first (no extra
         # height: the window's least height stays put); cut with "…" in a narrow window,
         # whole on hover.
         self.lesson = ElidedLabel(parent=self)
-        self.lesson.setObjectName("headline")
+        dress(self.lesson, "headline")
         self.lesson.setContentsMargins(12, 0, 0, 0)
         self.lesson.hide()
         line.addWidget(self.lesson, 1)  # (a share of the spare room: its hint stops at 480 px)
         self.busy = QLabel("updating…", self)
-        self.busy.setObjectName("description")
+        dress(self.busy, "description")
         self.busy.setToolTip("The new run is being computed; the last one stays shown")
         self.busy.hide()
         line.addWidget(self.busy)
         layout.addLayout(line)
         self.comparison = QLabel(self)
-        self.comparison.setObjectName("description")
+        dress(self.comparison, "description")
         self.comparison.setContentsMargins(12, 0, 12, 4)
         self.comparison.setWordWrap(True)
         self.comparison.hide()

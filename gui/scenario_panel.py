@@ -38,6 +38,7 @@ from gui.elided_label import ElidedLabel
 from gui.ops_table import OpsTable
 from gui.runs import VIEW_MODES as VIEWS
 from gui.runs import Run
+from gui.theme import dress
 
 if TYPE_CHECKING:
     from gui.shape_editor import ShapeEditor
@@ -107,7 +108,7 @@ class ScenarioPanel(QWidget):
         self.preset.activated.connect(self._on_preset)
         form.addRow("Preset", self.preset)
         self.description = ElidedLabel(parent=self, lines=DESCRIPTION_LINES)
-        self.description.setObjectName("description")
+        dress(self.description, "description")
         form.addRow(self.description)
         self.ops = QSpinBox(self)
         self.ops.setRange(1, MAX_OPS)
@@ -179,11 +180,11 @@ class ScenarioPanel(QWidget):
         pin_row.addWidget(self.unpin)
         outer.addLayout(pin_row)
         self.pinned = ElidedLabel(parent=self, lines=PINNED_LINES)
-        self.pinned.setObjectName("description")
+        dress(self.pinned, "description")
         self.pinned.hide()
         outer.addWidget(self.pinned)
         self.message = ElidedLabel(parent=self, lines=MESSAGE_LINES)
-        self.message.setObjectName("message")
+        dress(self.message, "message")
         self.message.hide()
         outer.addWidget(self.message)
         self._shown: dict[str, Any] = {}

@@ -82,7 +82,6 @@ class ScheduleView(QWidget):
         top_layout.addWidget(self.assembly, 1)
         self.narration_box = NarrationBox(top)
         self.narration = self.narration_box.label
-        self.narration.setObjectName("narration")
         top_layout.addWidget(self.narration_box)
         self.timeline = TimelineView(clock, theme, self.splitter, floor=TIMELINE_MIN_HEIGHT)
         self.splitter.addWidget(top)

@@ -21,6 +21,7 @@ from engine.model.schedule import Schedule
 from gui.colours import LIGHT, Theme
 from gui.figure.rows import derived_for
 from gui.runs import Shown
+from gui.theme import dress
 
 
 class UtilizationBar(QWidget):
@@ -164,7 +165,8 @@ class StatsPanel(QWidget):
                 big = kind == "headline"
                 label = QLabel(content.label, body)
                 value = QLabel(_value_text(content, big), body)
-                value.setObjectName("headline" if big else "value")
+                if big:
+                    dress(value, "headline")
                 value.setWordWrap(True)
                 for widget in (label, value):
                     widget.setToolTip(content.how)

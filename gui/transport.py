@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSlider, QToolButt
 from engine.base.text import format_time
 from gui.clock import SPEEDS, Clock
 from gui.icons import icon
+from gui.theme import dress
 
 SLIDER_STEPS = 10_000
 
@@ -79,7 +80,7 @@ class TransportBar(QWidget):
         self.slider.valueChanged.connect(self._on_slider)
         layout.addWidget(self.slider, 1)
         self.readout = QLabel(self)
-        self.readout.setObjectName("readout")
+        dress(self.readout, "readout")
         self.readout.setAccessibleName("Time now")
         self.readout.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         layout.addWidget(self.readout)
@@ -125,7 +126,6 @@ class TransportBar(QWidget):
     def _fit_readout(self) -> None:
         """Fix the readout's size to its widest text for this run: a label whose size may
         change makes the whole bar lay itself out again at every tick."""
-        self.readout.ensurePolished()
         metrics = self.readout.fontMetrics()
         # format_time gives 3 significant digits below 1,000 of a unit ("88.8 ms") and the
         # whole number above, so no time of this run is wider than the wider of those two.
@@ -143,7 +143,7 @@ class TransportBar(QWidget):
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if event.type() in (QEvent.Type.StyleChange, QEvent.Type.FontChange):
-            self._fit_readout()  # the stylesheet gives the readout its font
+            self._fit_readout()  # the readout's font may have changed with the bar's
 
     def set_icon_colour(self, colour: QColor) -> None:
         """Icons in ``colour`` (the theme's text colour), rendered for every common device

@@ -61,6 +61,7 @@ from engine.latency.warps import (
 )
 from gui.clock import Clock
 from gui.colours import LIGHT, OP_COLOURS, Theme
+from gui.theme import dress
 from gui.timeline import TimeAxis
 from gui.warps_export import export_warps
 
@@ -464,7 +465,7 @@ class WarpsView(QWidget):
         self.export_button = QPushButton("Export…")
         self.export_button.setToolTip("Save this run's timeline as a figure: PNG, SVG or PDF")
         self.message = QLabel()
-        self.message.setStyleSheet("color: #d1242f;")
+        dress(self.message, "message")
         self.summary = QLabel()
         self.key = QLabel(
             f'<span style="color:{WARP_COLOURS[0]}">■</span> computing (warp colour) &nbsp; '

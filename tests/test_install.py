@@ -196,7 +196,7 @@ def test_the_top_level_is_the_cards() -> None:
     """main.py, gui/, engine/, gpu/, tests/, assets/, pyproject.toml (and cli/)."""
     for name in ("main.py", "gui", "engine", "gpu", "tests", "assets", "pyproject.toml", "cli"):
         assert (ROOT / name).exists(), name
-    for name in ("presets", "icons", "style.qss"):
+    for name in ("presets", "shapes", "icons"):
         assert (ROOT / ASSETS / name).exists(), name
 
 
@@ -258,6 +258,6 @@ def test_the_app_starts_offscreen_and_quits_by_itself(
     result = _run([installed.pipelab, "--preset", "double-buffering"], elsewhere, env)
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr and "Error" not in result.stderr, result.stderr
-    assert "Cannot open" not in result.stderr, result.stderr  # an icon or stylesheet missing
+    assert "Cannot open" not in result.stderr, result.stderr  # an icon missing
     # It ran and closed like a user's session: the window saved its scenario on closing.
     assert "double-buffering" in settings.read_text(encoding="utf-8")

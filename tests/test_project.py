@@ -62,7 +62,7 @@ PACKAGES = ("engine", "gpu", "gui", "cli")
 
 def test_packages_find_their_files_through_the_one_accessor() -> None:
     """No module computes a path from its own location: an installed wheel has no source
-    tree around it. Presets, icons, the stylesheet and the kernels go through
+    tree around it. Presets, icons and the kernels go through
     engine.base.resources.resource (importlib.resources)."""
     offenders = [
         str(path.relative_to(ROOT))

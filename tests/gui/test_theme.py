@@ -1,6 +1,8 @@
-"""Themes on the app: switching restyles every widget; applying the theme the app has
-already restyles nothing (that re-polish cost every window of the suite 55 ms), and a
-window made while the app has a theme is styled with it all the same."""
+"""Themes on the app: switching restyles every widget and recolours every label with a
+role; applying the theme the app has already restyles nothing (that re-polish cost every
+window of the suite 55 ms), and a window made while the app has a theme is styled with it
+all the same. The app has no stylesheet (it would polish every widget through
+QStyleSheetStyle: start-up time)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QApplication, QPushButton, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QPushButton, QWidget
 
 from gui import theme as themes
 from gui.colours import DARK, LIGHT
@@ -32,14 +34,12 @@ class RestyleCounter(QObject):
 
 @pytest.fixture
 def app() -> Iterator[QApplication]:
-    """The app, light; as it was (theme, palette, stylesheet) after the test."""
+    """The app, light; light again after the test."""
     app = QApplication.instance()
     assert isinstance(app, QApplication)
-    sheet, palette = app.styleSheet(), app.palette()
     themes.apply(app, LIGHT)
     yield app
-    app.setPalette(palette)
-    app.setStyleSheet(sheet)
+    themes.apply(app, LIGHT)
 
 
 def shown_button(qtbot: object) -> QPushButton:
@@ -72,8 +72,9 @@ def test_switching_themes_restyles_every_widget(app: QApplication, qtbot) -> Non
     QApplication.processEvents()
     assert counter.count > 0
     assert surface(button) == QColor(DARK.surface)
-    assert app.styleSheet() == themes.stylesheet(DARK)
+    assert app.styleSheet() == ""
     themes.apply(app, LIGHT)
+    QApplication.processEvents()
     assert surface(button) == QColor(LIGHT.surface)
 
 
@@ -91,3 +92,57 @@ def test_a_window_made_under_the_theme_draws_in_it(app: QApplication, qtbot, the
     assert surface(window) == QColor(theme.surface)
     image = window.grab().toImage()
     assert image.pixelColor(60, 40) == QColor(theme.surface)
+
+
+def text_colour(widget: QWidget) -> QColor:
+    return widget.palette().color(QPalette.ColorRole.WindowText)
+
+
+def test_a_role_gives_its_font_and_padding_and_follows_the_theme(app, qtbot) -> None:
+    """A labelled role keeps its font and padding and takes each theme's colour for it,
+    also when made under the dark theme; a plain label keeps the theme's text colour."""
+    headline, plain = QLabel("2.0×"), QLabel("speedup")
+    for label in (headline, plain):
+        qtbot.addWidget(label)
+    themes.dress(headline, "headline")
+    assert headline.objectName() == "headline"
+    assert headline.font().pixelSize() == themes.ROLES["headline"].pixel_size
+    assert (text_colour(headline), text_colour(plain)) == (QColor(LIGHT.done), QColor(LIGHT.text))
+    themes.apply(app, DARK)
+    QApplication.processEvents()
+    assert (text_colour(headline), text_colour(plain)) == (QColor(DARK.done), QColor(DARK.text))
+    assert surface(headline) == QColor(DARK.surface)  # the rest follows the app's palette
+    title = QLabel("pipelined")
+    qtbot.addWidget(title)
+    themes.dress(title, "title")
+    assert text_colour(title) == QColor(DARK.text)
+    assert title.font().bold()
+    assert title.contentsMargins().left() == themes.ROLES["title"].padding[0]
+    themes.apply(app, LIGHT)
+    QApplication.processEvents()
+    assert text_colour(title) == QColor(LIGHT.text)
+    assert text_colour(headline) == QColor(LIGHT.done)
+
+
+def test_ruled_roles_draw_their_rules(app, qtbot) -> None:
+    """The narration draws a rule above and below in the grid colour; a label without a
+    rule in its role has no rule colour."""
+    from gui.narration_box import NarrationBox
+
+    box = NarrationBox()
+    qtbot.addWidget(box)
+    box.resize(300, 120)
+    box.show()
+    box.set_rows((("pipelined", "t = 0 s: nothing has started"),))
+    QApplication.processEvents()
+    image = box.label.grab().toImage()
+    bottom = image.height() - 1
+    assert bottom > 10
+    assert image.pixelColor(150, 0) == QColor(LIGHT.grid)
+    assert image.pixelColor(150, bottom) == QColor(LIGHT.grid)
+    assert image.pixelColor(2, bottom // 2) == QColor(LIGHT.surface)  # its own background
+    described = QLabel("why")
+    qtbot.addWidget(described)
+    themes.dress(described, "description")
+    assert themes.rule_colour(described) is None
+    assert themes.rule_colour(box.label) == QColor(LIGHT.grid)
