@@ -152,9 +152,9 @@ def test_installed_packages_and_data_come_from_the_venv(
     installed: Installed, elsewhere: Path
 ) -> None:
     code = (
-        "import engine, gui.icons, gui.theme, gpu.cuda_source, engine.model.scenario as s\n"
+        "import engine, gui.icons, gpu.cuda_source, engine.model.scenario as s\n"
         "print(engine.__file__); print(s.PRESETS_DIR); print(gui.icons.ICONS_DIR)\n"
-        "print(gui.theme.STYLESHEET); print(gpu.cuda_source.KERNEL_DIR)\n"
+        "print(s.SHAPES_DIR); print(gpu.cuda_source.KERNEL_DIR)\n"
         "print(len(gpu.cuda_source.kernel_sources()), len(s.preset_names()))\n"
     )
     result = _run([installed.python, "-c", code], elsewhere, _clean_env(installed.home))
