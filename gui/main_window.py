@@ -34,7 +34,6 @@ from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
     QFileDialog,
-    QLabel,
     QMainWindow,
     QMenu,
     QMessageBox,
@@ -58,7 +57,7 @@ from gui.errors import one_line, warn
 from gui.export_formats import WARPS_FORMATS, file_filters, format_of
 from gui.external_banner import ExternalBanner
 from gui.external_run import ExternalRun
-from gui.help import HELP_TEXT, MODEL_ACTION, show_model
+from gui.help import MODEL_ACTION, HelpText, show_model
 from gui.icons import raw_icon
 from gui.keys import KeyRouter, transport_actions
 from gui.run_heading import RunHeading, figure_title
@@ -204,11 +203,7 @@ class MainWindow(QMainWindow):
     def _build_docks(self) -> None:
         self.scenario_panel = ScenarioPanel()
         self.stats = StatsPanel(self.theme)
-        help_label = QLabel(HELP_TEXT)
-        help_label.setWordWrap(True)
-        help_label.setTextFormat(Qt.TextFormat.RichText)
-        help_label.setContentsMargins(10, 8, 10, 8)
-        help_label.setAlignment(Qt.AlignmentFlag.AlignTop)
+        self.help_text = HelpText()
         form = _scroll(self.scenario_panel)
         # As wide as the form needs (a narrower dock would clip it), never much more.
         bar = form.verticalScrollBar().sizeHint().width()
@@ -223,7 +218,8 @@ class MainWindow(QMainWindow):
         scenario_layout.addWidget(form, 1)
         self.scenario_dock = self._dock("Scenario", scenario_page, "scenario")
         self.stats_dock = self._dock("Stats", _scroll(self.stats), "stats")
-        self.help_dock = self._dock("What am I looking at?", _scroll(help_label), "help")
+        self.help_dock = self._dock("What am I looking at?", _scroll(self.help_text), "help")
+        self.help_dock.visibilityChanged.connect(self.help_text.fill)
         self.pipeline_docks: tuple[QDockWidget, ...] = (
             self.scenario_dock,
             self.stats_dock,

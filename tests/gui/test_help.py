@@ -6,11 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDialog, QTextBrowser
 
 from engine.base.resources import model_doc
 from gui.app import make_window
-from gui.help import MODEL_ACTION, MODEL_WINDOW
+from gui.help import HELP_TEXT, MODEL_ACTION, MODEL_WINDOW
 from tests.gui.conftest import OFFSCREEN_ONLY
 
 
@@ -111,3 +112,22 @@ def test_the_model_window_fits_a_small_screen_and_every_line_its_width(tmp_path:
     assert fx <= x and fy <= y and x + width <= fx + free_width and y + height <= fy + free_height
     assert shown["wider"] == 0
     assert shown["margin"] >= 8  # text clear of the frame
+
+
+@pytest.mark.qt_log_ignore(OFFSCREEN_ONLY)
+def test_the_help_dock_lays_its_text_out_when_first_shown(qtbot) -> None:
+    """The help dock opens tabbed behind the Scenario: its text waits for it (start-up);
+    Help → What am I looking at? (F1) brings the dock up, and the text is there, wrapped
+    to the dock."""
+    window = make_window(preset="book")
+    qtbot.addWidget(window)
+    window.resize(1280, 800)
+    window.show()
+    qtbot.waitExposed(window)
+    assert window.help_text.visibleRegion().isEmpty()  # (tabbed: the window is short)
+    assert window.help_text.text() == ""
+    (action,) = [a for a in window.findChildren(QAction) if a.shortcut().toString() == "F1"]
+    action.trigger()
+    qtbot.waitUntil(lambda: not window.help_text.visibleRegion().isEmpty())
+    assert window.help_text.text() == HELP_TEXT
+    assert window.help_text.height() > window.help_text.fontMetrics().height() * 5
