@@ -98,7 +98,11 @@ def lane_minimum(spec: LaneSpec, base: QFont) -> tuple[int, int]:
         return _layout(QRectF(0, 0, width, height), spec, base, tight) is not None
 
     def smallest(ok: object) -> int:
-        lo, hi = 1, 4096
+        # Up from 256 px (lanes need a few hundred; the probes at thousands cost the
+        # most), doubling to 4096 at most, then halving the bracket.
+        lo, hi = 1, 256
+        while hi < 4096 and not ok(hi):  # type: ignore[operator]
+            lo, hi = hi + 1, min(2 * hi, 4096)
         while lo < hi:
             mid = (lo + hi) // 2
             if ok(mid):  # type: ignore[operator]

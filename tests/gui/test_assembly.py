@@ -28,7 +28,9 @@ from engine.model.schedule import Schedule
 from engine.model.scheduler import simulate
 from gui.assembly import AssemblyLineView
 from gui.assembly_lane import LanePainter
+from gui.assembly_layout import lane_minimum, layout_lane
 from gui.assembly_parts import CHIP_MIN, FIGURE_MIN, SLOT_MIN
+from gui.assembly_texts import lane_spec
 from gui.clock import Clock
 from gui.export import export
 from gui.icons import icon, tinted
@@ -326,6 +328,19 @@ def test_the_minimum_size_is_small_enough_for_a_laptop(lone_view: AssemblyLineVi
     assert all(lane.fits for lane in lone_view.layouts())
     lone_view.resize(QSize(minimum.width(), minimum.height() - 20))
     assert lone_view.size() == minimum  # the widget refuses less
+
+
+@pytest.mark.parametrize("run", list(_runs()))
+def test_a_lane_minimum_is_the_least_size_its_lane_fits_in(lone_view, run: str) -> None:
+    """The searched minimum is exact: its lane fits there, and not one pixel narrower
+    (however tall) nor one pixel shorter (at that width)."""
+    font = lone_view.font()
+    for schedule in _runs()[run]:
+        spec = lane_spec(Derived(schedule))
+        width, height = lane_minimum(spec, font)
+        assert layout_lane(QRectF(0, 0, width, height), spec, font).fits, run
+        assert not layout_lane(QRectF(0, 0, width - 1, 4096), spec, font).fits, run
+        assert not layout_lane(QRectF(0, 0, width, height - 1), spec, font).fits, run
 
 
 # -- sharp at 200% --------------------------------------------------------------------------
