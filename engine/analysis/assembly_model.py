@@ -1,17 +1,12 @@
-"""What the assembly line shows at one instant, as pure functions of a pipeline Schedule:
-where each op's chip sits (the input shelf, a worker, its shared-memory slot, the output
-shelf), where it glides from just after it moved, and what every shared-memory slot holds.
+"""What the assembly line shows at one instant of a pipeline Schedule (no Qt): where each
+op's chip sits (the input shelf, a worker, its shared-memory slot, the output shelf), where
+it glides from, and what every shared-memory slot holds.
 
-No Qt: the GUI maps these spots to pixels; tests check them without a display.
-
-A chip moves only when its op does. Between transitions (a stage starting or ending) it
-sits still at its spot; for ``travel`` time units after a transition it glides from the
-spot it left (never longer than half the time until the op's next transition). With
-``travel = 0`` every frame is exactly the engine's state (`engine.analysis.timeline.state_at`).
-
-Per frame the work is O(log n + workers + slots shown + shelf): binary searches over
-arrays built once per Schedule (`engine.analysis.derived.Derived.assembly`), never a scan
-of all ops.
+A chip moves only when its op does: for ``travel`` time units after a transition (a stage
+starting or ending) it glides from the spot it left (at most half the time to the op's next
+transition). With ``travel = 0`` a frame is the engine's state
+(`engine.analysis.timeline.state_at`). A frame costs O(log n + workers + slots shown +
+shelf): binary searches in `Derived.assembly`, never a scan of all ops.
 """
 
 from __future__ import annotations
@@ -53,8 +48,7 @@ class Spot(IntEnum):
     OUTPUT = 3  # the output shelf, most recently done first
 
 
-# The members as plain ints, for frames (an enum member's lookup costs more than the
-# small-array operation it feeds).
+# (Plain ints: an enum member's lookup costs more than the small-array operation it feeds.)
 _INPUT, _WORKER, _SLOT, _OUTPUT = (int(spot) for spot in Spot)
 _FREE, _RESERVED, _LOADING, _HOLDING, _WRITING = (int(state) for state in SlotState)
 
@@ -97,13 +91,11 @@ class AssemblyIndex:
 
 
 def build_index(schedule: Schedule, columns: OpColumns) -> AssemblyIndex:
-    """The index of ``schedule`` (a pipeline: one task per op and stage), searching the
-    stage columns other indexes share (``columns``)."""
+    """The index of ``schedule`` (a pipeline), on the stage columns other indexes share."""
     starts, ends = schedule.op_starts, schedule.op_ends
     # (stage by stage: a comparison along an axis of length 2 is slow at 10^6 ops)
     ordered = all(bool((starts[:, i + 1] >= ends[:, i]).all()) for i in range(starts.shape[1] - 1))
-    # Stages of a simulated op run in order: the read starts first and the write ends last
-    # (then these are the stage columns the other indexes share).
+    # (Stages in order, as in every simulated run: the read starts first, the write ends last.)
     first, last = slot_holds(schedule)  # (last: the write's ends, `op_column`)
     last_sorted, by_last = columns.sorted("end", -1)  # shared with the waits'
     if ordered:
@@ -455,53 +447,20 @@ def _chips(
         else:
             from_index[leaving] = 0
     if travel > 0:
-        # The queues move up as ops leave the input shelf and down as ops reach the
-        # output shelf: the chips that stay glide one rank per op that moved.
-        _shift(
-            index.earliest,
-            index.by_earliest is None,
-            time,
-            travel,
-            to_spot == _INPUT,
-            fraction,
-            to_index,
-            from_index,
-            +1,
-        )
-        _shift(
-            index.latest,
-            True,
-            time,
-            travel,
-            (to_spot == _OUTPUT) & (fraction >= 1),
-            fraction,
-            to_index,
-            from_index,
-            -1,
-        )
+        # The queues move up as ops leave the input shelf and down as ops reach the output
+        # shelf: the chips that stay glide one rank per op that left or joined (``moves``:
+        # the sorted times of that) in the last ``travel``.
+        shelves = [(index.latest, (to_spot == _OUTPUT) & (fraction >= 1), -1)]
+        if index.by_earliest is None:
+            shelves.append((index.earliest, to_spot == _INPUT, +1))
+        for moves, staying, direction in shelves:
+            recent = int(np.searchsorted(moves, time, side="right"))
+            since = int(np.searchsorted(moves, time - travel, side="right"))
+            staying &= to_index >= 0
+            if recent > since and staying.any():
+                from_index[staying] = to_index[staying] + direction * (recent - since)
+                fraction[staying] = (time - float(moves[since])) / travel
     return Chips(ops, from_spot, from_index, to_spot, to_index, fraction)
-
-
-def _shift(
-    moves: FloatArray,
-    in_op_order: bool,
-    time: float,
-    travel: float,
-    staying: npt.NDArray[np.bool_],
-    fraction: FloatArray,
-    to_index: IntArray,
-    from_index: IntArray,
-    direction: int,
-) -> None:
-    """Glide the chips ``staying`` on a shelf by the ops that left or joined it in the
-    last ``travel`` (``moves``: sorted times at which ops leave or join)."""
-    recent = int(np.searchsorted(moves, time, side="right"))
-    since = int(np.searchsorted(moves, time - travel, side="right"))
-    staying = staying & (to_index >= 0)
-    if recent == since or not in_op_order or not staying.any():
-        return
-    from_index[staying] = to_index[staying] + direction * (recent - since)
-    fraction[staying] = (time - float(moves[since])) / travel
 
 
 def _spots(

@@ -16,7 +16,6 @@ import numpy as np
 
 from engine.analysis.metrics import (
     bottleneck,
-    busy_by_worker,
     makespan_formula,
     speedup,
     steady_state,
@@ -126,7 +125,7 @@ def schedule_stats(
     ]
     if summary is not None:
         lines.append(_idle_line(schedule, summary, time_text, idle_texts))
-    busy = busy_by_worker(derived)
+    busy = derived.busy_by_worker
     use = utilization_by_worker(derived)
     workers = []
     for row in range(schedule.n_workers):

@@ -194,7 +194,7 @@ def test_still_frames_are_the_engines_state(preset: str) -> None:
             assert spot == expected
             if index != -2:
                 assert where == index
-        busy = state.worker_op[state.worker_op >= 0]
+        busy = state.workers.op[state.workers.op >= 0]
         assert set(busy.tolist()) <= set(chips.op.tolist())
         inside = np.flatnonzero((state.op_place > 0) & (state.op_place < Place.DONE))
         assert set(inside.tolist()) <= set(chips.op.tolist())
