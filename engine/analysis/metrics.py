@@ -44,10 +44,9 @@ def measure_busy(schedule: Schedule) -> FloatArray:
     busy = np.zeros(schedule.n_workers)
     for row in range(schedule.n_workers):
         lo, hi = int(bounds[row]), int(bounds[row + 1])
-        if lo < hi and added is None:
-            busy[row] = float((schedule.end[order[lo:hi]] - starts[lo:hi]).sum())
-        elif lo < hi:
-            busy[row] = float(added[lo:hi].sum())
+        if lo < hi:
+            part = schedule.end[order[lo:hi]] - starts[lo:hi] if added is None else added[lo:hi]
+            busy[row] = float(part.sum())
     busy.flags.writeable = False
     return busy
 
@@ -204,11 +203,11 @@ def op_work(schedule: Schedule) -> OpWork | None:
         first=durations[0].copy(),
         hold_mean=float(holds.mean()),
         longest_op=float(holds.max()),
-        median_positive=_median_positive(durations.reshape(-1)),  # (last: it reorders them)
+        median_positive=median_positive(durations.reshape(-1)),  # (last: it reorders them)
     )
 
 
-def _median_positive(durations: FloatArray) -> float:
+def median_positive(durations: FloatArray) -> float:
     """The median of the positive ``durations`` (1 when none), partitioning them in place
     (the caller's own array): as ``np.median(durations[durations > 0])``."""
     positive = durations if bool((durations > 0).all()) else durations[durations > 0]

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from engine.analysis.metrics import median_positive
 from engine.model.schedule import Schedule
 
 if TYPE_CHECKING:
@@ -69,9 +70,4 @@ def describe_task(schedule: Schedule, task: int) -> str:
 def typical_duration(derived: Derived) -> float:
     """Median positive task duration (1 for an empty schedule): sets the glide length."""
     work = derived.op_work  # a pipeline's: measured with its stage statistics
-    if work is not None:
-        return work.median_positive
-    durations = derived.schedule.duration
-    positive = durations if bool((durations > 0).all()) else durations[durations > 0]
-    # (np.median partitions a copy; this array is ours: partition it in place)
-    return float(np.median(positive, overwrite_input=True)) if len(positive) else 1.0
+    return median_positive(derived.schedule.duration) if work is None else work.median_positive
