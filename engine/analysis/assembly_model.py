@@ -21,7 +21,6 @@ import numpy.typing as npt
 from engine.analysis.timeline import WorkersNow, workers_at
 from engine.indexes.assembly_slots import (
     SlotIndex,
-    SlotPlan,
     SlotState,
     build_slot_index,
     holders_at,
@@ -73,16 +72,6 @@ class AssemblyIndex:
     pools: tuple[SlotIndex, ...] = ()
     shape: bool = False
     rest_pools: tuple[tuple[int, ...], ...] = ()
-
-    @property
-    def plan(self) -> SlotPlan:
-        """Which shared-memory slot each op holds (the book's)."""
-        return self.slots.plan
-
-    @property
-    def peak(self) -> int:
-        """Most shared-memory slots in use at once (the book's)."""
-        return self.slots.peak
 
     @property
     def pool_stride(self) -> int:
@@ -230,16 +219,11 @@ def _slots_in(
             np.where(time < read_end, _LOADING, np.where(time < write_start, _HOLDING, _WRITING)),
         )
         state[held] = stage_state
+        # (A progress is 0 before its stage starts: reserved slots are empty, held full.)
         fill[held] = np.where(
-            stage_state == _RESERVED,
-            0.0,
-            np.where(
-                stage_state == _LOADING,
-                _progress(read_start, read_end, time),
-                np.where(
-                    stage_state == _WRITING, 1.0 - _progress(write_start, write_end, time), 1.0
-                ),
-            ),
+            stage_state <= _LOADING,
+            _progress(read_start, read_end, time),
+            1.0 - _progress(write_start, write_end, time),
         )
     return SlotsNow(holders, state, fill)
 
@@ -382,8 +366,8 @@ def assembly_frame(
         waiting=n - started,
         done=done,
         in_use=in_use_at(index.slots, time),
-        peak=index.peak,
-        slot_count=index.plan.count,
+        peak=index.slots.peak,
+        slot_count=index.slots.plan.count,
         workers=workers,
         idle=idle,
         slots=slots,
@@ -490,7 +474,7 @@ def _spots(
     if index.shape:
         where[resting] = _pool_slots(schedule, index, ops[resting], places[resting], time)
     else:
-        where[resting] = index.plan.slot_of(ops[resting])
+        where[resting] = index.slots.plan.slot_of(ops[resting])
     return spot, where
 
 

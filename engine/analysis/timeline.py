@@ -190,10 +190,6 @@ def _plural_noun(name: str) -> bool:
     return name.endswith("s") and not name.endswith("ss") and name not in UNITS
 
 
-def _verb(plural: bool, singular: str, many: str) -> str:
-    return many if plural else singular
-
-
 def _worker_name(schedule: Schedule, row: int) -> str:
     """ "the load unit" (a unit's only worker), "compute unit 2" (a numbered one)."""
     label = schedule.row_label(row)
@@ -307,7 +303,7 @@ def _idle_phrases(schedule: Schedule, reasons: list[IdleNow], earlier: float) ->
                 held = f", held by {op_list(ops)} until {at}"
             else:
                 held = f", held by {op_list(ops)} (the first frees at {at})"
-            phrases.append(f"{who} {_verb(plural, 'waits', 'wait')} for a slot of {name}{held}")
+            phrases.append(f"{who} {'wait' if plural else 'waits'} for a slot of {name}{held}")
         elif reason == SLOT:
             slots = schedule.buffers
             if slots == 1:
