@@ -123,11 +123,9 @@ def build_index(schedule: Schedule, columns: OpColumns) -> AssemblyIndex:
 
 
 def rest_pools(schedule: Schedule) -> tuple[tuple[int, ...], ...]:
-    """Per gap between stage s and s + 1: the pools whose slot an op resting there sits
-    in, first choice first: those it holds for sure (taken at or before stage s, freed
-    after stage s + 1 starts), the one taken earliest first (its data has been there
-    longest: a tile that waits for the MMA sits in its shared-memory stage), then those
-    taken for stage s + 1 (held once granted)."""
+    """Per gap between stage s and s + 1, the pools whose slot an op resting there sits in,
+    first choice first: those held across the gap, taken earliest first (a tile waiting for
+    the MMA sits in its shared-memory stage), then those taken for stage s + 1."""
     n_stages = len(schedule.stage_names)
     pools = list(enumerate(schedule.pools))
     gaps = []
@@ -163,10 +161,7 @@ class ChipMotion:
 
 def chip_motion(times: FloatArray, time: float, travel: float) -> ChipMotion:
     """Motion of the ops whose transition rows are ``times`` (see `transitions`).
-
-    Transitions at one instant are one move (a read that ends as the compute starts
-    carries the chip from the load worker straight to the compute worker).
-    """
+    Transitions at one instant are one move (load worker straight to compute worker)."""
     n, width = times.shape
     rows = np.arange(n)
     place = (times <= time).sum(axis=1).astype(np.int64)
@@ -303,15 +298,10 @@ class Chips:
 
 @dataclass(frozen=True, eq=False)
 class AssemblyFrame:
-    """Everything the assembly line draws of one pipeline Schedule at ``time``.
-
-    ``waiting`` / ``done``: ops not started / finished. ``in_use``: slots held now;
-    ``peak``: most held at once (the slots an unlimited run needs). ``workers``: every
-    worker's task (`engine.analysis.timeline.workers_at`); ``idle``: how long each idle worker has
-    been idle, counted within this run (0 while busy). ``slots``: the first slots.
-    ``pools``: a shape's run, each pool (`pools_now`); () for the book's, whose one pool
-    is ``slots``.
-    """
+    """Everything the assembly line draws of one pipeline Schedule at ``time``: ops not
+    started (``waiting``) and done; slots held now and at most (``peak``: what an unlimited
+    run needs); every worker's task and idle time (`idle_durations`); the first slots; a
+    shape's run's pools (`pools_now`; () for the book's, whose one pool is ``slots``)."""
 
     time: float
     waiting: int

@@ -404,8 +404,7 @@ def makespan_formula(derived: Derived) -> MakespanFormula | None:
     T + (N − 1)·m when the slots never bind (B = 0 or B·m ≥ T), else the ops go in rounds
     of B that each hold every slot for T: (⌊(N − 1)/B⌋ + 1)·T + ((N − 1) mod B)·m
     With one slot (sequential) every op runs alone, whatever the workers: Σ(r + c + w).
-    Anything else has no closed form; the text then gives the
-    lower bound no schedule can beat.
+    Anything else has no closed form; the text then gives the bound no schedule can beat.
     """
     schedule, work = derived.schedule, derived.op_work
     if work is None:
@@ -460,12 +459,10 @@ def makespan_formula(derived: Derived) -> MakespanFormula | None:
 
 
 def _shape_formula(derived: Derived) -> MakespanFormula:
-    """A pipeline shape's run: T₁ + (N − 1)·P (the first op's own time, then one op every P,
-    the period of what binds, `steady_state`) where the run settles into that period at
-    once, as the presets' textbook forms do (the bubble (M + S − 1)·t, ping-pong's load +
-    N·mma + epilogue, cooperative's load + N·(mma + epilogue)); else no closed form and the
-    bound no run can beat: the binding resource's work per worker or slot, or the longest
-    op, whichever is larger."""
+    """A pipeline shape's run: T₁ + (N − 1)·P (the first op, then one op every P, the
+    period of what binds) where the run settles into P at once, as the presets' textbook
+    forms do (the bubble (M + S − 1)·t, ping-pong's load + N·mma + epilogue); else no
+    closed form and the bound no run can beat."""
     schedule = derived.schedule
     sec = partial(time_text, unit=schedule.time_unit)
     n = schedule.n_ops

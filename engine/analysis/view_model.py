@@ -1,8 +1,5 @@
-"""What the app asks of one Schedule under the pointer and on the assembly line: the task
-running on a row at an instant, its hover text, and the glide length of the animation.
-
-No Qt here: the GUI renders these, tests check them without a display. (Stats come from
-`engine.analysis.stats`, times as text from `engine.base.text`.)
+"""What the app asks of one Schedule under the pointer and on the assembly line (no Qt): the
+task running on a row at an instant, its hover text, and the animation's glide length.
 """
 
 from __future__ import annotations
