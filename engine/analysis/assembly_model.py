@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from engine.analysis.timeline import WorkersNow, workers_at
+from engine.analysis.timeline import WorkersNow, progress, workers_at
 from engine.indexes.assembly_slots import (
     SlotIndex,
     SlotState,
@@ -217,15 +217,10 @@ def _slots_in(
         # (A progress is 0 before its stage starts: reserved slots are empty, held full.)
         fill[held] = np.where(
             stage_state <= _LOADING,
-            _progress(read_start, read_end, time),
-            1.0 - _progress(write_start, write_end, time),
+            progress(read_start, read_end, time),
+            1.0 - progress(write_start, write_end, time),
         )
     return SlotsNow(holders, state, fill)
-
-
-def _progress(start: FloatArray, end: FloatArray, time: float) -> FloatArray:
-    span = end - start
-    return np.clip((time - start) / np.where(span > 0, span, 1.0), 0.0, 1.0)
 
 
 @dataclass(frozen=True, eq=False)

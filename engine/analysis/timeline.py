@@ -108,10 +108,14 @@ def workers_at(schedule: Schedule, time: float) -> WorkersNow:
     stage = np.where(busy, schedule.stage[safe], -1).astype(np.int64)
     fraction = np.zeros(rows)
     if busy.any():
-        t = task[busy]
-        span = schedule.end[t] - schedule.start[t]
-        fraction[busy] = np.clip((time - schedule.start[t]) / np.where(span > 0, span, 1), 0, 1)
+        fraction[busy] = progress(schedule.start[task[busy]], schedule.end[task[busy]], time)
     return WorkersNow(task, op, stage, fraction, idle_since)
+
+
+def progress(start: FloatArray, end: FloatArray, time: float) -> FloatArray:
+    """How much of each span [start, end) is done at ``time``, in [0, 1]."""
+    span = end - start
+    return np.clip((time - start) / np.where(span > 0, span, 1.0), 0.0, 1.0)
 
 
 def state_at(schedule: Schedule, time: float) -> State:
