@@ -231,7 +231,6 @@ class PoolNow:
 
     in_use: int
     peak: int
-    slot_count: int
     slots: SlotsNow
     words: tuple[str, ...]
 
@@ -248,7 +247,6 @@ def pools_now(derived: Derived, time: float, counts: tuple[int, ...]) -> tuple[P
             PoolNow(
                 in_use=in_use_at(slots, time),
                 peak=slots.peak,
-                slot_count=slots.plan.count,
                 slots=now,
                 words=stage_words(schedule, now.op, time),
             )
@@ -303,7 +301,6 @@ class AssemblyFrame:
     done: int
     in_use: int
     peak: int
-    slot_count: int
     workers: WorkersNow
     idle: FloatArray
     slots: SlotsNow
@@ -352,7 +349,6 @@ def assembly_frame(
         done=done,
         in_use=in_use_at(index.slots, time),
         peak=index.slots.peak,
-        slot_count=index.slots.plan.count,
         workers=workers,
         idle=idle,
         slots=slots,
