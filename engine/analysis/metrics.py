@@ -140,13 +140,11 @@ _WORK_WORDS = dict(zip(UNITS, ("reads", "compute", "writes"), strict=True))
 
 @dataclass(frozen=True)
 class SteadyState:
-    """What limits a pipeline once it is full: each resource allows one op every
-    read / k_load, compute / k_compute, write / k_store and (read + compute + write) / B
-    (no slot term with unlimited slots); the largest is the ``period`` and its resource
-    binds. Uneven ops use the totals over all ops (``period`` is then the mean per op).
-
-    ``resource``: "load" | "compute" | "store" | "slots", or "none" when two or more tie
-    (balanced) or there is no work. ``why``: one sentence with the numbers.
+    """What limits a pipeline once it is full: each resource allows one op every read /
+    k_load, compute / k_compute, write / k_store and (read + compute + write) / B (none with
+    unlimited slots); the largest is the ``period`` (uneven ops: the mean over all ops).
+    ``resource`` binds: "load" | "compute" | "store" | "slots", or "none" when two or more
+    tie (balanced) or there is no work. ``why``: one sentence with the numbers.
     """
 
     resource: str

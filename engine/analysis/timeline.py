@@ -201,14 +201,11 @@ def _worker_name(schedule: Schedule, row: int) -> str:
 
 
 def narrate(derived: Derived, time: float) -> str:
-    """One line saying what changes at ``time`` (an event time), what keeps going, and why
-    anything waits: idle workers with their reason (`engine.reasons.waits`) and the ops waiting.
-
-    e.g. "t = 2 s: the compute unit starts computing op 2 while the store unit starts
-    writing op 1; the load unit waits: both slots are held (ops 1 and 2); the first frees at
-    3 s; op 3 waits for a slot". Ops are numbered from 1 for people; nothing is cut short.
-    Costs O(rows · log n) per call (no task is scanned), and each line is kept
-    (`Derived.narrations`), so the animation may ask at every tick.
+    """One line saying what changes at event time ``time``, what keeps going, and why
+    anything waits (`engine.reasons.waits`): "t = 2 s: the compute unit starts computing op
+    2 while the store unit starts writing op 1; the load unit waits: both slots are held
+    (ops 1 and 2); the first frees at 3 s; op 3 waits for a slot" (ops from 1). O(rows ·
+    log n), and kept (`Derived.narrations`): the animation may ask at every tick.
     """
     cache = derived.narrations
     key = float(time)

@@ -44,24 +44,13 @@ def busy_fraction(
     bands: int | None = None,
     capacity: int | None = None,
 ) -> FloatArray:
-    """Share of each (band, column) cell that tasks keep busy, in [0, 1].
+    """Share of each (band, column) cell that the tasks (``start``, ``end``, ``row``: one
+    entry each) keep busy over [t0, t1] in ``columns`` columns, shape (bands, columns).
 
-    Parameters
-    ----------
-    start, end, row
-        One entry per task: its time span and its row (0 .. n_rows - 1).
-    t0, t1, columns
-        The time window, cut into ``columns`` equal columns.
-    bands
-        Row bands (default: one per row); more bands than rows means one per row.
-    capacity
-        Most tasks that can run at once in one band (default: its number of rows). One
-        row per op gives bands of thousands of ops of which only as many as there are
-        workers can run at once: ``capacity`` = workers makes "all workers on these ops"
-        read as fully busy.
-
-    Returns an array of shape (bands, columns); a band's share is the mean over its rows,
-    clipped to 1 (tasks overlapping on a row count once each).
+    ``bands``: row bands (default, or more than rows: one per row); a band's share is the
+    mean over its rows, clipped to 1 (tasks overlapping on a row count once each).
+    ``capacity``: most tasks that can run at once in one band (default: its rows); with
+    one row per op, ``capacity`` = workers reads "all workers on these ops" as fully busy.
     """
     n_bands = n_rows if bands is None else max(1, min(int(bands), n_rows))
     columns = int(columns)
