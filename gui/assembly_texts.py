@@ -103,7 +103,7 @@ def lane_spec(derived: Derived) -> LaneSpec:
     if pipeline and derived.assembly.shape:  # a shape's run: a shelf per pool, if any
         pools = pool_specs(derived)
     elif pipeline:
-        index = derived.assembly
+        index = derived.assembly.slots
         # A measured run may hold more slots than it was given: show them all.
         slots = max(schedule.buffers, index.plan.count)
         usage_widest = tuple(

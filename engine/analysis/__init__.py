@@ -1,8 +1,6 @@
-"""What PipeLab reads off a run: `Derived` (derived), the one object that builds and keeps
-every index and summary of one Schedule; the metrics (metrics) and the stats table (stats);
-the state of every worker and op at any instant (timeline) and on the assembly line
-(assembly_model); what the pointer is over (view_model); and the writers of a run's JSON and
-Perfetto trace (writers).
+"""What PipeLab reads off a run: `Derived` (derived), which keeps every index and summary of
+a Schedule; metrics and the stats table (stats); the state at any instant (timeline), on
+the assembly line (assembly_model) and under the pointer (view_model); writers (JSON, trace).
 
 May import every engine subpackage below it: reasons, indexes, model, base, compiled.
 """

@@ -1,17 +1,12 @@
-"""What the assembly line shows at one instant, as pure functions of a pipeline Schedule:
-where each op's chip sits (the input shelf, a worker, its shared-memory slot, the output
-shelf), where it glides from just after it moved, and what every shared-memory slot holds.
+"""What the assembly line shows at one instant of a pipeline Schedule (no Qt): where each
+op's chip sits (the input shelf, a worker, its shared-memory slot, the output shelf), where
+it glides from, and what every shared-memory slot holds.
 
-No Qt: the GUI maps these spots to pixels; tests check them without a display.
-
-A chip moves only when its op does. Between transitions (a stage starting or ending) it
-sits still at its spot; for ``travel`` time units after a transition it glides from the
-spot it left (never longer than half the time until the op's next transition). With
-``travel = 0`` every frame is exactly the engine's state (`engine.analysis.timeline.state_at`).
-
-Per frame the work is O(log n + workers + slots shown + shelf): binary searches over
-arrays built once per Schedule (`engine.analysis.derived.Derived.assembly`), never a scan
-of all ops.
+A chip moves only when its op does: for ``travel`` time units after a transition (a stage
+starting or ending) it glides from the spot it left (at most half the time to the op's next
+transition). With ``travel = 0`` a frame is the engine's state
+(`engine.analysis.timeline.state_at`). A frame costs O(log n + workers + slots shown +
+shelf): binary searches in `Derived.assembly`, never a scan of all ops.
 """
 
 from __future__ import annotations
@@ -23,10 +18,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from engine.analysis.timeline import WorkersNow, workers_at
+from engine.analysis.timeline import WorkersNow, progress, workers_at
 from engine.indexes.assembly_slots import (
     SlotIndex,
-    SlotPlan,
     SlotState,
     build_slot_index,
     holders_at,
@@ -53,8 +47,7 @@ class Spot(IntEnum):
     OUTPUT = 3  # the output shelf, most recently done first
 
 
-# The members as plain ints, for frames (an enum member's lookup costs more than the
-# small-array operation it feeds).
+# (Plain ints: an enum member's lookup costs more than the small-array operation it feeds.)
 _INPUT, _WORKER, _SLOT, _OUTPUT = (int(spot) for spot in Spot)
 _FREE, _RESERVED, _LOADING, _HOLDING, _WRITING = (int(state) for state in SlotState)
 
@@ -81,29 +74,17 @@ class AssemblyIndex:
     rest_pools: tuple[tuple[int, ...], ...] = ()
 
     @property
-    def plan(self) -> SlotPlan:
-        """Which shared-memory slot each op holds (the book's)."""
-        return self.slots.plan
-
-    @property
-    def peak(self) -> int:
-        """Most shared-memory slots in use at once (the book's)."""
-        return self.slots.peak
-
-    @property
     def pool_stride(self) -> int:
         """A chip in slot s of pool p sits at `Spot.SLOT` index p · pool_stride + s."""
         return max([1, *(pool.plan.count for pool in self.pools)])
 
 
 def build_index(schedule: Schedule, columns: OpColumns) -> AssemblyIndex:
-    """The index of ``schedule`` (a pipeline: one task per op and stage), searching the
-    stage columns other indexes share (``columns``)."""
+    """The index of ``schedule`` (a pipeline), on the stage columns other indexes share."""
     starts, ends = schedule.op_starts, schedule.op_ends
     # (stage by stage: a comparison along an axis of length 2 is slow at 10^6 ops)
     ordered = all(bool((starts[:, i + 1] >= ends[:, i]).all()) for i in range(starts.shape[1] - 1))
-    # Stages of a simulated op run in order: the read starts first and the write ends last
-    # (then these are the stage columns the other indexes share).
+    # (Stages in order, as in every simulated run: the read starts first, the write ends last.)
     first, last = slot_holds(schedule)  # (last: the write's ends, `op_column`)
     last_sorted, by_last = columns.sorted("end", -1)  # shared with the waits'
     if ordered:
@@ -142,11 +123,9 @@ def build_index(schedule: Schedule, columns: OpColumns) -> AssemblyIndex:
 
 
 def rest_pools(schedule: Schedule) -> tuple[tuple[int, ...], ...]:
-    """Per gap between stage s and s + 1: the pools whose slot an op resting there sits
-    in, first choice first: those it holds for sure (taken at or before stage s, freed
-    after stage s + 1 starts), the one taken earliest first (its data has been there
-    longest: a tile that waits for the MMA sits in its shared-memory stage), then those
-    taken for stage s + 1 (held once granted)."""
+    """Per gap between stage s and s + 1, the pools whose slot an op resting there sits in,
+    first choice first: those held across the gap, taken earliest first (a tile waiting for
+    the MMA sits in its shared-memory stage), then those taken for stage s + 1."""
     n_stages = len(schedule.stage_names)
     pools = list(enumerate(schedule.pools))
     gaps = []
@@ -182,10 +161,7 @@ class ChipMotion:
 
 def chip_motion(times: FloatArray, time: float, travel: float) -> ChipMotion:
     """Motion of the ops whose transition rows are ``times`` (see `transitions`).
-
-    Transitions at one instant are one move (a read that ends as the compute starts
-    carries the chip from the load worker straight to the compute worker).
-    """
+    Transitions at one instant are one move (load worker straight to compute worker)."""
     n, width = times.shape
     rows = np.arange(n)
     place = (times <= time).sum(axis=1).astype(np.int64)
@@ -238,23 +214,13 @@ def _slots_in(
             np.where(time < read_end, _LOADING, np.where(time < write_start, _HOLDING, _WRITING)),
         )
         state[held] = stage_state
+        # (A progress is 0 before its stage starts: reserved slots are empty, held full.)
         fill[held] = np.where(
-            stage_state == _RESERVED,
-            0.0,
-            np.where(
-                stage_state == _LOADING,
-                _progress(read_start, read_end, time),
-                np.where(
-                    stage_state == _WRITING, 1.0 - _progress(write_start, write_end, time), 1.0
-                ),
-            ),
+            stage_state <= _LOADING,
+            progress(read_start, read_end, time),
+            1.0 - progress(write_start, write_end, time),
         )
     return SlotsNow(holders, state, fill)
-
-
-def _progress(start: FloatArray, end: FloatArray, time: float) -> FloatArray:
-    span = end - start
-    return np.clip((time - start) / np.where(span > 0, span, 1.0), 0.0, 1.0)
 
 
 @dataclass(frozen=True, eq=False)
@@ -265,7 +231,6 @@ class PoolNow:
 
     in_use: int
     peak: int
-    slot_count: int
     slots: SlotsNow
     words: tuple[str, ...]
 
@@ -282,7 +247,6 @@ def pools_now(derived: Derived, time: float, counts: tuple[int, ...]) -> tuple[P
             PoolNow(
                 in_use=in_use_at(slots, time),
                 peak=slots.peak,
-                slot_count=slots.plan.count,
                 slots=now,
                 words=stage_words(schedule, now.op, time),
             )
@@ -327,22 +291,16 @@ class Chips:
 
 @dataclass(frozen=True, eq=False)
 class AssemblyFrame:
-    """Everything the assembly line draws of one pipeline Schedule at ``time``.
-
-    ``waiting`` / ``done``: ops not started / finished. ``in_use``: slots held now;
-    ``peak``: most held at once (the slots an unlimited run needs). ``workers``: every
-    worker's task (`engine.analysis.timeline.workers_at`); ``idle``: how long each idle worker has
-    been idle, counted within this run (0 while busy). ``slots``: the first slots.
-    ``pools``: a shape's run, each pool (`pools_now`); () for the book's, whose one pool
-    is ``slots``.
-    """
+    """Everything the assembly line draws of one pipeline Schedule at ``time``: ops not
+    started (``waiting``) and done; slots held now and at most (``peak``: what an unlimited
+    run needs); every worker's task and idle time (`idle_durations`); the first slots; a
+    shape's run's pools (`pools_now`; () for the book's, whose one pool is ``slots``)."""
 
     time: float
     waiting: int
     done: int
     in_use: int
     peak: int
-    slot_count: int
     workers: WorkersNow
     idle: FloatArray
     slots: SlotsNow
@@ -390,8 +348,7 @@ def assembly_frame(
         waiting=n - started,
         done=done,
         in_use=in_use_at(index.slots, time),
-        peak=index.peak,
-        slot_count=index.plan.count,
+        peak=index.slots.peak,
         workers=workers,
         idle=idle,
         slots=slots,
@@ -455,53 +412,20 @@ def _chips(
         else:
             from_index[leaving] = 0
     if travel > 0:
-        # The queues move up as ops leave the input shelf and down as ops reach the
-        # output shelf: the chips that stay glide one rank per op that moved.
-        _shift(
-            index.earliest,
-            index.by_earliest is None,
-            time,
-            travel,
-            to_spot == _INPUT,
-            fraction,
-            to_index,
-            from_index,
-            +1,
-        )
-        _shift(
-            index.latest,
-            True,
-            time,
-            travel,
-            (to_spot == _OUTPUT) & (fraction >= 1),
-            fraction,
-            to_index,
-            from_index,
-            -1,
-        )
+        # The queues move up as ops leave the input shelf and down as ops reach the output
+        # shelf: the chips that stay glide one rank per op that left or joined (``moves``:
+        # the sorted times of that) in the last ``travel``.
+        shelves = [(index.latest, (to_spot == _OUTPUT) & (fraction >= 1), -1)]
+        if index.by_earliest is None:
+            shelves.append((index.earliest, to_spot == _INPUT, +1))
+        for moves, staying, direction in shelves:
+            recent = int(np.searchsorted(moves, time, side="right"))
+            since = int(np.searchsorted(moves, time - travel, side="right"))
+            staying &= to_index >= 0
+            if recent > since and staying.any():
+                from_index[staying] = to_index[staying] + direction * (recent - since)
+                fraction[staying] = (time - float(moves[since])) / travel
     return Chips(ops, from_spot, from_index, to_spot, to_index, fraction)
-
-
-def _shift(
-    moves: FloatArray,
-    in_op_order: bool,
-    time: float,
-    travel: float,
-    staying: npt.NDArray[np.bool_],
-    fraction: FloatArray,
-    to_index: IntArray,
-    from_index: IntArray,
-    direction: int,
-) -> None:
-    """Glide the chips ``staying`` on a shelf by the ops that left or joined it in the
-    last ``travel`` (``moves``: sorted times at which ops leave or join)."""
-    recent = int(np.searchsorted(moves, time, side="right"))
-    since = int(np.searchsorted(moves, time - travel, side="right"))
-    staying = staying & (to_index >= 0)
-    if recent == since or not in_op_order or not staying.any():
-        return
-    from_index[staying] = to_index[staying] + direction * (recent - since)
-    fraction[staying] = (time - float(moves[since])) / travel
 
 
 def _spots(
@@ -531,7 +455,7 @@ def _spots(
     if index.shape:
         where[resting] = _pool_slots(schedule, index, ops[resting], places[resting], time)
     else:
-        where[resting] = index.plan.slot_of(ops[resting])
+        where[resting] = index.slots.plan.slot_of(ops[resting])
     return spot, where
 
 

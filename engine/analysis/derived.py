@@ -1,16 +1,9 @@
 """`Derived`: everything PipeLab derives from one Schedule and keeps, in one typed object.
 
-A Schedule is plain data. The indexes and summaries that the views, the stats and the
-exports read (the wait reasons' index, the idle spans and their summary, the event times
-as an `EventUnion`, the assembly line's index, the Gantt's task index, the critical
-path's charges…) are built here, each on first use, and live as long as the `Derived`
-that holds them. Whoever owns a Schedule's lifetime makes its `Derived` and passes it to
-the functions that need it: the app's `gui.runs.Run` (its derivation steps build them on
-the worker thread), the command line and the exports (their own, for one command).
-docs/derived.md lists each, the question it answers, who asks it and what it costs.
-
-Nothing here decides by what happens to be built already: each member is built one way,
-from the Schedule and the members it names.
+Each index and summary the views, stats and exports read is built on first use, one way
+(never by what happens to be built already), and lives as long as its `Derived`, which
+whoever owns the Schedule's lifetime makes: the app's `gui.runs.Run`, the command line and
+the exports. docs/derived.md lists each, the question it answers, who asks and its cost.
 """
 
 from __future__ import annotations
@@ -44,9 +37,8 @@ T = TypeVar("T")
 
 
 class OpColumns:
-    """Each stage's starts and ends sorted (`engine.model.schedule.sort_op_column`), built once
-    per stage and kind, and shared by every index that searches them (the wait reasons'
-    units, holds and ready orders, the event union, the assembly line's index)."""
+    """Each stage's starts and ends sorted (`engine.model.schedule.sort_op_column`), once per
+    stage and kind, shared by the indexes that search them (waits, events, assembly)."""
 
     def __init__(self, schedule: Schedule) -> None:
         self.schedule = schedule
@@ -63,17 +55,10 @@ class OpColumns:
 
 
 class Derived:
-    """What is derived from one Schedule, each member built on first use and then kept.
-
-    Members (see docs/derived.md): `columns` (sorted stage columns), `waits` (the wait
-    reasons' index), `events` (event times), `idle_spans`, `idle_summary`, `op_waits`,
-    `op_wait_reasons`, `busy_by_worker`, `op_work`, `critical_charges`, `narrations`,
-    `assembly`, `task_spans`, `own_reasons`. `built` names those built so far.
-
-    ``own_reasons`` builds the wait reasons of a Schedule whose rows wait for reasons the
-    pipeline's rules don't give (an imported profile's lanes: the layer that reads the
-    file knows them, the engine does not); None for simulated and measured runs.
-    """
+    """What is derived from one Schedule, each member built on first use and then kept
+    (docs/derived.md lists them). ``own_reasons`` builds the wait reasons of rows that
+    wait for reasons the pipeline's rules don't give (an imported profile's lanes: the
+    layer that reads the file knows them); None for simulated and measured runs."""
 
     def __init__(
         self, schedule: Schedule, own_reasons: Callable[[Schedule], OwnReasons] | None = None
@@ -104,8 +89,7 @@ class Derived:
 
     @property
     def events(self) -> EventUnion:
-        """The event times (0, every start and end;
-        `engine.indexes.event_union.schedule_events`)."""
+        """The event times (0, every start and end: `schedule_events`)."""
         return self._member("events", lambda: schedule_events(self.schedule, self.columns))
 
     @property
@@ -132,8 +116,7 @@ class Derived:
 
     @property
     def own_reasons(self) -> OwnReasons | None:
-        """The rows' own wait reasons (an imported profile's), None where the pipeline's
-        rules say why a row waits."""
+        """The rows' own wait reasons (an imported profile's), else None."""
         build = self._own_reasons
         if build is None:
             return None

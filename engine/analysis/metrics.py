@@ -1,11 +1,11 @@
-"""Pure functions of a Schedule: busy and idle time, utilization, gaps, speedup, bottleneck.
-
-Those that read what is kept per Schedule (busy time, the per-op work, the critical
-path's charges) take its `engine.analysis.derived.Derived`."""
+"""Pure functions of a Schedule: busy time, utilization, speedup, bottleneck, what binds the
+steady state and the makespan's closed form. Those that read what is kept per Schedule
+take its `engine.analysis.derived.Derived`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -23,48 +23,31 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 
-def busy_by_worker(derived: Derived) -> FloatArray:
-    """Busy time of every worker (one entry per timeline row), overlaps counted once (a
-    copy of `Derived.busy_by_worker`, measured once per Schedule: the stats ask twice)."""
-    return derived.busy_by_worker.copy()
-
-
 def measure_busy(schedule: Schedule) -> FloatArray:
-    """Busy time of every worker, overlaps counted once (read-only).
-
-    Simulated workers never overlap themselves; measured rows may (several streams' kernels
-    on the SMs), so the union of intervals is measured rather than the sum of durations."""
-    busy = _busy(schedule)
-    busy.flags.writeable = False
-    return busy
-
-
-def _busy(schedule: Schedule) -> FloatArray:
+    """Busy time of every worker, overlaps counted once (read-only): measured rows may
+    overlap (several streams' kernels on the SMs), so the union of intervals counts."""
     order, bounds = schedule.by_row
     starts = schedule.row_starts
     if schedule.rows_disjoint:  # every task adds all of itself: row by row, no big copies
-        busy = np.zeros(schedule.n_workers)
-        for row in range(schedule.n_workers):
-            lo, hi = int(bounds[row]), int(bounds[row + 1])
-            if lo < hi:
-                busy[row] = float((schedule.end[order[lo:hi]] - starts[lo:hi]).sum())
-        return busy
-    reach, _ = schedule.row_reach
-    ends = schedule.end[order]
-    # Running maximum of ends within each row turns overlaps into a union: a task adds only
-    # what reaches past everything before it (a row's first task: all of it).
-    previous = np.empty(len(starts))
-    previous[1:] = reach[:-1]
-    firsts = bounds[:-1][np.diff(bounds) > 0]
-    previous[firsts] = starts[firsts]
-    np.maximum(starts, previous, out=previous)
-    np.subtract(ends, previous, out=previous)
-    np.clip(previous, 0, None, out=previous)
+        added = None
+    else:
+        # A task adds only what reaches past everything before it on its row (the running
+        # maximum of ends); a row's first task: all of it.
+        reach, _ = schedule.row_reach
+        added = np.empty(len(starts))
+        added[1:] = reach[:-1]
+        firsts = bounds[:-1][np.diff(bounds) > 0]
+        added[firsts] = starts[firsts]
+        np.maximum(starts, added, out=added)
+        np.subtract(schedule.end[order], added, out=added)
+        np.clip(added, 0, None, out=added)
     busy = np.zeros(schedule.n_workers)
     for row in range(schedule.n_workers):
-        lo, hi = bounds[row], bounds[row + 1]
+        lo, hi = int(bounds[row]), int(bounds[row + 1])
         if lo < hi:
-            busy[row] = float(previous[lo:hi].sum())
+            part = schedule.end[order[lo:hi]] - starts[lo:hi] if added is None else added[lo:hi]
+            busy[row] = float(part.sum())
+    busy.flags.writeable = False
     return busy
 
 
@@ -157,13 +140,11 @@ _WORK_WORDS = dict(zip(UNITS, ("reads", "compute", "writes"), strict=True))
 
 @dataclass(frozen=True)
 class SteadyState:
-    """What limits a pipeline once it is full: each resource allows one op every
-    read / k_load, compute / k_compute, write / k_store and (read + compute + write) / B
-    (no slot term with unlimited slots); the largest is the ``period`` and its resource
-    binds. Uneven ops use the totals over all ops (``period`` is then the mean per op).
-
-    ``resource``: "load" | "compute" | "store" | "slots", or "none" when two or more tie
-    (balanced) or there is no work. ``why``: one sentence with the numbers.
+    """What limits a pipeline once it is full: each resource allows one op every read /
+    k_load, compute / k_compute, write / k_store and (read + compute + write) / B (none with
+    unlimited slots); the largest is the ``period`` (uneven ops: the mean over all ops).
+    ``resource`` binds: "load" | "compute" | "store" | "slots", or "none" when two or more
+    tie (balanced) or there is no work. ``why``: one sentence with the numbers.
     """
 
     resource: str
@@ -174,20 +155,11 @@ class SteadyState:
     identical: bool = True
 
 
-def _op_durations(schedule: Schedule) -> FloatArray | None:
-    """(n_ops, 3) stage durations of a three-stage pipeline on three units, else None."""
-    if not len(schedule) or schedule.n_units != 3 or not schedule.is_pipeline:
-        return None
-    durations: FloatArray = schedule.op_ends - schedule.op_starts
-    return durations
-
-
 @dataclass(frozen=True, eq=False)
 class OpWork:
     """What the steady state and the closed form read from a pipeline's (n_ops, 3) stage
-    durations, taken in one go and kept per Schedule (`Derived.op_work`; the durations
-    themselves are not kept: 24 MB at 10^6 ops). Each number is the very expression the
-    two used to compute on the durations, so the results do not change by a bit."""
+    durations, kept per Schedule (`Derived.op_work`; the durations are not: 24 MB at 10^6
+    ops). Each number is the expression noted on the durations, to the bit."""
 
     n: int
     per_stage: FloatArray  # durations.sum(axis=0)
@@ -201,16 +173,10 @@ class OpWork:
 
 
 def op_work(schedule: Schedule) -> OpWork | None:
-    """`OpWork` of a three-stage pipeline on three units (None for other Schedules; kept
-    by `Derived.op_work`)."""
+    """`OpWork` of a three-stage pipeline on three units (None for other Schedules)."""
     if not len(schedule) or schedule.n_units != 3 or schedule.pools or not schedule.is_pipeline:
         return None  # (a pipeline shape's run: `_shape_state`)
-    return _measure_work(schedule)
-
-
-def _measure_work(schedule: Schedule) -> OpWork:
-    durations = _op_durations(schedule)
-    assert durations is not None
+    durations = schedule.op_ends - schedule.op_starts
     n = len(durations)
     # Column by column (numpy's reductions along an axis of length 3 are slow), with the
     # same arithmetic: a sum along axis 0 adds each column in order (a running sum), one
@@ -226,7 +192,7 @@ def _measure_work(schedule: Schedule) -> OpWork:
     for column in columns:
         np.cumsum(column, out=scratch)
         per_stage.append(float(scratch[-1]))
-    work = OpWork(
+    return OpWork(
         n=n,
         per_stage=np.array(per_stage),
         column_sums=tuple(float(c.sum()) for c in columns),
@@ -235,12 +201,11 @@ def _measure_work(schedule: Schedule) -> OpWork:
         first=durations[0].copy(),
         hold_mean=float(holds.mean()),
         longest_op=float(holds.max()),
-        median_positive=_median_positive(durations.reshape(-1)),  # (last: it reorders them)
+        median_positive=median_positive(durations.reshape(-1)),  # (last: it reorders them)
     )
-    return work
 
 
-def _median_positive(durations: FloatArray) -> float:
+def median_positive(durations: FloatArray) -> float:
     """The median of the positive ``durations`` (1 when none), partitioning them in place
     (the caller's own array): as ``np.median(durations[durations > 0])``."""
     positive = durations if bool((durations > 0).all()) else durations[durations > 0]
@@ -258,23 +223,12 @@ def _median_positive(durations: FloatArray) -> float:
     return (float(positive[:half].max()) + high) / 2
 
 
-def typical_task_duration(derived: Derived) -> float | None:
-    """The median positive task duration of a three-stage pipeline (kept with its other
-    stage statistics), or None for other Schedules."""
-    work = derived.op_work
-    return None if work is None else work.median_positive
-
-
 def steady_state(derived: Derived) -> SteadyState:
     """The binding resource of a pipeline Schedule (simulated or measured), from its own
     stage times, worker counts and slots. Other Schedules: the unit with most work per
     worker."""
     schedule = derived.schedule
-    t = schedule.time_unit
-
-    def sec(value: float) -> str:
-        return time_text(value, t)
-
+    sec = partial(time_text, unit=schedule.time_unit)
     work = derived.op_work
     if len(schedule) and (schedule.pools or (work is None and schedule.is_pipeline)):
         return _shape_state(schedule)  # (a pipeline of other stages, units or pools)
@@ -448,18 +402,13 @@ def makespan_formula(derived: Derived) -> MakespanFormula | None:
     T + (N − 1)·m when the slots never bind (B = 0 or B·m ≥ T), else the ops go in rounds
     of B that each hold every slot for T: (⌊(N − 1)/B⌋ + 1)·T + ((N − 1) mod B)·m
     With one slot (sequential) every op runs alone, whatever the workers: Σ(r + c + w).
-    Anything else has no closed form; the text then gives the
-    lower bound no schedule can beat.
+    Anything else has no closed form; the text then gives the bound no schedule can beat.
     """
     schedule, work = derived.schedule, derived.op_work
     if work is None:
         shape = len(schedule) and schedule.is_pipeline and schedule.source == "simulated"
         return _shape_formula(derived) if shape else None
-    t = schedule.time_unit
-
-    def sec(value: float) -> str:
-        return time_text(value, t)
-
+    sec = partial(time_text, unit=schedule.time_unit)
     n, b = work.n, schedule.buffers
     if b == 1:  # one op at a time, whatever the workers: the sum of every op's time
         value = work.total
@@ -508,18 +457,12 @@ def makespan_formula(derived: Derived) -> MakespanFormula | None:
 
 
 def _shape_formula(derived: Derived) -> MakespanFormula:
-    """A pipeline shape's run: T₁ + (N − 1)·P (the first op's own time, then one op every P,
-    the period of what binds, `steady_state`) where the run settles into that period at
-    once, as the presets' textbook forms do (the bubble (M + S − 1)·t, ping-pong's load +
-    N·mma + epilogue, cooperative's load + N·(mma + epilogue)); else no closed form and the
-    bound no run can beat: the binding resource's work per worker or slot, or the longest
-    op, whichever is larger."""
+    """A pipeline shape's run: T₁ + (N − 1)·P (the first op, then one op every P, the
+    period of what binds) where the run settles into P at once, as the presets' textbook
+    forms do (the bubble (M + S − 1)·t, ping-pong's load + N·mma + epilogue); else no
+    closed form and the bound no run can beat."""
     schedule = derived.schedule
-    t = schedule.time_unit
-
-    def sec(value: float) -> str:
-        return time_text(value, t)
-
+    sec = partial(time_text, unit=schedule.time_unit)
     n = schedule.n_ops
     per_op = (schedule.op_ends - schedule.op_starts).sum(axis=1)
     state = steady_state(derived)

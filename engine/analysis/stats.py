@@ -1,10 +1,6 @@
-"""The one stats builder: the numbers the app's stats panel and the terminal's table show,
-each with the words that say how it was obtained.
-
-`schedule_stats` gives the lines (makespan, what binds the steady state, the closed form
-with its numbers, anomalies, idle time by reason) and a utilization entry per worker with its
-idle spans in a compact form. The GUI renders them (gui/stats_panel.py); cli/table.py prints
-them. Times are written by the formatter passed in (the app's 4 digits, the terminal's 6).
+"""The one stats builder: the numbers the app's stats panel (gui/stats_panel.py) and the
+terminal's table (cli/table.py) show, each with the words that say how it was obtained;
+times written by the formatter passed in (the app's 4 digits, the terminal's 6).
 """
 
 from __future__ import annotations
@@ -16,7 +12,6 @@ import numpy as np
 
 from engine.analysis.metrics import (
     bottleneck,
-    busy_by_worker,
     makespan_formula,
     speedup,
     steady_state,
@@ -74,8 +69,8 @@ class ScheduleStats:
 def schedule_stats(
     derived: Derived, scenario: Scenario | None = None, time_text: TimeText = format_time
 ) -> ScheduleStats:
-    """The stats of one Schedule, each with the sentence that explains it. ``scenario``
-    (simulated runs) adds the list-scheduling anomaly check."""
+    """The stats of one Schedule (lines, and each worker's utilization with its idle
+    spans); ``scenario`` (simulated runs) adds the list-scheduling anomaly check."""
     schedule = derived.schedule
     unit = schedule.time_unit
     span = schedule.makespan
@@ -126,7 +121,7 @@ def schedule_stats(
     ]
     if summary is not None:
         lines.append(_idle_line(schedule, summary, time_text, idle_texts))
-    busy = busy_by_worker(derived)
+    busy = derived.busy_by_worker
     use = utilization_by_worker(derived)
     workers = []
     for row in range(schedule.n_workers):
@@ -244,10 +239,9 @@ def row_idle_text(derived: Derived, row: int, time_text: TimeText = format_time)
 
 
 def comparison(schedules: list[Schedule]) -> StatLine | None:
-    """The headline for two or more Schedules: a measured run against the model's
-    prediction gives the overlap efficiency; otherwise the speedup of the last over the first
-    (sequential → pipelined). None for one Schedule, and between two imported traces'
-    lanes (two devices of a profile are not a before and after)."""
+    """The headline for two or more Schedules: a measured run against the model's the
+    overlap efficiency, else the speedup of the last over the first. None for one Schedule
+    and between imported traces' lanes (two devices are not a before and after)."""
     if len(schedules) < 2:
         return None
     first, last = schedules[0], schedules[-1]

@@ -44,25 +44,28 @@ class Place(IntEnum):
 
 
 @dataclass(frozen=True, eq=False)
-class State:
-    """Everything at one instant ``time``. Arrays are per timeline row (worker) or per op.
+class WorkersNow:
+    """Per timeline row at one instant: the task it runs (-1 idle), that task's op and stage
+    (-1 idle), the fraction done, in [0, 1], and when an idle row last finished (0 if
+    never, NaN while busy)."""
 
-    ``worker_task``: the task index a worker is running, or -1 when idle.
-    ``worker_op`` / ``worker_stage``: that task's op and stage (-1 when idle).
-    ``worker_fraction``: how much of that task is done, in [0, 1].
-    ``worker_idle_since``: when an idle worker last finished (0 if never worked), NaN if busy.
-    ``op_place``: per op, a `Place` value (pipelines only; empty otherwise).
-    ``op_holds_slot``: per op, whether it holds a shared-memory slot now.
-    ``pool_holds``: a pipeline shape's run: per pool (`Schedule.pools`), per op, whether
-    the op holds one of its slots now (granted, its pool's last stage not ended).
+    task: IntArray
+    op: IntArray
+    stage: IntArray
+    fraction: FloatArray
+    idle_since: FloatArray
+
+
+@dataclass(frozen=True, eq=False)
+class State:
+    """Everything at one instant ``time``: every worker's task (``workers``); per op, its
+    `Place` (``op_place``, pipelines only; else empty) and whether it holds a shared-memory
+    slot now (``op_holds_slot``); for a pipeline shape's run, per pool (`Schedule.pools`)
+    and op, whether the op holds one of its slots (granted, the pool's last stage not ended).
     """
 
     time: float
-    worker_task: IntArray
-    worker_op: IntArray
-    worker_stage: IntArray
-    worker_fraction: FloatArray
-    worker_idle_since: FloatArray
+    workers: WorkersNow
     op_place: IntArray
     op_holds_slot: npt.NDArray[np.bool_]
     pool_holds: tuple[npt.NDArray[np.bool_], ...] = ()
@@ -74,19 +77,6 @@ class State:
     def pool_in_use(self, pool: int) -> int:
         """Slots of pool ``pool`` held now."""
         return int(self.pool_holds[pool].sum())
-
-
-@dataclass(frozen=True, eq=False)
-class WorkersNow:
-    """Per timeline row at one instant: the task it runs
-    (-1 idle), that task's op and stage (-1 idle), the fraction done, and when an idle row
-    last finished (0 if never, NaN while busy)."""
-
-    task: IntArray
-    op: IntArray
-    stage: IntArray
-    fraction: FloatArray
-    idle_since: FloatArray
 
 
 def workers_at(schedule: Schedule, time: float) -> WorkersNow:
@@ -118,19 +108,19 @@ def workers_at(schedule: Schedule, time: float) -> WorkersNow:
     stage = np.where(busy, schedule.stage[safe], -1).astype(np.int64)
     fraction = np.zeros(rows)
     if busy.any():
-        t = task[busy]
-        span = schedule.end[t] - schedule.start[t]
-        fraction[busy] = np.clip((time - schedule.start[t]) / np.where(span > 0, span, 1), 0, 1)
+        fraction[busy] = progress(schedule.start[task[busy]], schedule.end[task[busy]], time)
     return WorkersNow(task, op, stage, fraction, idle_since)
 
 
-def state_at(schedule: Schedule, time: float) -> State:
-    """The state of every worker and op at ``time``.
+def progress(start: FloatArray, end: FloatArray, time: float) -> FloatArray:
+    """How much of each span [start, end) is done at ``time``, in [0, 1]."""
+    span = end - start
+    return np.clip((time - start) / np.where(span > 0, span, 1.0), 0.0, 1.0)
 
-    A task is running on [start, end): at its end instant the worker is already free, the
-    op already in its next place. Zero-length tasks never show as running.
-    """
-    workers = workers_at(schedule, time)
+
+def state_at(schedule: Schedule, time: float) -> State:
+    """The state of every worker and op at ``time``. A task runs on [start, end): at its
+    end the worker is free, the op in its next place; zero-length tasks never run."""
     if schedule.is_pipeline:
         place = (schedule.op_starts <= time).sum(axis=1) + (schedule.op_ends <= time).sum(axis=1)
         place = place.astype(np.int64)
@@ -140,17 +130,7 @@ def state_at(schedule: Schedule, time: float) -> State:
     else:
         place = np.zeros(0, dtype=np.int64)
         holds = np.zeros(0, dtype=bool)
-    return State(
-        time,
-        workers.task,
-        workers.op,
-        workers.stage,
-        workers.fraction,
-        workers.idle_since,
-        place,
-        holds,
-        _pool_holds(schedule, time),
-    )
+    return State(time, workers_at(schedule, time), place, holds, _pool_holds(schedule, time))
 
 
 def _pool_holds(schedule: Schedule, time: float) -> tuple[npt.NDArray[np.bool_], ...]:
@@ -214,10 +194,6 @@ def _plural_noun(name: str) -> bool:
     return name.endswith("s") and not name.endswith("ss") and name not in UNITS
 
 
-def _verb(plural: bool, singular: str, many: str) -> str:
-    return many if plural else singular
-
-
 def _worker_name(schedule: Schedule, row: int) -> str:
     """ "the load unit" (a unit's only worker), "compute unit 2" (a numbered one)."""
     label = schedule.row_label(row)
@@ -225,14 +201,11 @@ def _worker_name(schedule: Schedule, row: int) -> str:
 
 
 def narrate(derived: Derived, time: float) -> str:
-    """One line saying what changes at ``time`` (an event time), what keeps going, and why
-    anything waits: idle workers with their reason (`engine.reasons.waits`) and the ops waiting.
-
-    e.g. "t = 2 s: the compute unit starts computing op 2 while the store unit starts
-    writing op 1; the load unit waits: both slots are held (ops 1 and 2); the first frees at
-    3 s; op 3 waits for a slot". Ops are numbered from 1 for people; nothing is cut short.
-    Costs O(rows · log n) per call (no task is scanned), and each line is kept
-    (`Derived.narrations`), so the animation may ask at every tick.
+    """One line saying what changes at event time ``time``, what keeps going, and why
+    anything waits (`engine.reasons.waits`): "t = 2 s: the compute unit starts computing op
+    2 while the store unit starts writing op 1; the load unit waits: both slots are held
+    (ops 1 and 2); the first frees at 3 s; op 3 waits for a slot" (ops from 1). O(rows ·
+    log n), and kept (`Derived.narrations`): the animation may ask at every tick.
     """
     cache = derived.narrations
     key = float(time)
@@ -331,7 +304,7 @@ def _idle_phrases(schedule: Schedule, reasons: list[IdleNow], earlier: float) ->
                 held = f", held by {op_list(ops)} until {at}"
             else:
                 held = f", held by {op_list(ops)} (the first frees at {at})"
-            phrases.append(f"{who} {_verb(plural, 'waits', 'wait')} for a slot of {name}{held}")
+            phrases.append(f"{who} {'wait' if plural else 'waits'} for a slot of {name}{held}")
         elif reason == SLOT:
             slots = schedule.buffers
             if slots == 1:

@@ -1,8 +1,5 @@
-"""What the app asks of one Schedule under the pointer and on the assembly line: the task
-running on a row at an instant, its hover text, and the glide length of the animation.
-
-No Qt here: the GUI renders these, tests check them without a display. (Stats come from
-`engine.analysis.stats`, times as text from `engine.base.text`.)
+"""What the app asks of one Schedule under the pointer and on the assembly line (no Qt): the
+task running on a row at an instant, its hover text, and the animation's glide length.
 """
 
 from __future__ import annotations
@@ -11,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.analysis.metrics import typical_task_duration
+from engine.analysis.metrics import median_positive
 from engine.model.schedule import Schedule
 
 if TYPE_CHECKING:
@@ -69,11 +66,5 @@ def describe_task(schedule: Schedule, task: int) -> str:
 
 def typical_duration(derived: Derived) -> float:
     """Median positive task duration (1 for an empty schedule): sets the glide length."""
-    schedule = derived.schedule
-    known = typical_task_duration(derived)  # a pipeline's: measured with its stage stats
-    if known is not None:
-        return known
-    durations = schedule.duration
-    positive = durations if bool((durations > 0).all()) else durations[durations > 0]
-    # (np.median partitions a copy; this array is ours: partition it in place)
-    return float(np.median(positive, overwrite_input=True)) if len(positive) else 1.0
+    work = derived.op_work  # a pipeline's: measured with its stage statistics
+    return median_positive(derived.schedule.duration) if work is None else work.median_positive

@@ -1,9 +1,8 @@
 """Writers of Schedules: the contract's JSON and Chrome Trace Event JSON (Perfetto).
 
-Both stream: tasks (and the JSON's idle spans) are formatted a chunk at a time straight
-from the numpy columns and handed to a ``write`` function (``sys.stdout.write``, a file's, a
-StringIO's), so 10^6 ops (3·10^6 tasks) take seconds and bounded memory rather than one
-Python dict per task.
+Both stream: tasks and idle spans are formatted a chunk at a time from the numpy columns
+and handed to ``write`` (a file's, a StringIO's), so 10^6 ops take seconds and bounded
+memory, not one Python dict per task.
 """
 
 from __future__ import annotations
@@ -228,12 +227,9 @@ def trace_metadata(schedule: Schedule) -> dict[str, Any]:
 
 
 def write_trace(write: Write, schedules: list[Schedule]) -> None:
-    """Chrome Trace Event JSON (object form) that opens in Perfetto and chrome://tracing:
-    one process per Schedule, one thread (tid) per worker so that no two events on a track
-    overlap, names as metadata events, times in µs. Event names number ops from 1 for
-    people ("op 1 read"), or are the task's own name (an imported kernel's); ``args.op``
-    is the contract's 0-based index. ``otherData.pipelab`` keeps, per process, what reading
-    the trace back needs (`trace_metadata`)."""
+    """Chrome Trace Event JSON for Perfetto: a process per Schedule, a thread per worker (no
+    two events on a track overlap), times in µs, events named "op 1 read" (ops from 1) or
+    the task's own name; ``args.op`` is 0-based; ``otherData.pipelab``: `trace_metadata`."""
     other = json.dumps({TRACE_KEY: [trace_metadata(s) for s in schedules]})
     write(f'{{"displayTimeUnit": "ms", "otherData": {other}, "traceEvents": [\n')
     write(",\n".join(json.dumps(event) for event in _metadata(schedules)))

@@ -1,11 +1,7 @@
-"""Shared-memory slots as the assembly line shows them: which interval each op holds a
-slot for, which slot it holds, and the words for what a slot holds.
-
-Pure (no Qt). The engine's rule (docs/model.md): with B slots op i holds one from its
-grant to the end of its write, and slots are granted in op order. Which slot an op gets is
-not part of that contract; here it is chosen so that slots are taken in turn where they can
-be (always so with one worker per unit), without a Python loop wherever ops are granted in
-op order.
+"""Shared-memory slots as the assembly line shows them: when each op holds a slot, which
+slot, and who holds each slot at an instant. The engine's rule (docs/model.md) grants slots
+in op order but does not say which slot: here slots are taken in turn where they can be
+(always with one worker per unit), without a Python loop wherever ops are granted in order.
 """
 
 from __future__ import annotations
@@ -47,14 +43,10 @@ SLOT_WORDS: dict[SlotState, str] = {
 
 
 def slot_holds(schedule: Schedule) -> tuple[FloatArray, FloatArray]:
-    """Per op, the interval [from, to) during which it holds a shared-memory slot.
-
-    With B > 0 slots the engine's rule (docs/model.md): from its grant (its first start
-    when the Schedule has no grants, as a measured run may not) to the end of its last
-    stage. With unlimited slots (B = 0) every grant is at 0 and nothing ever waits for a
-    slot, so the hold shown is the time the op's data is in shared memory: from the start
-    of its read to the end of its write.
-    """
+    """Per op, the interval [from, to) it holds a shared-memory slot: from its grant (its
+    first start where there are none, as in measured runs) to its last stage's end. With
+    unlimited slots (B = 0) every grant is at 0, so the hold shown is the time the op's
+    data is in shared memory: from its read's start."""
     first = op_column(schedule, "start", 0)
     if schedule.buffers > 0 and schedule.grant is not None:
         first = schedule.grant
@@ -112,17 +104,12 @@ def peak_holders(first: FloatArray, last: FloatArray) -> int:
 def assign_slots(
     first: FloatArray, last: FloatArray, buffers: int, touching: float | None = None
 ) -> SlotPlan:
-    """A slot per op such that no two ops holding at once share one.
-
-    The engine's rule with B slots: op i takes the slot op i − B held when that one is
-    free in time (always so with one worker per unit), so slots are taken in turn. With
-    unlimited slots, in turn over as few slots as the peak needs when that is valid.
-    Otherwise, for ops granted in op order, each op inherits the slot of an op that has
-    released one (`_inherited`, vectorized); else the lowest free slot in grant order (a
-    Python heap loop, for measured runs that held more slots than they had).
-
-    Holds that overlap by less than ``touching`` do not overlap (default:
-    `touching_tolerance`, for runs whose times carry rounding; 0 is exact).
+    """A slot per op such that no two ops holding at once share one: op i takes op
+    i − B's where that one is free in time (always with one worker per unit); unlimited
+    slots: in turn over as few as the peak needs, where valid. Else ops granted in op order
+    inherit released slots (`_inherited`, vectorized), others the lowest free slot (a heap
+    loop, for measured runs that held more slots than they had). Holds overlapping by less
+    than ``touching`` (default `touching_tolerance`; 0 is exact) do not overlap.
     """
     touching = touching_tolerance(last) if touching is None else touching
     n = len(first)
@@ -147,10 +134,9 @@ def assign_slots(
 
 
 def _inherited(first: FloatArray, last: FloatArray, slots: int, touching: float) -> SlotPlan | None:
-    """Slots passed on in release order, vectorized: with holds granted in op order and
-    never more than ``slots`` at once, op ``slots + k`` can take the slot of the k-th op
-    to release its own (by then at least k + 1 ops have released). None where that does
-    not hold (a measured run that held more than it had): then the heap decides."""
+    """Slots passed on in release order: with holds granted in op order, never more than
+    ``slots`` at once, op ``slots + k`` takes the slot of the k-th op to release one. None
+    where that does not hold (a measured run that held more than it had)."""
     n = len(first)
     if not bool((first[1:] >= first[:-1]).all()):
         return None
@@ -160,9 +146,8 @@ def _inherited(first: FloatArray, last: FloatArray, slots: int, touching: float)
         return None
     owner = np.arange(n, dtype=np.int64)
     owner[heirs] = donors
-    # Every op points at an earlier one, so each chain ends at one of the first `slots`
-    # ops, whose index is the slot: one compiled pass in op order, else pointer jumping
-    # (log2 n passes of O(n)), which ends with the same roots.
+    # Each chain of earlier ops ends at one of the first `slots` ops, its slot: one compiled
+    # pass in op order, else pointer jumping (log2 n passes of O(n)) to the same roots.
     compiled = fast_scheduler.compiled if fast_scheduler.use_compiled else None
     if compiled is not None:
         compiled.chain_roots(owner)
@@ -207,8 +192,8 @@ def sorted_and_order(values: FloatArray) -> tuple[FloatArray, IntArray | None]:
 
 @dataclass(frozen=True, eq=False)
 class SlotIndex:
-    """The holds of one pool of slots (the book's shared memory, or a shape's pool), built
-    once per Schedule, that say in O(log n) per slot who holds which slot at an instant."""
+    """The holds of one pool of slots (the book's shared memory, or a shape's pool): who
+    holds which slot at an instant, in O(log n) per slot."""
 
     holds_from: FloatArray  # per op: when it takes its slot
     holds_to: FloatArray  # per op: when it frees it
@@ -256,9 +241,8 @@ def build_slot_index(
 
 
 def _by_slot_then_hold(slots: IntArray, first: FloatArray, last: FloatArray, count: int) -> OpOrder:
-    """Ops sorted by (slot, hold start, hold end; then op), as ``np.lexsort((last, first,
-    slots))``. Ops granted in op order (a simulated run's) are in (start, end) order
-    already: then a stable sort by slot alone, a radix sort of small integers, gives it."""
+    """Ops sorted as ``np.lexsort((last, first, slots))``; where they are in (start, end)
+    order already (a simulated run's) by a stable radix sort of the slots alone."""
     in_hold_order = len(first) < 2 or bool(
         ((first[1:] > first[:-1]) | ((first[1:] == first[:-1]) & (last[1:] >= last[:-1]))).all()
     )
@@ -281,9 +265,8 @@ def holders_at(index: SlotIndex, time: float, count: int) -> IntArray:
     holders = np.full(count, -1, dtype=np.int64)
     plan = index.plan
     if index.in_turn:
-        # Slots taken in turn, granted in op order: slot s's candidate is the last op
-        # granted by now among s, s + M, s + 2M, … (an older op in a slot ended before
-        # the next one in it began).
+        # Slots taken in turn: slot s's holder can only be the last op granted by now
+        # among s, s + M, s + 2M, … (an older one ended before the next began).
         granted = int(np.searchsorted(index.holds_from, time, side="right"))
         slots = np.arange(min(count, plan.modulus), dtype=np.int64)
         last = slots + plan.modulus * ((granted - 1 - slots) // plan.modulus)

@@ -1,15 +1,8 @@
-"""Busy fraction per pixel: what a timeline shows where its bars are thinner than a pixel.
-
-A Gantt of 10^6 tasks on 1,600 pixel columns cannot draw each task: bars narrower than a
-pixel alias into stripes and colour noise. `busy_fraction` says instead, for every cell of
-a (row band × time column) grid, which share of it the tasks keep busy. It is exact (each
-task adds its overlap with every column it touches), costs O(tasks + cells) numpy work, and
-its result has the size of the picture, not of the run, so drawing it costs O(pixels).
-
-Rows may be banded: ``bands`` < ``n_rows`` puts whole rows into equal bands (one row per op
-at 10^6 ops is far more rows than pixels too); a band's fraction is the average over its
-rows. Tasks that overlap on one row (measured runs may) count once each, so the fraction is
-clipped to 1.
+"""Busy fraction per pixel: what a timeline shows where its bars are thinner than a pixel
+(they would alias into stripes). `busy_fraction` gives, for every (row band × time column)
+cell, the share of it the tasks keep busy: exact, O(tasks + cells), its result the size of
+the picture. Unlike `SpanIndex.busy_fraction` it needs no index (an export, the visible
+tasks) and bands rows: one row per op at 10^6 ops is far more rows than pixels.
 """
 
 from __future__ import annotations
@@ -51,34 +44,23 @@ def busy_fraction(
     bands: int | None = None,
     capacity: int | None = None,
 ) -> FloatArray:
-    """Share of each (band, column) cell that tasks keep busy, in [0, 1].
+    """Share of each (band, column) cell that the tasks (``start``, ``end``, ``row``: one
+    entry each) keep busy over [t0, t1] in ``columns`` columns, shape (bands, columns).
 
-    Parameters
-    ----------
-    start, end, row
-        One entry per task: its time span and its row (0 .. n_rows - 1).
-    t0, t1, columns
-        The time window, cut into ``columns`` equal columns.
-    bands
-        Row bands (default: one per row); more bands than rows means one per row.
-    capacity
-        Most tasks that can run at once in one band (default: its number of rows). One
-        row per op gives bands of thousands of ops of which only as many as there are
-        workers can run at once: ``capacity`` = workers makes "all workers on these ops"
-        read as fully busy.
-
-    Returns an array of shape (bands, columns).
+    ``bands``: row bands (default, or more than rows: one per row); a band's share is the
+    mean over its rows, clipped to 1 (tasks overlapping on a row count once each).
+    ``capacity``: most tasks that can run at once in one band (default: its rows); with
+    one row per op, ``capacity`` = workers reads "all workers on these ops" as fully busy.
     """
     n_bands = n_rows if bands is None else max(1, min(int(bands), n_rows))
     columns = int(columns)
     if columns < 1 or n_bands < 1 or not t1 > t0:
         return np.zeros((max(n_bands, 0), max(columns, 0)))
     step = (t1 - t0) / columns
-    # Time covered before column edge k, per band: sum over tasks of
-    # ramp(k - u0) - ramp(k - u1) with ramp(x) = max(x, 0), u = time in columns. For the
-    # tasks with u <= k, sum of (k - u) = k * count - sum of u: two running sums per band.
-    # A chunk of tasks at a time: at 10^6 tasks, temporaries of a few MB, reused, instead
-    # of hundreds of MB of fresh pages.
+    # Time covered before column edge k, per band: sum over tasks of ramp(k - u0) -
+    # ramp(k - u1), ramp(x) = max(x, 0), u = time in columns; over the tasks with u <= k,
+    # sum of (k - u) = k * count - sum of u: two running sums per band. A chunk of tasks at
+    # a time: temporaries of a few MB, reused, not hundreds of MB of fresh pages.
     wide = columns + 1
     cells = n_bands * wide
     counts = np.zeros(cells)

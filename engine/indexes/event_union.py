@@ -1,17 +1,12 @@
-"""The event times of Schedules as one sorted set of times, counted and searched without
-a merged copy.
+"""The event times of Schedules as one sorted set, counted and searched without a merged
+copy (the app's clock steps through a run's Schedules' events together: "event 8 of 10").
 
-The app shows a run's Schedules (sequential and pipelined, and any pins) on one clock,
-which steps through all their events together and counts them ("event 8 of 10"). At 10^6
-ops each Schedule has about 3 million event times. A merged, sorted copy of them is 23 MB
-a Schedule, rebuilt at every edit, when the Schedule already holds them as ascending
-columns: a simulated run's times are 0 and its ends (every start is one of them), and each
-stage's ends, sorted, are what the wait reasons search anyway (`OpColumns`; with
-one worker a unit, the column itself). So an `EventUnion` keeps ascending arrays as they
-are, and beside them the few occurrences that are no event of their own: a time repeated,
-or (within one Schedule) one that lies within the rounding tolerance above the time
-before it (`schedule_events` merges them so). That is all it needs to count — the
-times up to t are each array's up to t, less those occurrences up to t — and to search.
+A merged copy would be 23 MB a Schedule at 10^6 ops, rebuilt at every edit, when the
+Schedule holds its times as ascending columns already: a simulated run's are 0 and each
+stage's ends, sorted (`OpColumns`, which the wait reasons search anyway). So an
+`EventUnion` keeps those arrays, and beside them the few occurrences that are no event of
+their own (a repeat, or one within the rounding tolerance above the time before it): the
+times up to t are each array's up to t, less those.
 """
 
 from __future__ import annotations
@@ -35,9 +30,8 @@ FloatArray = npt.NDArray[np.float64]
 
 
 def sorted_common(a: FloatArray, b: FloatArray) -> FloatArray:
-    """The values ascending arrays ``a`` and ``b`` both hold (equal as floats), ascending
-    and each once: one merge pass where the compiled module is built, else a binary search
-    of the shorter in the longer (the same values)."""
+    """The values ascending arrays ``a`` and ``b`` both hold (equal as floats), ascending,
+    each once: one compiled merge pass, else a binary search of the shorter in the longer."""
     compiled = fast_scheduler.compiled if fast_scheduler.use_compiled else None
     if compiled is not None:
         # (Strided arrays, a stage's column of a Schedule, are read as they are.)
@@ -57,16 +51,13 @@ def sorted_common(a: FloatArray, b: FloatArray) -> FloatArray:
 
 
 class EventUnion:
-    """A sorted set of times held as ascending arrays (repeats allowed; strided views are
-    not copied), ``removed``: the occurrences that are no time of their own (sorted), and
-    ``dropped``: the values none of whose occurrences is one (sorted, unique). Its
-    methods cost O(m log n) for m arrays of n times; ``np.asarray(union)`` builds the
-    merged array (for tests and small runs).
+    """A sorted set of times held as ascending arrays (repeats allowed; not copied), less
+    ``removed`` (occurrences that are no time of their own) and ``dropped`` (values none
+    of whose occurrences is one). Methods cost O(m log n) for m arrays of n times;
+    ``np.asarray(union)`` merges them (tests, small runs).
 
-    ``EventUnion(arrays, tolerance)``: one Schedule's times — a time that lies within
-    ``tolerance`` above the time before it (all occurrences merged in order) is none of
-    its own (`schedule_events`). `EventUnion.joined`: several Schedules' times on one
-    clock, each time once."""
+    ``EventUnion(arrays, tolerance)``: one Schedule's times, a time within ``tolerance``
+    above the one before it merged into it. `EventUnion.joined`: several Schedules'."""
 
     __slots__ = ("_length", "arrays", "dropped", "removed")
 
@@ -84,9 +75,9 @@ class EventUnion:
             n_removed, n_dropped = compiled.merge_times(tuple(parts), tolerance, removed, dropped)
             removed, dropped = removed[:n_removed].copy(), dropped[:n_dropped].copy()
         else:
-            # Every occurrence in order (a stable sort merges sorted runs in linear time):
-            # one within the tolerance above the one before it is none of its own; a
-            # value whose first occurrence is none has none (the rest follow it at 0).
+            # A stable sort merges sorted runs in linear time. An occurrence within the
+            # tolerance above the one before it is none of its own; a value whose first
+            # occurrence is none has none.
             merged = np.concatenate(parts)
             merged.sort(kind="stable")
             keep = np.empty(len(merged), dtype=bool)
@@ -104,19 +95,15 @@ class EventUnion:
     ) -> None:
         for array in (removed, dropped):
             array.flags.writeable = False
-        #: The arrays themselves (not copied: a Schedule's columns are read-only).
-        self.arrays = arrays
-        #: Occurrences that are no time of their own (sorted): repeats, merged times.
-        self.removed = removed
-        #: Values that are no time at all (sorted, unique): merged within the tolerance.
-        self.dropped = dropped
+        self.arrays = arrays  # (not copied: a Schedule's columns are read-only)
+        self.removed = removed  # sorted
+        self.dropped = dropped  # sorted, unique
         self._length = sum(len(a) for a in arrays) - len(removed)
 
     @classmethod
     def joined(cls, unions: Sequence[EventUnion]) -> EventUnion:
-        """The times of ``unions`` (several Schedules') as one set: a time more than one
-        holds counts once (equal as floats: no tolerance across Schedules). Costs a merge
-        pass per pair of arrays from different unions; the result shares every array."""
+        """The times of ``unions`` as one set, a time several hold once (equal as floats:
+        no tolerance across Schedules): a merge pass per pair of arrays of two unions."""
         unions = list(unions) or [cls([])]
         if len(unions) == 1:
             return unions[0]
@@ -198,8 +185,8 @@ class EventUnion:
         return self.first if last is None else last
 
     def __getitem__(self, index: int) -> float:
-        """The ``index``-th time (negative: from the end): the least time with ``index`` + 1
-        times at or before it, found by a binary search of each array (O(m² log² n))."""
+        """The ``index``-th time (negative: from the end), by a binary search of each array
+        for the least time with ``index`` + 1 times through it (O(m² log² n))."""
         n = self._length
         k = int(index) + n if index < 0 else int(index)
         if not 0 <= k < n:
@@ -225,19 +212,15 @@ class EventUnion:
 
 
 def schedule_events(schedule: Schedule, columns: OpColumns) -> EventUnion:
-    """``schedule``'s event times — 0 and every start and end, sorted, a time within the
-    rounding tolerance above the one before it merged into it — as an `EventUnion`
-    (`engine.analysis.derived.Derived.events` keeps it). A simulated run's times are 0 and its
-    ends: the end column itself where it rises (a sequential run), else each stage's
-    ends in time order (``columns``: a view of the column where it is in op order, every
-    one-worker unit's), none copied. Any other Schedule's: one merged, sorted array."""
+    """``schedule``'s event times (0 and every start and end, a time within the rounding
+    tolerance above the one before it merged into it). A simulated run's are 0 and its
+    ends: the end column where it rises (sequential), else each stage's ends sorted
+    (``columns``), none copied. Any other Schedule's: one merged, sorted array."""
     stages = len(schedule.stage_names)
     tolerance = time_tolerance(schedule.makespan)
     if not (schedule.ends_hold_starts and schedule.is_pipeline):
         times = np.concatenate([[0.0], schedule.start, schedule.end])
         times.sort()
-        # A time is kept when it lies more than the tolerance above the one before it
-        # (equal times differ by 0).
         keep = np.empty(len(times), dtype=bool)
         keep[0] = True
         np.greater(times[1:] - times[:-1], tolerance, out=keep[1:])
@@ -257,8 +240,8 @@ def events_of(derived: Sequence[Derived]) -> EventUnion:
 
 
 def _one_after_another(parts: list[FloatArray], tolerance: float) -> bool:
-    """Whether each array rises by more than ``tolerance`` at every step, and begins more
-    than that after the one before it ends (0, then a sequential run's ends)."""
+    """Whether each array rises by more than ``tolerance`` at every step and after the one
+    before it (0, then a sequential run's ends)."""
     for before, after in pairwise(parts):
         if not float(after[0]) - float(before[-1]) > tolerance:
             return False

@@ -26,20 +26,13 @@ _FENCE = 16
 
 
 class SpanIndex:
-    """A Schedule's tasks (spans) on its rows, indexed once so that a view of them costs
-    what its pixels need, not what the run holds. Made by `of_schedule` only: it reads
-    the Schedule's own row order (`Schedule.by_row`) and shares its arrays, no copy.
+    """A Schedule's tasks (spans) on its rows. Made by `of_schedule` only: it shares the
+    Schedule's row order (`Schedule.by_row`), no copy.
 
-    ``order`` sorts the spans by (row, start, end); row r's spans are
-    ``order[bounds[r]:bounds[r + 1]]``, with their ``starts`` and ``reach`` (running
-    maximum of the ends: overlapping spans allowed; None where no span starts before the
-    one before it on its row ended: then each span's reach is its own end, read from
-    ``end`` for the spans a question needs). ``merged_*``: each row's busy time as
-    disjoint intervals and the busy time before each (prefix sums), so the busy time up
-    to any instant is one binary search. ``lengths``: every span's length, sorted (how
-    many are at least so long is one binary search); the long ones themselves are found
-    through the longest span of each block of 64. Its own cost: the blocks' extremes,
-    one pass over the spans.
+    Row r's spans are ``order[bounds[r]:bounds[r + 1]]`` sorted by (start, end), with
+    their ``starts`` and ``reach`` (running maximum of the ends; None where the row's
+    spans never overlap: then a span's reach is its own end). Its own cost: the longest
+    and shortest span of each block of 64 (one pass), through which long spans are found.
     """
 
     def __init__(
@@ -58,8 +51,7 @@ class SpanIndex:
         self.bounds = bounds
         self.starts = starts
         self.reach = reach
-        # The longest and shortest span of each block of 64 (in index order): the long
-        # spans are found, and counted, block by block, without sorting n lengths.
+        # (Long spans are found, and counted, block by block, without sorting n lengths.)
         blocks = -(-len(start) // _BLOCK)
         self._block_longest = np.full(blocks, -np.inf)
         self._block_shortest = np.full(blocks, np.inf)
@@ -74,7 +66,7 @@ class SpanIndex:
             self._block_extremes(start, end)
 
     def _block_extremes(self, start: FloatArray, end: FloatArray) -> None:
-        """The blocks' longest and shortest spans in numpy, a chunk of blocks at a time."""
+        """The blocks' extremes in numpy, a chunk of blocks at a time."""
         chunk = _BLOCK * 16_384
         for first in range(0, len(start), chunk):
             durations = end[first : first + chunk] - start[first : first + chunk]
@@ -89,8 +81,7 @@ class SpanIndex:
 
     @classmethod
     def of_schedule(cls, schedule: Schedule) -> SpanIndex:
-        """The Schedule's tasks on its worker rows, on the Schedule's own row order (and
-        its own reach, none on disjoint rows: `Schedule.rows_disjoint`)."""
+        """The Schedule's tasks on its worker rows (its own reach, none on disjoint rows)."""
         order, bounds = schedule.by_row
         reach = None if schedule.rows_disjoint else schedule.row_reach[0]
         return cls(
@@ -114,7 +105,7 @@ class SpanIndex:
     @cached_property
     def _merged(self) -> tuple[FloatArray, FloatArray, FloatArray, IntArray]:
         """Each row's busy time as disjoint intervals (start, end), the busy time before
-        each, and each row's first interval (built on first use: busy_fraction)."""
+        each (prefix sums) and each row's first interval: `busy_until` on overlapping rows."""
         s, reach, bounds = self.starts, self._reach_at(slice(None)), self.bounds
         n = len(s)
         # A new busy interval starts where a span starts after all before it (on its row)
@@ -143,8 +134,7 @@ class SpanIndex:
         return merged_start, merged_end, before, m_bounds
 
     def prepare(self) -> None:
-        """Build now what `busy_fraction` and a view read (else their first call builds
-        it)."""
+        """Build now what `busy_fraction` and a view read (else their first call does)."""
         self._fences  # noqa: B018
         self.latest_end  # noqa: B018
         if not self._disjoint.all():
@@ -186,30 +176,6 @@ class SpanIndex:
             offsets.append(offsets[-1] + len(parts[-1]))
         return np.concatenate(parts), np.asarray(offsets, dtype=np.int64)
 
-    @property
-    def merged_start(self) -> FloatArray:
-        return self._merged[0]
-
-    @property
-    def merged_end(self) -> FloatArray:
-        return self._merged[1]
-
-    @property
-    def merged_before(self) -> FloatArray:
-        return self._merged[2]
-
-    @property
-    def merged_bounds(self) -> IntArray:
-        return self._merged[3]
-
-    @property
-    def order(self) -> TaskOrder:
-        """Span indices sorted by (row, start, end)."""
-        return self._order
-
-    def __len__(self) -> int:
-        return len(self._start)
-
     def _positions(self, lo: int, hi: int) -> IntArray:
         return self._order[lo:hi].astype(np.int64)
 
@@ -248,12 +214,6 @@ class SpanIndex:
         self._counted = (length, count)
         return count
 
-    @cached_property
-    def lengths(self) -> FloatArray:
-        """Every span's length, sorted (built on first use; `count_at_least` does not
-        need it)."""
-        return np.sort(self._end - self._start)
-
     def visible(self, t0: float, t1: float) -> IntArray:
         """The spans overlapping [t0, t1] (O(rows · log n + how many))."""
         parts = []
@@ -287,22 +247,21 @@ class SpanIndex:
         """Row ``r``'s busy time before each of ``times`` (overlaps count once)."""
         if self._disjoint[r]:
             return self._busy_until_disjoint(r, np.asarray(times, dtype=np.float64))
-        lo, hi = int(self.merged_bounds[r]), int(self.merged_bounds[r + 1])
+        merged_start, merged_end, merged_before, merged_bounds = self._merged
+        lo, hi = int(merged_bounds[r]), int(merged_bounds[r + 1])
         if lo == hi:
             return np.zeros(len(times))
-        starts = self.merged_start[lo:hi]
+        starts = merged_start[lo:hi]
         k = np.searchsorted(starts, times, side="right") - 1
         inside = k >= 0
         k = np.maximum(k, 0)
-        length = self.merged_end[lo:hi][k] - starts[k]
-        partial = np.clip(times - starts[k], 0.0, length)
-        return np.where(inside, self.merged_before[lo:hi][k] + partial, 0.0)
+        partial = np.clip(times - starts[k], 0.0, merged_end[lo:hi][k] - starts[k])
+        return np.where(inside, merged_before[lo:hi][k] + partial, 0.0)
 
     def _busy_until_disjoint(self, r: int, times: FloatArray) -> FloatArray:
-        """`busy_until` on a row whose spans do not overlap: for each time, the busy time
-        before the fence before the last span starting by it (`_fences`), plus the spans
-        from the fence to that one, plus the part of it before the time. Compiled: a time
-        at a time; numpy: every time at once (`_FENCE` spans each)."""
+        """`busy_until` on a disjoint row: the busy time before the fence before the last
+        span starting by each time (`_fences`), plus the spans from the fence to it, plus
+        its part before the time (compiled: a time at a time; numpy: all at once)."""
         lo, hi = int(self.bounds[r]), int(self.bounds[r + 1])
         if lo == hi:
             return np.zeros(len(times))
@@ -335,8 +294,8 @@ class SpanIndex:
         return np.where(inside, before + partial, 0.0)
 
     def busy_fraction(self, t0: float, t1: float, columns: int) -> FloatArray:
-        """`busy_fraction` of every row over [t0, t1] in ``columns`` columns, from the
-        index: O(rows · columns · log n), whatever the number of spans."""
+        """Every row's busy share of each of ``columns`` columns over [t0, t1]:
+        O(rows · columns · log n), whatever the number of spans."""
         if columns < 1 or not t1 > t0:
             return np.zeros((self.n_rows, max(columns, 0)))
         edges = np.linspace(t0, t1, columns + 1)

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from engine.analysis.timeline import state_at
+from engine.analysis.timeline import workers_at
 from engine.base.errors import PipeLabError
 from engine.base.text import time_text
 from engine.base.tolerance import time_tolerance
@@ -415,19 +415,17 @@ def warp_state_at(schedule: Schedule, time: float) -> WarpSnapshot:
     [start, end); from the end of the simulated window on, every warp is WINDOW_ENDED: it
     loops forever, so none is ever done)."""
     warps = _check(schedule)
-    state = state_at(schedule, time)
-    stage = state.worker_stage[:warps]
+    state = workers_at(schedule, time)
+    stage = state.stage[:warps]
     phase = np.where(
         stage == COMPUTE, WarpPhase.COMPUTING, np.where(stage == MEMORY, WarpPhase.MEMORY, 0)
     ).astype(np.int64)
-    ready_since = np.where(stage < 0, state.worker_idle_since[:warps], np.nan)
+    ready_since = np.where(stage < 0, state.idle_since[:warps], np.nan)
     if len(schedule) and time >= schedule.makespan:
         phase[:] = WarpPhase.WINDOW_ENDED
         ready_since[:] = np.nan
-    issuing = int(state.worker_op[warps])
-    return WarpSnapshot(
-        float(time), phase, state.worker_fraction[:warps].copy(), ready_since, issuing
-    )
+    issuing = int(state.op[warps])
+    return WarpSnapshot(float(time), phase, state.fraction[:warps].copy(), ready_since, issuing)
 
 
 def _cycle(value: float) -> str:

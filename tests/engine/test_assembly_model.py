@@ -77,7 +77,7 @@ def test_unlimited_slots_show_the_ops_whose_data_is_in_shared_memory() -> None:
     """B = 0: every grant is at 0, so a slot is in use from the read's start to the
     write's end, and the peak is what the run needs (3 for the book example)."""
     schedule = simulate(load_preset("book"), "pipelined")
-    index = Derived(schedule).assembly
+    index = Derived(schedule).assembly.slots
     assert index.peak == 3 and index.plan.count == 3
     frame = assembly_frame(Derived(schedule), 0.5, 0.0, 4, 3)
     assert frame.in_use == 1 and frame.slots.op.tolist() == [0, -1, -1]
@@ -90,7 +90,7 @@ def test_unlimited_slots_show_the_ops_whose_data_is_in_shared_memory() -> None:
 
 def test_sequential_runs_use_one_slot() -> None:
     schedule = simulate(load_preset("book"), "sequential")
-    assert Derived(schedule).assembly.plan.count == 1
+    assert Derived(schedule).assembly.slots.plan.count == 1
     assert slots_now(Derived(schedule), 4.5, 1).op.tolist() == [1]
 
 
@@ -172,7 +172,7 @@ def _spot_of_place(schedule: Schedule, op: int, place: int) -> tuple[int, int]:
         return Spot.OUTPUT, -2
     if place % 2:
         return Spot.WORKER, int(schedule.row[schedule.op_task_index[op, place // 2]])
-    return Spot.SLOT, int(Derived(schedule).assembly.plan.slot_of(np.array([op]))[0])
+    return Spot.SLOT, int(Derived(schedule).assembly.slots.plan.slot_of(np.array([op]))[0])
 
 
 @pytest.mark.parametrize("preset", ["book", "double-buffering", "two-load-units", "uneven-ops"])
@@ -180,7 +180,7 @@ def test_still_frames_are_the_engines_state(preset: str) -> None:
     """Without glides every chip sits where `state_at` says its op is, and the frame
     includes every op at a worker or in a shown slot."""
     schedule = simulate(load_preset(preset), "pipelined")
-    slot_count = Derived(schedule).assembly.plan.count
+    slot_count = Derived(schedule).assembly.slots.plan.count
     events = np.asarray(Derived(schedule).events)
     for time in np.concatenate([events, events + 0.25]):
         state = state_at(schedule, float(time))
@@ -194,7 +194,7 @@ def test_still_frames_are_the_engines_state(preset: str) -> None:
             assert spot == expected
             if index != -2:
                 assert where == index
-        busy = state.worker_op[state.worker_op >= 0]
+        busy = state.workers.op[state.workers.op >= 0]
         assert set(busy.tolist()) <= set(chips.op.tolist())
         inside = np.flatnonzero((state.op_place > 0) & (state.op_place < Place.DONE))
         assert set(inside.tolist()) <= set(chips.op.tolist())

@@ -33,7 +33,8 @@ def test_ping_pong_at_twelve_seconds() -> None:
     assert smem == {6: "mma", 7: "waits mma", 8: "waits mma", 9: "waits mma"}
     assert consumers == {5: "epilogue", 6: "mma"}
     frame = assembly_frame(derived, 12.0, 0.0, 8, 0, (4, 2))
-    assert [(p.in_use, p.peak, p.slot_count) for p in frame.pools] == [(4, 4, 4), (2, 2, 2)]
+    assert [(p.in_use, p.peak) for p in frame.pools] == [(4, 4), (2, 2)]
+    assert [pool.plan.count for pool in derived.assembly.pools] == [4, 2]
     # Tiles 7-9 wait for the MMA in their shared-memory stage: their chips sit there.
     stride = derived.assembly.pool_stride
     chips = frame.chips
@@ -61,7 +62,8 @@ def test_cooperative_has_one_consumer_slot() -> None:
     assert consumers == {4: "epilogue"}
     assert 5 in smem and smem[5] == "waits mma"  # its MMA waits for the consumer slot
     frame = assembly_frame(derived, 14.0, 0.0, 8, 0, (4, 1))
-    assert [(p.in_use, p.slot_count) for p in frame.pools] == [(4, 4), (1, 1)]
+    assert [p.in_use for p in frame.pools] == [4, 1]
+    assert [pool.plan.count for pool in derived.assembly.pools] == [4, 1]
 
 
 def test_the_sequential_run_of_a_shape_has_its_one_pool() -> None:

@@ -186,14 +186,14 @@ def test_state_at_matches_the_task_list(scenario: Scenario, where: float) -> Non
         assert len(mine) <= 1
         if len(mine):
             task = int(mine[0])
-            assert state.worker_task[row] == task
-            assert state.worker_op[row] == schedule.op[task]
+            assert state.workers.task[row] == task
+            assert state.workers.op[row] == schedule.op[task]
             span = schedule.end[task] - schedule.start[task]
-            assert abs(state.worker_fraction[row] - (time - schedule.start[task]) / span) < 1e-9
+            assert abs(state.workers.fraction[row] - (time - schedule.start[task]) / span) < 1e-9
         else:
-            assert state.worker_task[row] == -1
+            assert state.workers.task[row] == -1
             done = schedule.end[(schedule.row == row) & (schedule.end <= time)]
-            assert state.worker_idle_since[row] == (done.max() if len(done) else 0.0)
+            assert state.workers.idle_since[row] == (done.max() if len(done) else 0.0)
     # Each op's place agrees with its stages' times.
     for op in range(schedule.n_ops):
         place = Place(int(state.op_place[op]))

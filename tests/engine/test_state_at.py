@@ -22,22 +22,22 @@ def test_event_times_of_the_book() -> None:
 
 def test_state_in_the_middle_of_the_book() -> None:
     state = state_at(simulate(Scenario.uniform_ops(3)), 1.5)
-    assert state.worker_op.tolist() == [1, 0, -1]
-    assert state.worker_fraction.tolist() == [0.5, 0.5, 0.0]
+    assert state.workers.op.tolist() == [1, 0, -1]
+    assert state.workers.fraction.tolist() == [0.5, 0.5, 0.0]
     assert [Place(p) for p in state.op_place] == [Place.COMPUTING, Place.READING, Place.WAITING]
-    assert np.isnan(state.worker_idle_since[0]) and state.worker_idle_since[2] == 0.0
+    assert np.isnan(state.workers.idle_since[0]) and state.workers.idle_since[2] == 0.0
     assert state.slots_in_use == 3  # unlimited slots: every op granted at 0
 
 
 def test_boundaries_belong_to_the_next_task() -> None:
     schedule = simulate(Scenario.uniform_ops(3, buffers=2))
     state = state_at(schedule, 3.0)
-    assert state.worker_op.tolist() == [2, -1, 1]  # op 3 reads, op 2 writes, compute waits
+    assert state.workers.op.tolist() == [2, -1, 1]  # op 3 reads, op 2 writes, compute waits
     assert state.slots_in_use == 2
     end = state_at(schedule, schedule.makespan)
-    assert (end.worker_task == -1).all()
+    assert (end.workers.task == -1).all()
     assert (end.op_place == Place.DONE).all()
-    assert end.worker_idle_since.tolist() == [4.0, 5.0, 6.0]
+    assert end.workers.idle_since.tolist() == [4.0, 5.0, 6.0]
 
 
 def test_narration_reads_like_the_book() -> None:
