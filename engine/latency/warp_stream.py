@@ -2,7 +2,7 @@
 `engine.latency.warps.simulate_warps`, in memory that does not grow with the run.
 
 Burst n (in issue order, warp n mod W) starts at ``n·C + floor(n / W)·max(0, C + L − W·C)``
-(`engine.latency.warps.burst_starts`), so any range of bursts is computed on its own.
+(`engine.latency.warps.bursts_between`), so any range of bursts is computed on its own.
 `summarize` folds the chunks into the run's figures; `write_warp_tasks` writes the
 Schedule's tasks in the order `simulate_warps` stores them (by start, then unit, then
 worker) without building it.
@@ -25,7 +25,8 @@ from engine.latency.warps import (
     WARP_UNIT,
     Bursts,
     WarpConfig,
-    burst_starts,
+    burst_count,
+    bursts_between,
 )
 
 IntArray = npt.NDArray[np.int64]
@@ -35,27 +36,11 @@ FloatArray = npt.NDArray[np.float64]
 CHUNK = 65_536
 
 
-def burst_count(config: WarpConfig) -> int:
-    """How many bursts start before the run ends (starts rise with n: a binary search)."""
-    low, high = 0, config.max_bursts  # burst `high` never starts in time
-    while low < high:
-        middle = (low + high) // 2
-        if burst_starts(config, np.array([middle]))[0] < config.cycles:
-            low = middle + 1
-        else:
-            high = middle
-    return low
-
-
 def burst_chunks(config: WarpConfig, chunk: int = CHUNK) -> Iterator[Bursts]:
     """Every burst of the run, ``chunk`` at a time, in issue order."""
-    c, latency, w = config.compute, config.latency, config.warps
     total = burst_count(config)
     for low in range(0, total, chunk):
-        n = np.arange(low, min(total, low + chunk), dtype=np.int64)
-        start = burst_starts(config, n)
-        ready = np.where(n >= w, burst_starts(config, np.maximum(n - w, 0)) + c + latency, 0.0)
-        yield Bursts.of(config, n % w, ready, start)
+        yield bursts_between(config, low, min(total, low + chunk))
 
 
 @dataclass(frozen=True)

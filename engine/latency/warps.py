@@ -66,9 +66,6 @@ MAX_LATENCY = 1_000_000
 MAX_BURSTS = 1_000_000
 
 
-_UNITS = {"warps": "warps", "compute": "cycles", "latency": "cycles", "cycles": "cycles"}
-
-
 @dataclass(frozen=True)
 class WarpConfig:
     """One SM's workload: ``warps`` warps, ``compute`` cycles of issue per burst, memory
@@ -80,19 +77,16 @@ class WarpConfig:
     cycles: int = 400
 
     def __post_init__(self) -> None:
-        set_ = object.__setattr__
-        set_(self, "warps", whole_number(self.warps, "warps", 1, MAX_WARPS, _UNITS["warps"]))
-        set_(
-            self,
-            "compute",
-            whole_number(self.compute, "compute", 1, MAX_COMPUTE, _UNITS["compute"]),
+        limits = (
+            ("warps", 1, MAX_WARPS),
+            ("compute", 1, MAX_COMPUTE),
+            ("latency", 0, MAX_LATENCY),
+            ("cycles", 1, MAX_CYCLES),
         )
-        set_(
-            self,
-            "latency",
-            whole_number(self.latency, "latency", 0, MAX_LATENCY, _UNITS["latency"]),
-        )
-        set_(self, "cycles", whole_number(self.cycles, "cycles", 1, MAX_CYCLES, _UNITS["cycles"]))
+        for name, low, high in limits:
+            unit = "warps" if name == "warps" else "cycles"
+            value = whole_number(getattr(self, name), name, low, high, unit)
+            object.__setattr__(self, name, value)
         if self.max_bursts > MAX_BURSTS:
             raise PipeLabError(
                 f"{self.cycles:,} cycles of {self.compute}-cycle bursts is up to "
@@ -237,6 +231,28 @@ def burst_starts(config: WarpConfig, n: IntArray) -> FloatArray:
     return starts
 
 
+def burst_count(config: WarpConfig) -> int:
+    """How many bursts start before the run ends (starts rise with n: a binary search)."""
+    extra = max(0, config.compute + config.latency - config.warps * config.compute)
+    low, high = 0, config.max_bursts  # burst `high` never starts in time
+    while low < high:
+        middle = (low + high) // 2  # (`burst_starts` in Python ints: no array a step)
+        if middle * config.compute + (middle // config.warps) * extra < config.cycles:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+def bursts_between(config: WarpConfig, low: int, high: int) -> Bursts:
+    """Bursts ``low`` .. ``high`` - 1 (issue order): a warp is ready at 0, then C + L after
+    its previous burst (burst n − W) started."""
+    c, latency, w = config.compute, config.latency, config.warps
+    n = np.arange(low, high, dtype=np.int64)
+    ready = np.where(n >= w, burst_starts(config, np.maximum(n - w, 0)) + c + latency, 0.0)
+    return Bursts.of(config, n % w, ready, burst_starts(config, n))
+
+
 @dataclass(frozen=True)
 class Bursts:
     """Compute bursts in issue order (warp, ready cycle, start and end cycle) and the loads
@@ -305,15 +321,7 @@ def _bursts_to_run(config: WarpConfig, bursts: Bursts) -> WarpRun:
 
 def simulate_warps(config: WarpConfig) -> WarpRun:
     """Simulate ``config`` (vectorized; equal to `simulate_warps_reference`)."""
-    w, c, latency = config.warps, config.compute, config.latency
-    n = np.arange(config.max_bursts, dtype=np.int64)
-    start = burst_starts(config, n)
-    keep = start < config.cycles
-    n, start = n[keep], start[keep]
-    ready = np.zeros(len(n))
-    later = n >= w
-    ready[later] = start[n[later] - w] + c + latency
-    return _bursts_to_run(config, Bursts.of(config, n % w, ready, start))
+    return _bursts_to_run(config, bursts_between(config, 0, burst_count(config)))
 
 
 def simulate_warps_reference(config: WarpConfig) -> WarpRun:
