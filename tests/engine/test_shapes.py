@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from engine.base.errors import PipeLabError
 from engine.compiled import fast_scheduler
-from engine.model.schedule import Pool
 from engine.model.scenario import Scenario
+from engine.model.schedule import Pool
 from engine.model.scheduler import simulate
 from engine.model.shape import (
     MAX_STAGES,
