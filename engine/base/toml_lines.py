@@ -1,16 +1,12 @@
 """Where things are in a TOML document: the line of every key, and how deep it nests.
 
-`tomllib` gives values but not positions, and searching the text for a key finds it inside
-strings, misses dotted keys (``defaults.foo = 1``) and sub-tables (``[defaults.sub]``). This
-is a small scanner that understands what matters for positions: table headers and arrays of
-tables, dotted and quoted keys, the four kinds of strings (multi-line ones included),
-comments, arrays and inline tables. It records, for every key path, the line where it is
-first defined: ``("defaults", "foo")``, ``("ops", 1, "read")`` for the second ``[[ops]]``,
-``("ops", 1)`` for that ``[[ops]]`` header itself.
+`tomllib` gives no positions, and searching the text misses dotted keys and sub-tables and
+finds keys inside strings. This small scanner knows headers, arrays of tables, dotted and
+quoted keys, the four kinds of strings, comments, arrays and inline tables, and records the
+line where each key path is first defined: ``("ops", 1, "read")`` for the second [[ops]].
 
-`deepest_nesting` runs *before* parsing (on any text, valid or not): tomllib recurses once
-per level of nested arrays and inline tables, so a file of ten thousand ``[`` would end in a
-RecursionError instead of a message.
+`deepest_nesting` runs *before* parsing, on any text: tomllib recurses once per level of
+nesting, so ten thousand ``[`` would end in a RecursionError instead of a message.
 """
 
 from __future__ import annotations
@@ -28,11 +24,8 @@ _SCALAR_END = " \t\r\n,]}#"
 
 
 def deepest_nesting(text: str) -> tuple[int, int]:
-    """(deepest nesting of ``[``/``{`` outside strings and comments, its first line).
-
-    Lenient: works on invalid TOML too (an unclosed string ends at its line, or at the end
-    of the text for multi-line ones), so it can guard the parser.
-    """
+    """(deepest nesting of ``[``/``{`` outside strings and comments, its first line);
+    lenient on invalid TOML (an unclosed string ends at its line, or the text's end)."""
     depth = deepest = 0
     deepest_line = line = 1
     i, n = 0, len(text)
@@ -244,8 +237,7 @@ class _Scanner:
             self.scalar()
 
     def scalar(self) -> None:
-        """A number, boolean or date-time: up to the next separator (a date-time may hold
-        one space, between its date and its time)."""
+        """A number, boolean or date-time (which may hold one space) up to a separator."""
         text, n = self.text, len(self.text)
         start = self.i
         while self.i < n and text[self.i] not in _SCALAR_END:
