@@ -14,7 +14,6 @@ import numpy.typing as npt
 from engine.base.errors import PipeLabError
 from engine.model.columns import (
     TaskOrder,
-    TimeOrder,
     adopt,
     frozen,
     is_layout,
@@ -22,6 +21,7 @@ from engine.model.columns import (
     pipeline_layout,
     rows_time_order,
     shared_layout,
+    sorted_rows,
     sorted_within,
     task_dtype,
     transposed,
@@ -402,9 +402,7 @@ class Schedule:
                 overlaps = any(overlapping(s, e, one_row) for s, e in rows)
             else:  # (not a simulation's: sorted as any rows are)
                 ends = transposed(self.end, self.n_ops)
-                order, bounds, starts, ends, resorted = TimeOrder(
-                    order, bounds, starts, ends
-                ).sorted_rows()
+                order, bounds, starts, ends, resorted = sorted_rows(order, bounds, starts, ends)
                 overlaps = overlapping(starts, ends, bounds)
         else:
             order, bounds, starts, resorted, overlaps = rows_time_order(
