@@ -202,35 +202,24 @@ class _Scanner:
         if char in "\"'":
             triple = self.text.startswith(char * 3, self.i)
             self.advance_to(_string_end(self.text, self.i, char, triple))
-        elif char == "[":
+        elif char in "[{":  # an array (items by index) or an inline table (keys)
             self.i += 1
             index = 0
             while True:
                 self.skip_blank(newlines=True)
-                if self.peek() in ("]", ""):
+                if self.peek() in ("]}"[char == "{"], ""):
                     self.i += 1
                     return
                 if self.peek() == ",":
                     self.i += 1
                     index += 1
                     continue
-                self.record((*path, index), self.line)
                 start = self.i
-                self.value((*path, index))
-                if self.i == start:
-                    self.i += 1
-        elif char == "{":
-            self.i += 1
-            while True:
-                self.skip_blank(newlines=True)
-                if self.peek() in ("}", ""):
-                    self.i += 1
-                    return
-                if self.peek() == ",":
-                    self.i += 1
-                    continue
-                start = self.i
-                self.keyval(path)
+                if char == "[":
+                    self.record((*path, index), self.line)
+                    self.value((*path, index))
+                else:
+                    self.keyval(path)
                 if self.i == start:
                     self.i += 1
         else:

@@ -36,9 +36,10 @@ import numpy.typing as npt
 
 from engine.analysis.timeline import state_at
 from engine.base.errors import PipeLabError
-from engine.base.text import time_text
+from engine.base.text import join_words, time_text
 from engine.base.tolerance import time_tolerance
 from engine.base.validation import whole_number
+from engine.model.columns import frozen
 from engine.model.schedule import Schedule
 
 IntArray = npt.NDArray[np.int64]
@@ -299,12 +300,13 @@ def _bursts_to_run(config: WarpConfig, bursts: Bursts) -> WarpRun:
         stage_names=STAGE_NAMES,
         unit_titles=("warp", "issue unit"),
     )
-    burst_warp = np.array(bursts.warp, dtype=np.int64)
-    burst_ready = np.array(bursts.ready, dtype=np.float64)
-    burst_start = np.array(bursts.start, dtype=np.float64)
-    for array in (burst_warp, burst_ready, burst_start):
-        array.flags.writeable = False
-    return WarpRun(config, schedule, burst_warp, burst_ready, burst_start)
+    return WarpRun(
+        config,
+        schedule,
+        frozen(bursts.warp, np.int64),
+        frozen(bursts.ready, np.float64),
+        frozen(bursts.start, np.float64),
+    )
 
 
 def simulate_warps(config: WarpConfig) -> WarpRun:
@@ -432,8 +434,9 @@ def _names(warps: list[int]) -> str:
     names = [str(k + 1) for k in warps]
     if len(names) == 1:
         return f"warp {names[0]}"
-    shown = names if len(names) <= 4 else [*names[:3], f"{len(names) - 3} more"]
-    return "warps " + ", ".join(shown[:-1]) + " and " + shown[-1]
+    return "warps " + join_words(
+        names if len(names) <= 4 else [*names[:3], f"{len(names) - 3} more"]
+    )
 
 
 def narrate_warps(schedule: Schedule, time: float) -> str:
