@@ -25,6 +25,7 @@ from engine.base.validation import (
     shown,
     whole_number,
 )
+from engine.model.columns import frozen
 from engine.model.schedule import STAGES, UNITS
 
 #: The most ops a scenario may have: 10^7 ops are 3·10^7 tasks, about 1.4 GB of columns.
@@ -54,31 +55,16 @@ _DEFAULT_KEYS = {"count", *STAGES}
 
 def _durations(values: Any, what: str, n: int | None) -> npt.NDArray[np.float64]:
     """``values`` as a checked, read-only float64 column of ``n`` durations (None: any)."""
-    if _frozen_column(values):
-        # Another Scenario's (an edit of the buffers or workers keeps the durations): shared,
-        # not copied (24 MB at 10^6 ops, which the ops table still held besides).
-        array: npt.NDArray[np.float64] = values
-    else:
-        try:
-            array = np.array(np.reshape(values, -1), dtype=np.float64, copy=True)  # (owns it)
-        except (TypeError, ValueError, OverflowError):
-            raise PipeLabError(f"{what} durations must be numbers, not {shown(values)}") from None
+    try:
+        # Another Scenario's column (an edit of the buffers or workers keeps the durations)
+        # is shared, not copied (24 MB at 10^6 ops).
+        array: npt.NDArray[np.float64] = frozen(values, np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise PipeLabError(f"{what} durations must be numbers, not {shown(values)}") from None
     if n is not None and len(array) != n:
         raise PipeLabError(f"{what} durations need one value per op ({n}), got {len(array)}")
     check_durations(array, what)
-    array.flags.writeable = False
     return array
-
-
-def _frozen_column(values: Any) -> bool:
-    """A column as `_durations` makes them (float64, 1-D, owning and read-only): shareable."""
-    return (
-        isinstance(values, np.ndarray)
-        and values.dtype == np.float64
-        and values.ndim == 1
-        and values.flags.owndata
-        and not values.flags.writeable
-    )
 
 
 def repeated_to(values: npt.NDArray[np.float64], count: int) -> npt.NDArray[np.float64]:
@@ -164,27 +150,17 @@ class Scenario:
     ) -> Scenario:
         """A copy with overrides (the command line's and the app's): a duration or the op
         count makes ops uniform, unset durations taken from op 1."""
-        if ops is None and read is None and compute is None and write is None:
-            return replace(self, **kwargs)
-        values: dict[str, float] = {
-            "read": self.read[0] if read is None else read,
-            "compute": self.compute[0] if compute is None else compute,
-            "write": self.write[0] if write is None else write,
-        }
-        only_count = read is None and compute is None and write is None
-        if ops is not None and only_count and not self.uniform:
-            # Keep per-op durations, repeating the list to the new count.
-            n = whole_number(ops, "the number of ops", 1, MAX_OPS)
-            arrays: dict[str, Any] = {s: repeated_to(getattr(self, s), n) for s in STAGES}
-            return replace(self, **arrays, uniform=False, **kwargs)
-        fields: dict[str, Any] = {
-            "workers": self.workers,
-            "buffers": self.buffers,
-            "policy": self.policy,
-            "name": self.name,
-            "description": self.description,
-        }
-        fields.update(kwargs)
+        given = {"read": read, "compute": compute, "write": write}
+        if all(value is None for value in given.values()):
+            if ops is None:
+                return replace(self, **kwargs)
+            if not self.uniform:  # keep per-op durations, repeated to the new count
+                n = whole_number(ops, "the number of ops", 1, MAX_OPS)
+                arrays: dict[str, Any] = {s: repeated_to(getattr(self, s), n) for s in STAGES}
+                return replace(self, **arrays, uniform=False, **kwargs)
+        values = {s: getattr(self, s)[0] if v is None else v for s, v in given.items()}
+        kept = ("workers", "buffers", "policy", "name", "description")
+        fields: dict[str, Any] = {key: getattr(self, key) for key in kept} | kwargs
         return Scenario.uniform_ops(self.n_ops if ops is None else ops, **values, **fields)
 
     # -- TOML -----------------------------------------------------------------------------
