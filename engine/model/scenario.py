@@ -223,10 +223,7 @@ class Scenario:
                 f"{where('stages')}: a pipeline-shape file ([[stages]]), not a book-shaped scenario"
             )
         check_keys(data, _TOP_KEYS, ())
-        workers_table = data.get("workers", {})
-        if not isinstance(workers_table, Mapping):
-            raise PipeLabError(f"{where('workers')}: [workers] must be a table")
-        check_keys(workers_table, UNITS, ("workers",))
+        workers_table = keys.table(data, "workers", UNITS)
         workers = tuple(
             field(
                 ("workers", u),
@@ -241,10 +238,7 @@ class Scenario:
             ),
             "workers": workers,
         }
-        defaults = data.get("defaults", {})
-        if not isinstance(defaults, Mapping):
-            raise PipeLabError(f"{where('defaults')}: [defaults] must be a table")
-        check_keys(defaults, _DEFAULT_KEYS, ("defaults",))
+        defaults = keys.table(data, "defaults", _DEFAULT_KEYS)
         base = {
             s: field(("defaults", s), lambda s=s: duration(defaults.get(s, 1.0), f"{s} duration"))
             for s in STAGES
@@ -376,6 +370,14 @@ class FileKeys:
                 raise PipeLabError(
                     f"{self.where(*path, key)}: unknown key {shown(key)}{_context(path)}{hint}"
                 )
+
+    def table(self, data: Mapping[str, Any], key: str, allowed: Iterable[str]) -> Mapping[str, Any]:
+        """The table ``[key]`` of ``data`` (none: empty), holding only ``allowed`` keys."""
+        table = data.get(key, {})
+        if not isinstance(table, Mapping):
+            raise PipeLabError(f"{self.where(key)}: [{key}] must be a table")
+        self.check(table, allowed, (key,))
+        return table
 
     def field(self, path: tuple[str | int, ...], convert: Any) -> Any:
         """``convert()``, its error prefixed with where ``path`` is."""
