@@ -174,23 +174,6 @@ class WarpRun:
             f"knee W = {config.knee:.3g}"
         )
 
-    @cached_property
-    def stall_cycles(self) -> FloatArray:
-        """Per warp: cycles it was ready but not holding the issue unit."""
-        config = self.config
-        busy = np.zeros(config.warps)
-        np.add.at(busy, self.burst_warp, self.burst_end - self.burst_start)
-        loads = np.clip(
-            np.minimum(self.burst_start + config.compute + config.latency, config.cycles)
-            - np.minimum(self.burst_start + config.compute, config.cycles),
-            0,
-            None,
-        )
-        np.add.at(busy, self.burst_warp, loads)
-        stall = config.cycles - busy
-        stall.flags.writeable = False
-        return stall
-
 
 def ready_intervals(run: WarpRun) -> tuple[IntArray, FloatArray, FloatArray]:
     """Stalls as (warp, start, end) intervals, cut at the run's end: exactly the gaps on
