@@ -135,10 +135,6 @@ class Scenario:
         """Shape (n_ops, 3): read, compute and write time of every op."""
         return np.stack([self.read, self.compute, self.write], axis=1)
 
-    @property
-    def total_work(self) -> float:
-        return float(self.read.sum() + self.compute.sum() + self.write.sum())
-
     def with_changes(
         self,
         *,

@@ -92,10 +92,6 @@ class ShapedScenario:
     def n_ops(self) -> int:
         return len(self.times)
 
-    @property
-    def total_work(self) -> float:
-        return float(self.times.sum())
-
     def with_ops(self, n: int) -> ShapedScenario:
         """``n`` ops, repeating the ops' times in order (the command line's ``--ops``)."""
         n = whole_number(n, "the number of ops", 1, MAX_OPS)
