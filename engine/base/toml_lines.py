@@ -12,6 +12,7 @@ nesting, so ten thousand ``[`` would end in a RecursionError instead of a messag
 from __future__ import annotations
 
 import re
+import tomllib
 
 Path = tuple[str | int, ...]
 
@@ -241,23 +242,9 @@ class _Scanner:
                 self.i += 1
 
 
-_ESCAPE = re.compile(r"\\(u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.)")
-_SIMPLE_ESCAPES = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r", '"': '"', "\\": "\\"}
-
-
 def _unescape(raw: str) -> str:
-    """A basic string's escapes, as TOML defines them (for quoted keys)."""
-
-    def one(match: re.Match[str]) -> str:
-        code = match.group(1)
-        if code[0] in "uU" and len(code) > 1:
-            try:
-                return chr(int(code[1:], 16))
-            except (ValueError, OverflowError):
-                return match.group()
-        return _SIMPLE_ESCAPES.get(code, match.group())
-
-    return _ESCAPE.sub(one, raw)
+    """A quoted key's escapes, as TOML (tomllib itself) reads them."""
+    return str(tomllib.loads(f'k = "{raw}"')["k"])
 
 
 def key_lines(text: str) -> dict[Path, int]:

@@ -193,13 +193,12 @@ class Schedule:
         start_matrix = np.asarray(starts, dtype=np.float64)
         n = start_matrix.shape[0]
         op, stage, zeros = pipeline_layout(n, 3)
-        take = adopt if owned else frozen
         if owned and meta.get("grant") is not None:
             meta["grant"] = adopt(meta["grant"], np.float64)
         if worker is None:
             workers: npt.NDArray[np.int64] = zeros
         else:
-            workers = take(worker, np.int64) if owned else np.asarray(worker, dtype=np.int64)
+            workers = adopt(worker, np.int64) if owned else np.asarray(worker, dtype=np.int64)
             if not workers.any():  # (one worker per unit, or a sequential run: 23 MB
                 workers = zeros  # at 10^6 ops) every worker index is 0: shared zeros
         return cls(
@@ -207,8 +206,8 @@ class Schedule:
             stage=stage,
             unit=stage,
             worker=workers if workers.ndim == 1 else workers.reshape(-1),
-            start=take(start_matrix, np.float64) if owned else start_matrix.reshape(-1),
-            end=take(ends, np.float64) if owned else np.asarray(ends, np.float64).reshape(-1),
+            start=adopt(start_matrix, np.float64) if owned else start_matrix.reshape(-1),
+            end=adopt(ends, np.float64) if owned else np.asarray(ends, np.float64).reshape(-1),
             n_ops=n,
             **meta,
         )
