@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 
 from engine.base.text import count_words, format_time
-from engine.model.scenario import Scenario, repeated_to
+from engine.model.scenario import Scenario, all_alike, repeated_to
 from engine.model.schedule import STAGES, UNITS, Schedule
 from engine.model.shape import ALONE
 
@@ -69,10 +69,6 @@ def sentence(scenario: Scenario) -> str:
         else f"{slots_words(scenario.buffers)} of shared memory"
     )
     return f"{ops}, {alike} {stages}; {memory}; {workers}."
-
-
-def all_alike(scenario: Scenario) -> bool:
-    return all(bool((getattr(scenario, s) == getattr(scenario, s)[0]).all()) for s in STAGES)
 
 
 def renamed_if_changed(original: Scenario, changed: Scenario) -> Scenario:
