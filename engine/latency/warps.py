@@ -408,11 +408,6 @@ def warp_state_at(schedule: Schedule, time: float) -> WarpSnapshot:
     )
 
 
-def _cycle(value: float) -> str:
-    """A cycle number as `time_text` writes cycles: whole, with separators ("1,234")."""
-    return time_text(value, "cycles").split(" ")[0]
-
-
 def _names(warps: list[int]) -> str:
     names = [str(k + 1) for k in warps]
     if len(names) == 1:
@@ -427,7 +422,7 @@ def narrate_warps(schedule: Schedule, time: float) -> str:
     SM switches to warp 3, ready for 10 cycles" (warps count from 1)."""
     warps = _check(schedule)
     tolerance = time_tolerance(schedule.makespan)
-    head = f"cycle {_cycle(time)}: "
+    head = f"cycle {time_text(time, 'cycles').split(' ')[0]}: "  # ("1,234")
     at = np.abs(schedule.start - time) <= tolerance
     ends_now = (np.abs(schedule.end - time) <= tolerance) & (schedule.end > schedule.start)
     issue = schedule.unit == ISSUE_UNIT
