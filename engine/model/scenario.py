@@ -442,10 +442,7 @@ def policy_field(value: Any) -> str:
 def preset_names(shapes: bool = False) -> list[str]:
     """The shipped book-shaped presets' names, "book" first; with ``shapes``, the pipeline
     shapes' after them."""
-    names = sorted(p.stem for p in PRESETS_DIR.glob("*.toml"))
-    if "book" in names:
-        names.remove("book")
-        names.insert(0, "book")
+    names = sorted((p.stem for p in PRESETS_DIR.glob("*.toml")), key=lambda n: (n != "book", n))
     if shapes:
         names += sorted(p.stem for p in SHAPES_DIR.glob("*.toml"))
     return names
