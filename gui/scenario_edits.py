@@ -16,8 +16,7 @@ import numpy.typing as npt
 
 from engine.base.errors import PipeLabError
 from engine.base.validation import duration, whole_number
-from engine.model.naming import all_alike
-from engine.model.scenario import MAX_OPS, Scenario
+from engine.model.scenario import MAX_OPS, Scenario, all_alike
 from engine.model.schedule import STAGES, UNITS
 from engine.model.shape_file import AnyScenario, ShapedScenario, read_scenario
 

@@ -1,10 +1,8 @@
 """Atomic file writes: the target appears complete or not at all.
 
-The bytes go to a temporary file beside the target, which replaces the target only once
-everything is written and flushed. An error that stops the write removes the temporary
-file and leaves an existing target as it was; so does a signal, through `abandon_writes`,
-which the command line calls before it ends the process (cli.interrupt). A symlink is
-written through: the link stays and the file it points to gets the new content.
+The bytes go to a temporary file beside the target, which replaces it once written and
+flushed. An error, or a signal (`abandon_writes`, called by cli.interrupt), removes the
+temporary file and leaves an existing target as it was. A symlink is written through.
 """
 
 from __future__ import annotations
@@ -58,8 +56,6 @@ def resolve_target(path: str | Path) -> Path:
                     if here in seen
                     else f"more than {MAX_LINKS} symbolic links in a row"
                 )
-                from engine.base.validation import path_text  # (only a refusal needs it)
-
                 raise PipeLabError(f"{path_text(target)}: {problem}, so there is no file to write")
             seen.add(here)
             link = link.parent / os.readlink(link)
@@ -77,44 +73,51 @@ def temp_prefix(name: str, limit: int) -> str:
     return ".pipelab."
 
 
-#: The temporary files of the writes under way (in any thread), by name. A write adds its
-#: file once it exists and drops it once renamed or removed, each under `_in_flight_lock`,
-#: which `abandon_writes` takes for good: a write then never renames after the abandon.
-#: Re-entrant: a signal handler on the main thread may interrupt that thread's own write.
+#: The temporary files of the writes under way (in any thread). A write adds and drops its
+#: file under `_in_flight_lock`, which `abandon_writes` takes for good: no rename follows
+#: an abandon. Re-entrant: a signal handler may interrupt its own thread's write.
 _in_flight: set[str] = set()
 _in_flight_lock = threading.RLock()
 #: How long `abandon_writes` waits for a rename under way (a slow network file system);
-#: after that it removes what it can anyway: a removal and a rename exclude each other in
-#: the file system, so the target ends old or complete either way.
+#: then it removes anyway: removal and rename exclude each other, so the target ends old
+#: or complete either way.
 _ABANDON_WAIT = 5.0
 
 
 def abandon_writes() -> None:
-    """Remove the temporary file of every write under way, for a process about to end at
-    once (`cli.interrupt`): an existing target stays as it was. A write that has already
-    renamed its file has finished; its target is the complete new file. Keeps the lock:
-    call it only right before the process ends, from any thread."""
+    """Remove the temporary file of every write under way (an existing target stays as it
+    was), for a process about to end. Keeps the lock: call it only right before the
+    process ends, from any thread."""
     _in_flight_lock.acquire(timeout=_ABANDON_WAIT)
     for name in list(_in_flight):
-        _remove(name)
+        with contextlib.suppress(OSError):
+            os.unlink(name)
 
 
 def write_atomic(path: str | Path, data: bytes | Callable[[BinaryIO], None]) -> None:
     """Write ``data`` (bytes, or a function that writes to a binary file) to ``path``.
 
-    OS errors become a one-line `PipeLabError`. A path that names a device or a pipe
-    (``/dev/null``, ``/dev/stdout``, a FIFO) is written directly: nothing can be put in its
-    place, so there is no temporary file, and a failed write may leave part of the data
-    with the reader.
+    OS errors become a one-line `PipeLabError`. A device or a pipe (``/dev/null``,
+    ``/dev/stdout``, a FIFO) is written directly: nothing can be put in its place, so a
+    failed write may leave part of the data with the reader.
     """
     shown = Path(path)
-    mode = _mode(shown)
+    try:
+        mode: int | None = os.stat(shown).st_mode  # (through its links)
+    except (OSError, ValueError):
+        mode = None
     if mode is not None and stat.S_ISDIR(mode):
         raise PipeLabError(f"{path_text(shown)}: is a folder, not a file")
     if mode is not None and not stat.S_ISREG(mode):
         # Opened by its own name: /dev/stdout is a link to /proc/self/fd/1, which names the
         # pipe or terminal only as "pipe:[1234]", a path that does not exist.
-        _write_stream(shown, shown, data)
+        try:
+            with open(shown, "wb") as stream:
+                _put(stream, data)
+        except BrokenPipeError:
+            raise  # the reader stopped reading (`| head`): its choice, for the caller to take
+        except OSError as error:
+            raise RunFailed(f"{path_text(shown)}: cannot write: {error.strerror}") from None
         return
     target = resolve_target(shown)
     folder = target.parent if str(target.parent) else Path(".")
@@ -133,10 +136,7 @@ def write_atomic(path: str | Path, data: bytes | Callable[[BinaryIO], None]) -> 
             )
             _in_flight.add(temp_name)
         with os.fdopen(handle, "wb") as stream:
-            if isinstance(data, bytes | bytearray):
-                stream.write(data)
-            else:
-                data(stream)
+            _put(stream, data)
             stream.flush()
             os.fsync(stream.fileno())
         os.chmod(temp_name, permissions)
@@ -146,9 +146,14 @@ def write_atomic(path: str | Path, data: bytes | Callable[[BinaryIO], None]) -> 
     except OSError as error:
         _drop(temp_name)
         if temp_name is None:  # no file could be made beside the target
+            # (/proc says "No such file or directory" of a file that exists)
+            problem = (
+                "the folder takes no new files (a system folder such as /proc or /sys)"
+                if error.errno == errno.ENOENT
+                else str(error.strerror or error)
+            )
             raise PipeLabError(
-                f"{path_text(shown)}: cannot create a file in {path_text(folder)}: "
-                + _creation_problem(error)
+                f"{path_text(shown)}: cannot create a file in {path_text(folder)}: {problem}"
             ) from None
         raise RunFailed(f"{path_text(shown)}: cannot write: {error.strerror}") from None
     except BaseException:
@@ -156,47 +161,19 @@ def write_atomic(path: str | Path, data: bytes | Callable[[BinaryIO], None]) -> 
         raise
 
 
-def _creation_problem(error: OSError) -> str:
-    """Why a file could not be made in a folder that exists, in words: the system's, except
-    where they mislead (/proc says "No such file or directory" of a file that exists)."""
-    if error.errno == errno.ENOENT:
-        return "the folder takes no new files (a system folder such as /proc or /sys)"
-    return str(error.strerror or error)
-
-
-def _mode(path: Path) -> int | None:
-    """The mode of what ``path`` (through its links) names, or None where nothing is."""
-    try:
-        return os.stat(path).st_mode
-    except (OSError, ValueError):
-        return None
-
-
-def _remove(name: str | None) -> None:
-    if name is not None:
-        with contextlib.suppress(OSError):
-            os.unlink(name)
+def _put(stream: BinaryIO, data: bytes | Callable[[BinaryIO], None]) -> None:
+    if isinstance(data, bytes | bytearray):
+        stream.write(data)
+    else:
+        data(stream)
 
 
 def _drop(name: str | None) -> None:
     """Remove a failed write's temporary file and forget it."""
     if name is not None:
-        with _in_flight_lock:
-            _remove(name)
+        with _in_flight_lock, contextlib.suppress(OSError):
             _in_flight.discard(name)
-
-
-def _write_stream(shown: Path, target: Path, data: bytes | Callable[[BinaryIO], None]) -> None:
-    try:
-        with open(target, "wb") as stream:
-            if isinstance(data, bytes | bytearray):
-                stream.write(data)
-            else:
-                data(stream)
-    except BrokenPipeError:
-        raise  # the reader stopped reading (`| head`): its choice, for the caller to take
-    except OSError as error:
-        raise RunFailed(f"{path_text(shown)}: cannot write: {error.strerror}") from None
+            os.unlink(name)
 
 
 def write_text_atomic(path: str | Path, produce: Callable[[Callable[[str], Any]], None]) -> None:

@@ -1,11 +1,8 @@
 """What PipeLab's installed distribution carries: its data files and its version.
 
-The presets, icons and style sheet live in the top-level assets/ folder, installed as the
-package ``pipelab_assets``; `asset` is the one way to them. Files that belong to one
-package's code stay beside it (engine/model.md, gpu/kernels) and `resource` finds those.
-Both go through importlib.resources, so a source checkout (an editable install maps
-``pipelab_assets`` to assets/) and an installed wheel behave alike and no path is ever
-computed from the source tree's layout.
+`asset` finds the top-level assets/ (installed as the package ``pipelab_assets``), `resource`
+the files beside one package's code (engine/model.md, gpu/kernels), both through
+importlib.resources: a checkout and an installed wheel behave alike.
 """
 
 from __future__ import annotations
@@ -19,11 +16,8 @@ DISTRIBUTION = "pipelab"
 
 
 def resource(package: str, *parts: str) -> Path:
-    """The file or folder ``parts`` shipped inside PipeLab's package ``package``.
-
-    A Path, not just a Traversable: Qt, NVRTC's ``-I`` and `Scenario.load` take paths, and
-    wheels always install as plain files (PipeLab never runs from a zip archive).
-    """
+    """The file or folder ``parts`` shipped inside ``package``: a Path, which Qt and NVRTC's
+    ``-I`` take (wheels install as plain files; PipeLab never runs from a zip)."""
     root = resources.files(package)
     if not isinstance(root, Path):
         raise PipeLabError(f"package {package!r} is not installed as files on disk ({root})")
@@ -35,8 +29,7 @@ ASSETS_PACKAGE = "pipelab_assets"
 
 
 def asset(*parts: str) -> Path:
-    """The shipped data file or folder ``parts`` of assets/: ``asset("presets")``,
-    ``asset("icons")``, ``asset("style.qss")``."""
+    """The shipped data file or folder ``parts`` of assets/ (``asset("presets")``)."""
     try:
         return resource(ASSETS_PACKAGE, *parts)
     except ModuleNotFoundError:
@@ -47,8 +40,7 @@ def asset(*parts: str) -> Path:
 
 
 def model_doc() -> Path:
-    """The model in words (docs/model.md in the source), shipped inside the engine package
-    as ``engine/model.md`` so an installed PipeLab has the page every ``--help`` cites."""
+    """docs/model.md, shipped as ``engine/model.md``: the page every ``--help`` cites."""
     return resource("engine", "model.md")
 
 

@@ -1,10 +1,8 @@
-"""Words for people: times and lists of ops, as the narration, the stats, the terminal, the
-app and every exported figure write them. Ops are numbered from 1 here (op index 0 is
-"op 1"), as everywhere users read.
+"""Words for people: times and lists of ops (numbered from 1: op index 0 is "op 1"), as
+every view, the terminal and every figure write them.
 
-ONE time formatter, `time_text`, and its pieces (`number_text`, `time_scale`,
-`tick_text`, `span_text`) for axes and intervals; `duration_words` for how long a whole
-run takes (minutes and hours). The rules:
+ONE time formatter, `time_text`, and its pieces (`number_text`, `time_scale`, `tick_text`,
+`span_text`) for axes and intervals; `duration_words` for a whole run's length. The rules:
 
 * Three significant digits, trailing zeros dropped: "5 s", "1.5 s", "723 ms", "9.67 ms".
 * Seconds get an SI prefix that keeps the number in [1, 1000): "s", "ms", "µs" (a time
@@ -20,8 +18,7 @@ run takes (minutes and hours). The rules:
 * Never scientific notation, never a number with more than three significant digits
   below 1000. Negative values (which no run has) get a "-" and the same rules.
 
-Text from files and flags is hostile: `printable` escapes what a terminal would obey
-(colours, titles, a cursor moved back, text reversed) before anything prints it, and
+Text from files and flags is hostile: `printable` escapes what a terminal would obey, and
 `elided` fits it to the space it has.
 """
 
@@ -52,9 +49,8 @@ def _rounded(value: float, digits: int) -> float:
 
 
 def number_text(value: float, digits: int = DIGITS) -> str:
-    """A number with ``digits`` significant digits and no trailing zeros ("2.5", "723",
-    "0.0012"), or, from 10^digits up, the whole number with separators ("1,202"). Never
-    scientific notation."""
+    """``digits`` significant digits, no trailing zeros ("2.5", "0.0012"); from 10^digits
+    up the whole number with separators ("1,202"). Never scientific notation."""
     if not math.isfinite(value):
         return str(value)
     if value < 0:
@@ -71,8 +67,7 @@ def number_text(value: float, digits: int = DIGITS) -> str:
 
 @dataclass(frozen=True)
 class TimeScale:
-    """How times are shown in one unit: the number is ``value * factor``, followed by
-    ``unit`` (e.g. factor 1000, unit "ms" for seconds shown in milliseconds)."""
+    """Times shown as ``value * factor`` followed by ``unit`` (1000, "ms" for seconds)."""
 
     factor: float
     unit: str
@@ -82,8 +77,8 @@ class TimeScale:
 
 
 def time_scale(value: float, unit: str = "s", digits: int = DIGITS) -> TimeScale:
-    """The scale `time_text` shows ``value`` (in ``unit``) in: the SI prefix that keeps the
-    rounded number in [1, 1000), seconds from 1 s up, µs below 1 ms; other units as given."""
+    """The scale `time_text` shows ``value`` in: the SI prefix keeping the rounded number
+    in [1, 1000) (seconds from 1 s up, µs below 1 ms); other units as given."""
     per_unit = SECONDS.get(unit)
     if per_unit is None:
         return TimeScale(1.0, unit)
@@ -97,8 +92,7 @@ def time_scale(value: float, unit: str = "s", digits: int = DIGITS) -> TimeScale
 
 
 def time_text(value: float, unit: str = "s", digits: int = DIGITS) -> str:
-    """A time for people, by the rules in the module docstring: "5 s", "1.5 s", "723 ms",
-    "9.67 ms", "1 µs", "1,202 s", "3,000,000 s", "1,234 cycles"."""
+    """A time for people, by the module's rules: "1.5 s", "9.67 ms", "1,234 cycles"."""
     if unit in _CYCLES:
         whole = round(value) if math.isfinite(value) else value
         return f"{whole:,} {'cycle' if whole == 1 else 'cycles'}"
@@ -114,10 +108,8 @@ format_time = time_text
 
 
 def duration_words(seconds: float, about: bool = True) -> str:
-    """How long a whole run takes (an estimate, a limit, time spent), for people: "about
-    40 s", "about 13 min", "about 3.5 h" (or without "about"). `time_text` up to two
-    minutes; then whole minutes, from two hours on hours to a tenth: a run of hours is
-    not read in seconds."""
+    """How long a whole run takes: "about 40 s", "about 13 min", "about 3.5 h" (`time_text`
+    up to two minutes, then whole minutes, from two hours hours to a tenth)."""
     if seconds >= 7200:
         text = f"{seconds / 3600:,.1f} h"
     elif seconds >= 120:
@@ -128,12 +120,10 @@ def duration_words(seconds: float, about: bool = True) -> str:
 
 
 def span_text(start: float, end: float, unit: str = "s", time: TimeText = time_text) -> str:
-    """An interval, readable at any magnitude: "2–3 s", "0.5–1.5 s", "250–750 ms" (both
-    ends in the scale of the larger one, the unit written once); "2.00012–2.00013 s"
-    (digits added, up to six, until the ends differ); "1 µs–1,000,000,000 s" (ends of very
-    different sizes each in their own prefix); "1,000,000,000 s + 1 µs" (a start and a
-    length, where no digits tell the ends apart). ``time`` is kept for callers that pass
-    a formatter; a formatter other than `time_text` writes both ends in full."""
+    """An interval at any magnitude: "250–750 ms" (the larger end's scale, the unit once);
+    "2.00012–2.00013 s" (up to six digits, until the ends differ); "1 µs–1,000,000,000 s"
+    (very different ends each in its prefix); "1,000,000,000 s + 1 µs" (no digits tell
+    the ends apart). A ``time`` other than `time_text` writes both ends in full."""
     if time is not time_text:
         first = time(start, unit)
         return f"{first.removesuffix(' ' + unit) if unit else first}–{time(end, unit)}"
@@ -163,8 +153,8 @@ _FAINT = 0.01
 
 
 def _length_text(start: float, end: float, unit: str) -> str:
-    """``end - start`` with only the digits the floats carry: near 1e9 s a float steps by
-    1.2e-7 s, so a 1 µs span is "1 µs", not "0.954 µs"."""
+    """``end - start`` with only the digits the floats carry ("1 µs" near 1e9 s, not
+    "0.954 µs")."""
     length = end - start
     grain = math.ulp(max(abs(start), abs(end)))
     known = math.floor(math.log10(length / grain)) if length > grain else 1
@@ -172,8 +162,7 @@ def _length_text(start: float, end: float, unit: str) -> str:
 
 
 def axis_scale(span: float, unit: str = "s") -> TimeScale:
-    """The scale of a time axis from 0 to ``span``: the prefix of its largest value (a run
-    of 250 ms is drawn in ms; cycles in cycles)."""
+    """The scale of a time axis from 0 to ``span``: its largest value's prefix."""
     if unit in _CYCLES:
         return TimeScale(1.0, "cycles")
     return time_scale(span, unit)
@@ -185,8 +174,7 @@ def axis_title(scale: TimeScale) -> str:
 
 
 def tick_text(value: float, step: float, scale: TimeScale) -> str:
-    """A tick's number in ``scale`` with as many decimals as ``step`` needs (ticks 0.25 s
-    apart: "0.75"; 2 apart: "1,002"), thousands separators, never scientific notation."""
+    """A tick's number in ``scale`` with the decimals ``step`` needs ("0.75", "1,002")."""
     shown, shown_step = value * scale.factor, abs(step * scale.factor)
     if not math.isfinite(shown):
         return str(shown)
@@ -221,8 +209,8 @@ def _runs(numbers: list[int]) -> list[tuple[int, int]]:
 
 
 def op_numbers(ops: Iterable[int]) -> str:
-    """0-based op indices as people read them, every one named: "1 and 2", "1–5 and 7"
-    (a run of three or more consecutive ops is written first–last)."""
+    """0-based op indices as people read them: "1 and 2", "1–5 and 7" (runs of three or
+    more as first–last)."""
     numbers = sorted({int(op) + 1 for op in ops})
     parts: list[str] = []
     for first, last in _runs(numbers):
@@ -248,9 +236,9 @@ def count_words(count: int, noun: str, plural: str | None = None) -> str:
     return f"{count:,} {noun if count == 1 else (plural or noun + 's')}"
 
 
-#: What `printable` escapes: C0 controls, DEL, C1 controls, the bidirectional overrides
-#: and isolates (they reverse the text after them), the line and paragraph separators and
-#: lone surrogates (a file name's undecodable bytes, which no UTF-8 stream can print).
+#: What `printable` escapes: C0 and C1 controls, DEL, bidirectional overrides and isolates
+#: (they reverse the text after them), line and paragraph separators, lone surrogates (a
+#: file name's undecodable bytes, which no UTF-8 stream can print).
 _UNPRINTABLE = re.compile(
     r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]"
 )
@@ -264,14 +252,10 @@ def _escape(char: str) -> str:
 
 
 def printable(text: str, keep: str = "") -> str:
-    """``text`` with every character a terminal would act on instead of showing written
-    as a visible escape ("\\x1b[31m", "\\x00", "\\x9b", "\\u202e", "\\n"): C0 and C1
-    controls, DEL, bidirectional overrides and isolates, line separators, lone
-    surrogates. The one escaper of user text (names, descriptions, paths, values quoted
-    in errors) for the terminal and the app. Characters in ``keep`` (e.g. "\\n" for a
-    multi-line text box) stay as they are; by default a newline or tab is escaped, so
-    a user string never breaks a one-line text. Backslashes are left alone (a Windows
-    path reads as written)."""
+    """``text`` with every character a terminal would act on (`_UNPRINTABLE`) written as a
+    visible escape ("\\x1b[31m", "\\u202e", "\\n"): the one escaper of user text.
+    Characters in ``keep`` (e.g. "\\n" for a multi-line box) stay; backslashes are left
+    alone (a Windows path reads as written)."""
     if not _UNPRINTABLE.search(text):
         return text
     return _UNPRINTABLE.sub(
@@ -283,33 +267,30 @@ def _width(char: str) -> int:
     return len(_escape(char)) if _UNPRINTABLE.match(char) else 1
 
 
-def printable_head(text: str, width: int) -> str:
-    """The longest start of ``printable(text)`` that fits ``width`` characters without
-    cutting an escape in two."""
-    used, end = 0, 0
-    for char in text[:width]:
+def _fitting(chars: Iterable[str], width: int) -> int:
+    """How many of ``chars``, escaped, fit ``width`` characters, no escape cut."""
+    used = count = 0
+    for char in chars:
         used += _width(char)
         if used > width:
             break
-        end += 1
-    return printable(text[:end])
+        count += 1
+    return count
+
+
+def printable_head(text: str, width: int) -> str:
+    """The longest start of ``printable(text)`` in ``width`` characters, no escape cut."""
+    return printable(text[: _fitting(text[:width], width)])
 
 
 def printable_tail(text: str, width: int) -> str:
-    """The longest end of ``printable(text)`` that fits ``width`` characters without
-    cutting an escape in two."""
-    used, start = 0, len(text)
-    for char in reversed(text[-width:] if width > 0 else ""):
-        used += _width(char)
-        if used > width:
-            break
-        start -= 1
-    return printable(text[start:])
+    """The longest end of ``printable(text)`` in ``width`` characters, no escape cut."""
+    count = _fitting(reversed(text[-width:] if width > 0 else ""), width)
+    return printable(text[len(text) - count :])
 
 
 def elided(text: str, width: int) -> str:
-    """``printable(text)`` in at most ``width`` characters: cut with "…" when longer
-    (a name in a one-line heading never grows the layout with it)."""
+    """``printable(text)`` in at most ``width`` characters, cut with "…" when longer."""
     shown = printable(text)
     if len(shown) <= width:
         return shown
@@ -317,9 +298,8 @@ def elided(text: str, width: int) -> str:
 
 
 def elided_middle(text: str, width: int) -> str:
-    """``printable(text)`` in about ``width`` characters: when longer, its start, "…" and
-    its end (a path keeps its file name in view), with the whole length said:
-    "/home/me/…/run.toml (4,200 characters)"."""
+    """``printable(text)`` in about ``width`` characters: when longer, its start, "…", its
+    end and its length: "/home/me/…/run.toml (4,200 characters)"."""
     shown = printable(text)
     if len(shown) <= width:
         return shown
@@ -329,16 +309,13 @@ def elided_middle(text: str, width: int) -> str:
 
 
 #: Longest line `message_line` makes (characters): about six rows of an 80-column
-#: terminal, far from a screenful (a message quotes at most `engine.base.validation.SHOWN`
-#: characters of a value; only text no quoting helper cut, such as argparse's, comes near).
+#: terminal (only text no quoting helper cut, such as argparse's, comes near).
 MESSAGE_CHARS = 500
 
 
 def message_line(text: str, limit: int = MESSAGE_CHARS) -> str:
-    """``text`` as one line of a message, on the terminal or in the app: every control
-    character escaped (`printable`), and when longer than ``limit``, its start and its end
-    (where argparse says what it expected) around the whole length. The safety net under
-    every message's own quoting."""
+    """``text`` as one message line, `printable`, and beyond ``limit`` its start and end
+    around its length: the safety net under every message's own quoting."""
     shown = printable(text)
     if len(shown) <= limit:
         return shown
@@ -352,6 +329,5 @@ _NUMBER_SPACE = re.compile(r"(\d) (?=[^\s\d·(])")
 
 
 def unbreakable_values(text: str) -> str:
-    """``text`` with the space after each number made non-breaking ("5 s", "3 slots",
-    "1,202 ops"), so a wrapped line never leaves a value's unit on the next line."""
+    """``text`` with the space after each number non-breaking ("5 s", "3 slots")."""
     return _NUMBER_SPACE.sub("\\1\u00a0", text)

@@ -1,21 +1,18 @@
 """Where things are in a TOML document: the line of every key, and how deep it nests.
 
-`tomllib` gives values but not positions, and searching the text for a key finds it inside
-strings, misses dotted keys (``defaults.foo = 1``) and sub-tables (``[defaults.sub]``). This
-is a small scanner that understands what matters for positions: table headers and arrays of
-tables, dotted and quoted keys, the four kinds of strings (multi-line ones included),
-comments, arrays and inline tables. It records, for every key path, the line where it is
-first defined: ``("defaults", "foo")``, ``("ops", 1, "read")`` for the second ``[[ops]]``,
-``("ops", 1)`` for that ``[[ops]]`` header itself.
+`tomllib` gives no positions, and searching the text misses dotted keys and sub-tables and
+finds keys inside strings. This small scanner knows headers, arrays of tables, dotted and
+quoted keys, the four kinds of strings, comments, arrays and inline tables, and records the
+line where each key path is first defined: ``("ops", 1, "read")`` for the second [[ops]].
 
-`deepest_nesting` runs *before* parsing (on any text, valid or not): tomllib recurses once
-per level of nested arrays and inline tables, so a file of ten thousand ``[`` would end in a
-RecursionError instead of a message.
+`deepest_nesting` runs *before* parsing, on any text: tomllib recurses once per level of
+nesting, so ten thousand ``[`` would end in a RecursionError instead of a message.
 """
 
 from __future__ import annotations
 
 import re
+import tomllib
 
 Path = tuple[str | int, ...]
 
@@ -28,11 +25,8 @@ _SCALAR_END = " \t\r\n,]}#"
 
 
 def deepest_nesting(text: str) -> tuple[int, int]:
-    """(deepest nesting of ``[``/``{`` outside strings and comments, its first line).
-
-    Lenient: works on invalid TOML too (an unclosed string ends at its line, or at the end
-    of the text for multi-line ones), so it can guard the parser.
-    """
+    """(deepest nesting of ``[``/``{`` outside strings and comments, its first line);
+    lenient on invalid TOML (an unclosed string ends at its line, or the text's end)."""
     depth = deepest = 0
     deepest_line = line = 1
     i, n = 0, len(text)
@@ -209,43 +203,31 @@ class _Scanner:
         if char in "\"'":
             triple = self.text.startswith(char * 3, self.i)
             self.advance_to(_string_end(self.text, self.i, char, triple))
-        elif char == "[":
+        elif char in "[{":  # an array (items by index) or an inline table (keys)
             self.i += 1
             index = 0
             while True:
                 self.skip_blank(newlines=True)
-                if self.peek() in ("]", ""):
+                if self.peek() in ("]}"[char == "{"], ""):
                     self.i += 1
                     return
                 if self.peek() == ",":
                     self.i += 1
                     index += 1
                     continue
-                self.record((*path, index), self.line)
                 start = self.i
-                self.value((*path, index))
-                if self.i == start:
-                    self.i += 1
-        elif char == "{":
-            self.i += 1
-            while True:
-                self.skip_blank(newlines=True)
-                if self.peek() in ("}", ""):
-                    self.i += 1
-                    return
-                if self.peek() == ",":
-                    self.i += 1
-                    continue
-                start = self.i
-                self.keyval(path)
+                if char == "[":
+                    self.record((*path, index), self.line)
+                    self.value((*path, index))
+                else:
+                    self.keyval(path)
                 if self.i == start:
                     self.i += 1
         else:
             self.scalar()
 
     def scalar(self) -> None:
-        """A number, boolean or date-time: up to the next separator (a date-time may hold
-        one space, between its date and its time)."""
+        """A number, boolean or date-time (which may hold one space) up to a separator."""
         text, n = self.text, len(self.text)
         start = self.i
         while self.i < n and text[self.i] not in _SCALAR_END:
@@ -260,23 +242,9 @@ class _Scanner:
                 self.i += 1
 
 
-_ESCAPE = re.compile(r"\\(u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.)")
-_SIMPLE_ESCAPES = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r", '"': '"', "\\": "\\"}
-
-
 def _unescape(raw: str) -> str:
-    """A basic string's escapes, as TOML defines them (for quoted keys)."""
-
-    def one(match: re.Match[str]) -> str:
-        code = match.group(1)
-        if code[0] in "uU" and len(code) > 1:
-            try:
-                return chr(int(code[1:], 16))
-            except (ValueError, OverflowError):
-                return match.group()
-        return _SIMPLE_ESCAPES.get(code, match.group())
-
-    return _ESCAPE.sub(one, raw)
+    """A quoted key's escapes, as TOML (tomllib itself) reads them."""
+    return str(tomllib.loads(f'k = "{raw}"')["k"])
 
 
 def key_lines(text: str) -> dict[Path, int]:

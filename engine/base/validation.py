@@ -1,10 +1,9 @@
-"""Checks shared by every model's inputs: whole numbers in a range, durations in seconds.
-Each failure is a one-line `PipeLabError` naming the value and what it is.
+"""Checks shared by every model's inputs (whole numbers in a range, durations), each
+failure a one-line `PipeLabError` naming the value and what it is.
 
-The magnitude policy (docs/model.md, "Limits"): every duration is 0 or within
-[`MIN_DURATION`, `MAX_DURATION`] = [1e-6, 1e9] time units. With at most 10^7 ops of three
-stages that keeps every start, end and makespan finite (at most 3·10^16) and every view's
-arithmetic (scales, widths, fractions) away from overflow and subnormal numbers.
+The magnitude policy (docs/model.md, "Limits"): every duration is 0 or in [1e-6, 1e9] time
+units; with at most 10^7 ops of three stages every start, end and makespan stays finite
+(at most 3·10^16) and every view's arithmetic away from overflow and subnormals.
 """
 
 from __future__ import annotations
@@ -39,10 +38,9 @@ _REPR_ESCAPE = re.compile(r"\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}
 
 
 def shown(value: Any, limit: int = SHOWN) -> str:
-    """``repr(value)`` for a message, escaped (`engine.base.text.printable`) and cut to about
-    ``limit`` characters; a cut one keeps its closing quote or bracket and says how long
-    the whole was: 'xxxx…' (1,000,000 characters), [1, 1, …] (100,000 items). The one
-    quoting helper: messages stay one short line whatever the input."""
+    """``repr(value)`` for a message, `printable` and cut to about ``limit`` characters,
+    keeping its closing quote or bracket and saying how long the whole was: 'xxxx…'
+    (1,000,000 characters). The one quoting helper."""
     try:
         text = printable(repr(value))
     except Exception:  # a failing repr (an int of 5,000 digits) must not lose the message
@@ -58,8 +56,8 @@ def shown(value: Any, limit: int = SHOWN) -> str:
 
 
 def _size(value: Any, text: str) -> str:
-    """How long a value cut by `shown` was: characters of a string, items of a list or
-    table (of two or more), else characters of its repr."""
+    """How long a value cut by `shown` was: a string's characters, a collection's items
+    (two or more), else its repr's characters."""
     if isinstance(value, str):
         return f"{len(value):,} characters"
     if isinstance(value, list | tuple | dict | set | frozenset) and len(value) > 1:
@@ -84,11 +82,9 @@ def path_text(path: str | os.PathLike[str]) -> str:
 
 
 def value_text(value: float) -> str:
-    """A number someone gave, as they would write it, for a message that quotes it: 2.5,
-    -1, 1e-320, 3e9 (not "3e+09"), 9.0000001 (not "9"). The short form when it reads back
-    as exactly the value, else Python's shortest exact one: never a value the message
-    misstates. The one formatter for user-given numbers (times for people:
-    `engine.base.text.time_text`)."""
+    """A number someone gave, as they would write it: 2.5, 1e-320, 3e9 (not "3e+09"),
+    9.0000001 (not "9"): the short form where it reads back exactly, else the shortest
+    exact one. The one formatter for user-given numbers."""
     number = float(value)
     if not math.isfinite(number):
         return str(number)
@@ -103,9 +99,8 @@ def value_text(value: float) -> str:
 
 
 def whole_number(value: Any, what: str, low: int, high: int, unit: str = "") -> int:
-    """``value`` as an int in [low, high]; a float with no fraction (3.0) is accepted. The
-    one rule for whole numbers, in files, flags (`whole_number_text`) and forms. An empty
-    ``what`` gives a message that starts at "must be" (argparse names the flag itself)."""
+    """``value`` as an int in [low, high] (3.0 accepted): the one rule for whole numbers
+    in files, flags and forms. An empty ``what`` starts the message at "must be"."""
     given = value
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
         if isinstance(value, float) and value.is_integer():
@@ -120,9 +115,8 @@ def whole_number(value: Any, what: str, low: int, high: int, unit: str = "") -> 
 
 
 def whole_number_text(text: str, what: str, low: int, high: int, unit: str = "") -> int:
-    """A whole number typed as text (a flag, a form field), by `whole_number`'s rule: the
-    text is read as a file's value would be, "3", "+3", "1_000" as ints, "3.0", "1e3" as
-    the floats they are (no fraction: accepted), anything else refused, quoted."""
+    """A whole number typed as text, by `whole_number`'s rule: "3", "+3", "1_000" as ints,
+    "3.0", "1e3" as floats, as a file's value would be read."""
     try:
         value: Any = int(text)
     except ValueError:
@@ -150,8 +144,8 @@ def _outside(what: str, low: int, high: int, given: str) -> str:
 
 
 def _whole_text(value: Any) -> str:
-    """A whole number as given: 1,000,000; a float as written (1e300, not its 301 digits);
-    an int too long for a line (10^5000) by its length."""
+    """A whole number as given: 1,000,000; a float as written (1e300); a huge int by its
+    length."""
     if isinstance(value, float):
         return value_text(value)
     number = abs(int(value))
@@ -162,8 +156,7 @@ def _whole_text(value: Any) -> str:
 
 
 def duration(value: Any, what: str) -> float:
-    """``value`` as a duration within the magnitude policy (0 or in [MIN_DURATION,
-    MAX_DURATION]); ``what`` names the field in the message."""
+    """``value`` as a duration within the magnitude policy; ``what`` names the field."""
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
         raise PipeLabError(f"{what} must be a number of seconds, not {shown(value)}")
     try:
@@ -180,8 +173,8 @@ def duration(value: Any, what: str) -> float:
 
 
 def check_durations(array: npt.NDArray[np.float64], what: str) -> None:
-    """`duration`'s policy for a whole column at once; ``what`` is e.g. "read" and the
-    message names the first bad op ("read duration of op 3 must be …")."""
+    """`duration`'s policy for a column; the message names the first bad op ("read
+    duration of op 3 must be …")."""
     finite = np.isfinite(array)
     if not finite.all():
         bad = int(np.flatnonzero(~finite)[0])

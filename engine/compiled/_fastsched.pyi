@@ -46,9 +46,8 @@ def critical_path_rows(
     path: npt.NDArray[np.int64],
     sums: npt.NDArray[np.float64],
 ) -> int:
-    """`critical_path` of an op-major pipeline, the candidates read off ``by_row`` (order,
-    bounds), the stages and the slot releases worked out per op (``by_release``: the ops
-    in release order, None: op order); returns the path's length."""
+    """`critical_path` of an op-major pipeline, candidates read off ``by_row`` (order,
+    bounds); ``by_release``: the ops in slot release order (None: op order)."""
 
 def rows_pass(
     row_starts: npt.NDArray[np.float64],
@@ -74,13 +73,11 @@ def rows_pass(
     counts: npt.NDArray[np.int64] | None = None,
     longest: npt.NDArray[np.float64] | None = None,
 ) -> tuple[int, int]:
-    """One unit's idle gaps (rows ``first_row`` .. + ``n_rows``), cut at ``points``:
-    counted with every out column and ``totals`` None ((gaps, cuts), cuts -1 past
-    ``budget``), else walked piece by piece: written with each piece's awaited task and
-    reason (``codes``: input, slot, done) where the out columns are given, and summed per
-    (row, reason) into ``totals`` (idle time) and ``counts`` (pieces), the longest piece
-    per row into ``longest``. ``reach``: in by_row order, or (end, order) where rows do not
-    overlap (each task's reach its own end, ``end[order[i]]``)."""
+    """One unit's idle gaps (rows ``first_row`` .. + ``n_rows``) cut at ``points``: counted
+    ((gaps, cuts), cuts -1 past ``budget``) when every out column and ``totals`` are None;
+    else written with each piece's awaited task and reason (``codes``: input, slot, done)
+    and summed per (row, reason) into ``totals``, ``counts`` and per row ``longest``.
+    ``reach``: in by_row order, or (end, order) where rows do not overlap."""
 
 def rows_in_time_order(
     start: npt.NDArray[np.float64],
@@ -94,9 +91,8 @@ def rows_in_time_order(
     resorted: npt.NDArray[np.bool_],
     overlapping: npt.NDArray[np.bool_] | None = None,
 ) -> None:
-    """Spans sorted by (row, start, end; then index) into the out arrays (``ends`` None:
-    not written), and per row whether it was not in that order already and, into
-    ``overlapping``, whether a span starts before the one before it ended."""
+    """Spans sorted by (row, start, end; then index) into the out arrays (``ends`` None: not
+    written); per row, whether it was out of order and whether its spans overlap."""
 
 def chain_roots(owner: npt.NDArray[np.int64]) -> None:
     """Each entry (an earlier index, or itself) replaced in place by its chain's root."""
@@ -120,10 +116,9 @@ def busy_until_row(
     times: npt.NDArray[np.float64],
     out: npt.NDArray[np.float64],
 ) -> None:
-    """A row of disjoint spans' busy time before each of ``times``, written to ``out``: the
-    spans in start order (``starts``), span j's end at ``ends[order[j]]``, or at
-    ``ends[offset + j]`` where ``order`` is None; ``fences``: the busy time before every
-    ``fence``-th span."""
+    """A row of disjoint spans' busy time before each of ``times``, into ``out``; span j's
+    end is ``ends[order[j]]`` (``ends[offset + j]`` where ``order`` is None); ``fences``:
+    the busy time before every ``fence``-th span."""
 
 def sorted_common(
     a: npt.NDArray[np.float64], b: npt.NDArray[np.float64], out: npt.NDArray[np.float64]
@@ -137,6 +132,6 @@ def merge_times(
     removed: npt.NDArray[np.float64],
     dropped: npt.NDArray[np.float64],
 ) -> tuple[int, int]:
-    """Every occurrence of the ascending ``parts`` in merged order, without merging them:
-    one within ``tolerance`` above the one before it is written to ``removed``, and to
-    ``dropped`` where it is its value's first; returns how many of each."""
+    """The ascending ``parts`` walked in merged order: a value within ``tolerance`` above
+    the one before goes to ``removed`` (and ``dropped`` where it is its value's first);
+    returns how many of each."""

@@ -1,14 +1,11 @@
-"""The compiled module (``engine.compiled._fastsched``, from _fastsched.c, _idle_pass.c and
-_row_order.c beside this file when the optional extension was built, setup.py) and the switch
-between it and the Python code it stands in for.
+"""The optional compiled module (``engine.compiled._fastsched``: _fastsched.c, _idle_pass.c,
+_row_order.c; setup.py) and the switch between it and the Python it stands in for.
 
-Its event loop is `engine.model.shape.shape_tasks`'s (any pipeline shape, the book's included),
-organised for speed: simulated time only moves forward, so each unit's ready stages arrive
-in (time, task) order except for ties at the current instant; its ready queues are FIFOs
-kept sorted by inserting from the tail, where the reference keeps heaps. Every choice and
-every addition (``end = now + d``) happens in the reference's order, so the floats come out
-identical; it releases the GIL while it runs. Where the module is missing (no C compiler)
-or ``PIPELAB_PURE_PYTHON=1`` is set, the reference runs: there is no second Python loop.
+Its event loop is `engine.model.shape.shape_tasks`'s, organised for speed: time only moves
+forward, so its ready queues are FIFOs kept sorted by inserting from the tail where the
+reference keeps heaps. Every choice and addition happens in the reference's order, so the
+floats are identical; it releases the GIL. Without the module (no C compiler) or with
+``PIPELAB_PURE_PYTHON=1`` the reference runs: there is no second Python loop.
 """
 
 from __future__ import annotations
@@ -34,9 +31,8 @@ def _load_compiled() -> tuple[ModuleType | None, str]:
     if os.environ.get(FORCE_PYTHON, "") not in ("", "0"):
         return None, f"{FORCE_PYTHON} is set"
     try:
-        # (by name: an optional extension module, which import graphs cannot see into; a
-        # plain `import engine.compiled._fastsched` reads to them as an import of the engine
-        # package, a false circle through engine/__init__)
+        # (by name: a plain import reads to import graphs as one of the engine package, a
+        # false circle through engine/__init__)
         _fastsched = importlib.import_module("engine.compiled._fastsched")
     except ImportError as error:  # not built: no C compiler when the project was installed
         return None, f"engine.compiled._fastsched did not load ({error})"
@@ -56,9 +52,8 @@ def backend() -> str:
 
 @contextmanager
 def using(name: str) -> Iterator[None]:
-    """Within the block, the engine runs ``name`` ("compiled" or "python": the reference
-    loops), so tests and benchmarks can compare the two. Not thread-safe: it sets a module
-    switch."""
+    """Within the block the engine runs ``name`` ("compiled" or "python"), for tests and
+    benchmarks to compare. Not thread-safe: it sets a module switch."""
     global use_compiled
     if name not in ("compiled", "python"):
         raise ValueError(f"no scheduler build named {name!r}")
@@ -77,9 +72,8 @@ def compiled_tasks(
     workers: tuple[int, ...],
     pools: tuple[tuple[int, int, int], ...],
 ) -> Tasks | None:
-    """Stage starts (n, stages), the worker of each stage (n, stages) and each pool's grant
-    times (n, pools) from the compiled event loop, for pools given as (size, first, last);
-    None where the pipeline stops (`compiled` must be loaded)."""
+    """`engine.model.shape.shape_tasks`' result from the compiled loop, pools given as
+    (size, first, last); None where the pipeline stops (`compiled` must be loaded)."""
     assert compiled is not None
     table = np.ascontiguousarray(durations, dtype=np.float64)
     n, n_pools = len(table), len(pools)

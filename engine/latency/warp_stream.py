@@ -1,11 +1,7 @@
-"""The warp model's run, a chunk of bursts at a time: the same numbers and the same tasks as
-`engine.latency.warps.simulate_warps`, in memory that does not grow with the run.
-
-Burst n (in issue order, warp n mod W) starts at ``n·C + floor(n / W)·max(0, C + L − W·C)``
-(`engine.latency.warps.burst_starts`), so any range of bursts is computed on its own.
-`summarize` folds the chunks into the run's figures; `write_warp_tasks` writes the
-Schedule's tasks in the order `simulate_warps` stores them (by start, then unit, then
-worker) without building it.
+"""The warp model's run a chunk of bursts at a time (`engine.latency.warps.bursts_between`):
+the same numbers and tasks as `simulate_warps`, in memory that does not grow with the run.
+`summarize` folds the chunks into the run's figures; `write_warp_tasks` writes the tasks in
+`simulate_warps`' order (start, unit, worker) without building the Schedule.
 """
 
 from __future__ import annotations
@@ -25,7 +21,8 @@ from engine.latency.warps import (
     WARP_UNIT,
     Bursts,
     WarpConfig,
-    burst_starts,
+    burst_count,
+    bursts_between,
 )
 
 IntArray = npt.NDArray[np.int64]
@@ -35,27 +32,11 @@ FloatArray = npt.NDArray[np.float64]
 CHUNK = 65_536
 
 
-def burst_count(config: WarpConfig) -> int:
-    """How many bursts start before the run ends (starts rise with n: a binary search)."""
-    low, high = 0, config.max_bursts  # burst `high` never starts in time
-    while low < high:
-        middle = (low + high) // 2
-        if burst_starts(config, np.array([middle]))[0] < config.cycles:
-            low = middle + 1
-        else:
-            high = middle
-    return low
-
-
 def burst_chunks(config: WarpConfig, chunk: int = CHUNK) -> Iterator[Bursts]:
     """Every burst of the run, ``chunk`` at a time, in issue order."""
-    c, latency, w = config.compute, config.latency, config.warps
     total = burst_count(config)
     for low in range(0, total, chunk):
-        n = np.arange(low, min(total, low + chunk), dtype=np.int64)
-        start = burst_starts(config, n)
-        ready = np.where(n >= w, burst_starts(config, np.maximum(n - w, 0)) + c + latency, 0.0)
-        yield Bursts.of(config, n % w, ready, start)
+        yield bursts_between(config, low, min(total, low + chunk))
 
 
 @dataclass(frozen=True)
@@ -86,8 +67,7 @@ class WarpSummary:
         return stall
 
     def utilization_by_unit(self) -> dict[str, float]:
-        """Mean busy fraction of the makespan per unit (`engine.analysis.metrics` on the
-        Schedule)."""
+        """Mean busy fraction of the makespan per unit, as `engine.analysis.metrics` gives."""
         span = self.makespan
         if span <= 0:
             return {UNIT_NAMES[WARP_UNIT]: 0.0, UNIT_NAMES[ISSUE_UNIT]: 0.0}
@@ -121,9 +101,8 @@ def summarize(config: WarpConfig, chunk: int = CHUNK) -> WarpSummary:
 
 
 def task_chunks(config: WarpConfig, chunk: int = CHUNK) -> Iterator[tuple[npt.NDArray[Any], ...]]:
-    """The run's tasks in `simulate_warps`'s order (start, then unit, then worker), a chunk
-    at a time. A load starts at most at the next burst's start, so only loads starting at
-    or after the next chunk's first burst are carried over into it."""
+    """The run's tasks in `simulate_warps`' order, a chunk at a time; a load starts at most
+    at the next burst's start, so only loads from the next chunk's first burst on carry."""
     carry: list[npt.NDArray[Any]] | None = None
     chunks = burst_chunks(config, chunk)
     part = next(chunks, None)
@@ -143,8 +122,8 @@ def task_chunks(config: WarpConfig, chunk: int = CHUNK) -> Iterator[tuple[npt.ND
 
 
 def write_warp_tasks(write: Write, config: WarpConfig, indent: str, chunk: int = CHUNK) -> None:
-    """The tasks as the contract's JSON objects, one per line, comma-separated (no
-    brackets), exactly as `engine.analysis.writers` writes a Schedule's tasks."""
+    """The tasks as `engine.analysis.writers` writes a Schedule's: JSON objects, one a line,
+    comma-separated, no brackets."""
     chunks = task_chunks(config, chunk)
     rows = (list(zip(*(column.tolist() for column in columns), strict=True)) for columns in chunks)
     write_tasks(write, rows, STAGE_NAMES, UNIT_NAMES, f"\n{indent}")

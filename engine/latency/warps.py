@@ -7,24 +7,16 @@ warp that became ready first (ties: lower warp index); every warp is ready at cy
 warp keeps the issue unit for its whole C-cycle burst. The run lasts T cycles; tasks still
 going at T are cut there.
 
-The timeline is an ordinary `Schedule` (time unit "cycles", source "simulated"):
+The timeline is an ordinary `Schedule` in cycles: units ``("warp", "issue")`` with workers
+``(W, 1)`` (a row per warp, then the issue unit), stages ``("compute", "memory")``, op =
+warp index. A warp row holds its bursts and loads, so a gap on it is time the warp is
+*ready but not picked* (idle to the generic views); the issue unit's row repeats each burst.
 
-* units ``("warp", "issue")`` (titled "warp", "issue unit") with workers ``(W, 1)``: one
-  row per warp, then the issue unit;
-* stages ``("compute", "memory")``; op = warp index (one colour per warp);
-* a warp row holds its compute bursts and its loads; a gap on a warp row is time the warp is
-  *ready but not picked* (stalled behind other warps), so the generic Gantt draws stalls as
-  idle time and `engine.analysis.metrics` counts them as idle; the issue unit row repeats
-  each burst.
-
-Two implementations agree on every configuration (tests check it):
-
-* `simulate_warps_reference` — event by event with a heap ordered by (ready cycle, warp):
-  the rule in code.
-* `simulate_warps` — vectorized. Loads all take L cycles and bursts end in issue order, so
-  warps become ready in the order they issued: the issue order is round-robin and burst n
-  (warp n mod W) starts at ``max(start[n-1] + C, start[n-W] + C + L)``. With
-  D = C + L − W·C that max-plus recurrence solves to ``n·C + floor(n / W)·max(0, D)``.
+`simulate_warps_reference` is the rule in code (a heap ordered by (ready cycle, warp));
+`simulate_warps` is vectorized and equal (tests check it): loads all take L cycles, so warps
+become ready in issue order, round-robin, and burst n (warp n mod W) starts at
+``max(start[n-1] + C, start[n-W] + C + L)``, which solves to ``n·C + floor(n / W)·max(0, D)``
+with D = C + L − W·C.
 
 Steady-state issue-unit utilization is min(1, W·C / (C + L)); the knee, the fewest warps
 that hide the latency, is W = (C + L) / C.
@@ -44,9 +36,10 @@ import numpy.typing as npt
 
 from engine.analysis.timeline import workers_at
 from engine.base.errors import PipeLabError
-from engine.base.text import time_text
+from engine.base.text import join_words, time_text
 from engine.base.tolerance import time_tolerance
 from engine.base.validation import whole_number
+from engine.model.columns import frozen
 from engine.model.schedule import Schedule
 
 IntArray = npt.NDArray[np.int64]
@@ -57,16 +50,12 @@ STAGE_NAMES: tuple[str, ...] = ("compute", "memory")
 WARP_UNIT, ISSUE_UNIT = 0, 1
 COMPUTE, MEMORY = 0, 1
 
-#: Limits (inclusive). Bursts are capped because every burst is three tasks in the Schedule:
-#: a million bursts is about 150 MB of columns and a fraction of a second to build.
+#: Limits (inclusive). Every burst is three tasks: a million bursts are about 150 MB.
 MAX_WARPS = 1024
 MAX_CYCLES = 10_000_000
 MAX_COMPUTE = 100_000
 MAX_LATENCY = 1_000_000
 MAX_BURSTS = 1_000_000
-
-
-_UNITS = {"warps": "warps", "compute": "cycles", "latency": "cycles", "cycles": "cycles"}
 
 
 @dataclass(frozen=True)
@@ -80,19 +69,16 @@ class WarpConfig:
     cycles: int = 400
 
     def __post_init__(self) -> None:
-        set_ = object.__setattr__
-        set_(self, "warps", whole_number(self.warps, "warps", 1, MAX_WARPS, _UNITS["warps"]))
-        set_(
-            self,
-            "compute",
-            whole_number(self.compute, "compute", 1, MAX_COMPUTE, _UNITS["compute"]),
+        limits = (
+            ("warps", 1, MAX_WARPS),
+            ("compute", 1, MAX_COMPUTE),
+            ("latency", 0, MAX_LATENCY),
+            ("cycles", 1, MAX_CYCLES),
         )
-        set_(
-            self,
-            "latency",
-            whole_number(self.latency, "latency", 0, MAX_LATENCY, _UNITS["latency"]),
-        )
-        set_(self, "cycles", whole_number(self.cycles, "cycles", 1, MAX_CYCLES, _UNITS["cycles"]))
+        for name, low, high in limits:
+            unit = "warps" if name == "warps" else "cycles"
+            value = whole_number(getattr(self, name), name, low, high, unit)
+            object.__setattr__(self, name, value)
         if self.max_bursts > MAX_BURSTS:
             raise PipeLabError(
                 f"{self.cycles:,} cycles of {self.compute}-cycle bursts is up to "
@@ -140,8 +126,8 @@ def knee_warps(compute: float, latency: float) -> float:
 
 @dataclass(frozen=True, eq=False)
 class WarpRun:
-    """A simulated run: its configuration, its timeline and, per compute burst in issue
-    order, the warp, the cycle it became ready and the cycle it started."""
+    """A simulated run: its configuration, its timeline and, per burst in issue order, the
+    warp, the cycle it became ready and the cycle it started."""
 
     config: WarpConfig
     schedule: Schedule
@@ -169,8 +155,7 @@ class WarpRun:
 
     @property
     def steady_state_utilization(self) -> float | None:
-        """Utilization measured after the warm-up (`WarpConfig.warm_up`) over as many whole
-        steady-state periods (`WarpConfig.period`) as the run holds; None if not one."""
+        """Utilization after the warm-up over the whole periods the run holds (None: none)."""
         config = self.config
         periods = (config.cycles - config.warm_up) // config.period
         if periods < 1:
@@ -179,8 +164,8 @@ class WarpRun:
 
     @property
     def headline(self) -> str:
-        """The run in a line: "issue unit busy 80.0% (model 80.0%); knee W = 5" (busy in
-        the steady state where the run holds a whole period after its warm-up)."""
+        """The run in a line: "issue unit busy 80.0% (model 80.0%); knee W = 5" (steady-state
+        busy where the run has it)."""
         steady = self.steady_state_utilization
         busy = self.utilization if steady is None else steady
         config = self.config
@@ -189,28 +174,10 @@ class WarpRun:
             f"knee W = {config.knee:.3g}"
         )
 
-    @cached_property
-    def stall_cycles(self) -> FloatArray:
-        """Per warp: cycles it was ready but not holding the issue unit."""
-        config = self.config
-        busy = np.zeros(config.warps)
-        np.add.at(busy, self.burst_warp, self.burst_end - self.burst_start)
-        loads = np.clip(
-            np.minimum(self.burst_start + config.compute + config.latency, config.cycles)
-            - np.minimum(self.burst_start + config.compute, config.cycles),
-            0,
-            None,
-        )
-        np.add.at(busy, self.burst_warp, loads)
-        stall = config.cycles - busy
-        stall.flags.writeable = False
-        return stall
-
 
 def ready_intervals(run: WarpRun) -> tuple[IntArray, FloatArray, FloatArray]:
-    """Stalls as intervals: (warp, start, end) for every stretch a warp was ready but not
-    holding the issue unit, cut at the end of the run. These are exactly the gaps on the
-    warp rows of ``run.schedule``; a view draws them as "ready, not picked"."""
+    """Stalls as (warp, start, end) intervals, cut at the run's end: exactly the gaps on
+    the warp rows of ``run.schedule`` ("ready, not picked")."""
     config = run.config
     waited = run.burst_start > run.burst_ready
     warps = [run.burst_warp[waited]]
@@ -237,11 +204,32 @@ def burst_starts(config: WarpConfig, n: IntArray) -> FloatArray:
     return starts
 
 
+def burst_count(config: WarpConfig) -> int:
+    """How many bursts start before the run ends (starts rise with n: a binary search)."""
+    extra = max(0, config.compute + config.latency - config.warps * config.compute)
+    low, high = 0, config.max_bursts  # burst `high` never starts in time
+    while low < high:
+        middle = (low + high) // 2  # (`burst_starts` in Python ints: no array a step)
+        if middle * config.compute + (middle // config.warps) * extra < config.cycles:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+def bursts_between(config: WarpConfig, low: int, high: int) -> Bursts:
+    """Bursts ``low`` .. ``high`` - 1 (issue order): a warp is ready at 0, then C + L after
+    its previous burst (burst n − W) started."""
+    c, latency, w = config.compute, config.latency, config.warps
+    n = np.arange(low, high, dtype=np.int64)
+    ready = np.where(n >= w, burst_starts(config, np.maximum(n - w, 0)) + c + latency, 0.0)
+    return Bursts.of(config, n % w, ready, burst_starts(config, n))
+
+
 @dataclass(frozen=True)
 class Bursts:
-    """Compute bursts in issue order (warp, ready cycle, start and end cycle) and the loads
-    that follow them within the run (warp, start and end cycle); ends are cut at the run's
-    end."""
+    """Bursts in issue order (warp, ready, start, end cycle) and the loads that follow them
+    within the run (warp, start, end); ends cut at the run's end."""
 
     warp: IntArray
     ready: FloatArray
@@ -263,8 +251,8 @@ class Bursts:
         )
 
     def tasks(self) -> tuple[IntArray, IntArray, IntArray, IntArray, FloatArray, FloatArray]:
-        """Their tasks (op, stage, unit, worker, start, end): the bursts on the warp rows,
-        the loads, the bursts again on the issue unit's row."""
+        """Their tasks (op, stage, unit, worker, start, end): bursts and loads on the warp
+        rows, then the bursts again on the issue unit's row."""
         n, m = len(self.start), len(self.load_start)
         op = np.concatenate([self.warp, self.load_warp, self.warp])
         stage = np.concatenate([np.full(n, COMPUTE), np.full(m, MEMORY), np.full(n, COMPUTE)])
@@ -295,31 +283,23 @@ def _bursts_to_run(config: WarpConfig, bursts: Bursts) -> WarpRun:
         stage_names=STAGE_NAMES,
         unit_titles=("warp", "issue unit"),
     )
-    burst_warp = np.array(bursts.warp, dtype=np.int64)
-    burst_ready = np.array(bursts.ready, dtype=np.float64)
-    burst_start = np.array(bursts.start, dtype=np.float64)
-    for array in (burst_warp, burst_ready, burst_start):
-        array.flags.writeable = False
-    return WarpRun(config, schedule, burst_warp, burst_ready, burst_start)
+    return WarpRun(
+        config,
+        schedule,
+        frozen(bursts.warp, np.int64),
+        frozen(bursts.ready, np.float64),
+        frozen(bursts.start, np.float64),
+    )
 
 
 def simulate_warps(config: WarpConfig) -> WarpRun:
     """Simulate ``config`` (vectorized; equal to `simulate_warps_reference`)."""
-    w, c, latency = config.warps, config.compute, config.latency
-    n = np.arange(config.max_bursts, dtype=np.int64)
-    start = burst_starts(config, n)
-    keep = start < config.cycles
-    n, start = n[keep], start[keep]
-    ready = np.zeros(len(n))
-    later = n >= w
-    ready[later] = start[n[later] - w] + c + latency
-    return _bursts_to_run(config, Bursts.of(config, n % w, ready, start))
+    return _bursts_to_run(config, bursts_between(config, 0, burst_count(config)))
 
 
 def simulate_warps_reference(config: WarpConfig) -> WarpRun:
-    """Event-by-event simulation of the rule: the free issue unit takes the warp with the
-    earliest (ready cycle, warp index); that warp is ready again C + L cycles after it
-    started. A heap of (ready, warp) holds every warp's next ready cycle."""
+    """The rule event by event: the free issue unit takes the earliest (ready, warp) off a
+    heap; that warp is ready again C + L cycles after it started."""
     c, latency, t = config.compute, config.latency, config.cycles
     queue = [(0, k) for k in range(config.warps)]
     free_at = 0
@@ -348,8 +328,8 @@ def simulate_warps_reference(config: WarpConfig) -> WarpRun:
 def utilization_curve(
     compute: int, latency: int, warps: npt.ArrayLike, periods: int = 40
 ) -> FloatArray:
-    """Simulated steady-state utilization for each warp count in ``warps`` (same C, L): each
-    run lasts its warm-up plus ``periods`` steady-state periods."""
+    """Simulated steady-state utilization per warp count (same C, L), each run its warm-up
+    plus ``periods`` periods."""
     values = []
     for w in np.asarray(warps, dtype=np.int64).reshape(-1).tolist():
         probe = WarpConfig(warps=w, compute=compute, latency=latency, cycles=1)
@@ -383,10 +363,9 @@ PHASE_WORDS = {
 
 @dataclass(frozen=True, eq=False)
 class WarpSnapshot:
-    """The SM at cycle ``time``. Per-warp arrays: ``phase`` (`WarpPhase` values),
-    ``fraction`` (how far into its burst or load, 0 when ready), ``ready_since`` (the cycle a
-    READY warp became ready, NaN otherwise). ``issuing``: the warp holding the issue unit,
-    or -1 when it idles."""
+    """The SM at cycle ``time``, per warp: ``phase`` (`WarpPhase`), ``fraction`` into its
+    burst or load, ``ready_since`` (NaN unless READY); ``issuing``: the warp holding the
+    issue unit, or -1."""
 
     time: float
     phase: IntArray
@@ -411,9 +390,8 @@ def _check(schedule: Schedule) -> int:
 
 
 def warp_state_at(schedule: Schedule, time: float) -> WarpSnapshot:
-    """Every warp's phase and the issue unit's holder at ``time`` (a task runs on
-    [start, end); from the end of the simulated window on, every warp is WINDOW_ENDED: it
-    loops forever, so none is ever done)."""
+    """Every warp's phase and the issue unit's holder at ``time`` (tasks run on [start,
+    end); from the window's end every warp is WINDOW_ENDED: warps loop forever)."""
     warps = _check(schedule)
     state = workers_at(schedule, time)
     stage = state.stage[:warps]
@@ -428,25 +406,21 @@ def warp_state_at(schedule: Schedule, time: float) -> WarpSnapshot:
     return WarpSnapshot(float(time), phase, state.fraction[:warps].copy(), ready_since, issuing)
 
 
-def _cycle(value: float) -> str:
-    """A cycle number as `time_text` writes cycles: whole, with separators ("1,234")."""
-    return time_text(value, "cycles").split(" ")[0]
-
-
 def _names(warps: list[int]) -> str:
     names = [str(k + 1) for k in warps]
     if len(names) == 1:
         return f"warp {names[0]}"
-    shown = names if len(names) <= 4 else [*names[:3], f"{len(names) - 3} more"]
-    return "warps " + ", ".join(shown[:-1]) + " and " + shown[-1]
+    return "warps " + join_words(
+        names if len(names) <= 4 else [*names[:3], f"{len(names) - 3} more"]
+    )
 
 
 def narrate_warps(schedule: Schedule, time: float) -> str:
-    """One line on what happens on the SM at cycle ``time``, e.g. "cycle 40: warp 2 stalls
-    on memory; the SM switches to warp 3, ready for 10 cycles". Warps count from 1."""
+    """What happens on the SM at cycle ``time``: "cycle 40: warp 2 stalls on memory; the
+    SM switches to warp 3, ready for 10 cycles" (warps count from 1)."""
     warps = _check(schedule)
     tolerance = time_tolerance(schedule.makespan)
-    head = f"cycle {_cycle(time)}: "
+    head = f"cycle {time_text(time, 'cycles').split(' ')[0]}: "  # ("1,234")
     at = np.abs(schedule.start - time) <= tolerance
     ends_now = (np.abs(schedule.end - time) <= tolerance) & (schedule.end > schedule.start)
     issue = schedule.unit == ISSUE_UNIT

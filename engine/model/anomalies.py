@@ -1,12 +1,9 @@
-"""List-scheduling anomalies: when fewer resources would finish sooner.
+"""List-scheduling anomalies (Graham's): when fewer resources would finish sooner.
 
-Sequential never beats pipelined (while ops remain some worker is always busy, so the
-pipelined makespan never exceeds the total work). But with several workers per unit, or
-buffers and uneven ops, the greedy earliest-ready rule can make *more* workers or slots
-slower (Graham's anomalies): a second load unit lets a short op overtake, grab the compute
-unit first and push a long write to the end. With one worker per unit this cannot happen
-(every unit serves ops in op order, and every time is a monotone max-plus function of the
-constraints). The app says so when it happens, using `resource_anomalies`.
+With several workers per unit, or buffers and uneven ops, the greedy earliest-ready rule can
+make *more* workers or slots slower: a second load unit lets a short op overtake, grab the
+compute unit first and push a long write to the end. With one worker per unit it cannot
+(every unit serves ops in op order; every time is a monotone max-plus function).
 """
 
 from __future__ import annotations
@@ -19,8 +16,7 @@ from engine.model.scenario import Scenario
 from engine.model.schedule import UNITS
 from engine.model.scheduler import simulate
 
-#: Checking runs up to four extra simulations (the app does it on every edit); past this
-#: many ops it is skipped. Anomalies are a small-scenario lesson anyway.
+#: Checking runs up to four extra simulations on every edit: skipped past this many ops.
 MAX_CHECKED_OPS = 500
 
 

@@ -1,17 +1,12 @@
-"""Column helpers for `engine.model.schedule.Schedule`: freezing the arrays a Schedule holds
-(shared when nobody can write them, adopted without a copy when their maker hands them
-over), the op/stage/worker layouts every pipeline of one size shares, and spans put in
-time order row by row (a sort only where a row is not in order already).
-
-Pure numpy: no Schedule here (engine.model.schedule builds on these).
-"""
+"""Column helpers for `engine.model.schedule.Schedule` (pure numpy): freezing its arrays
+(shared when nobody can write them, adopted without a copy from their maker), the layouts
+every pipeline of one size shares, and spans put in time order row by row."""
 
 from __future__ import annotations
 
 import threading
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 import numpy as np
@@ -27,9 +22,8 @@ TaskOrder = npt.NDArray[np.int32] | npt.NDArray[np.int64]
 
 
 def frozen(values: Any, dtype: type) -> npt.NDArray[Any]:
-    """A read-only 1-D copy of ``values``; an array that nobody may write already (another
-    Schedule's column, or arrays handed over by `Schedule.from_stage_matrices` with
-    ``owned``) is shared, not copied."""
+    """A read-only 1-D copy of ``values``; an array nobody may write already (another
+    Schedule's column, an ``owned`` one) is shared, not copied."""
     if (
         isinstance(values, np.ndarray)
         and values.dtype == dtype
@@ -44,8 +38,7 @@ def frozen(values: Any, dtype: type) -> npt.NDArray[Any]:
 
 
 def _unwritable(array: npt.NDArray[Any]) -> bool:
-    """Whether no one can write ``array``: it is read-only and so is the array that owns
-    its memory (a read-only view of a writable array can change under us)."""
+    """Whether ``array`` and the array owning its memory are both read-only."""
     if array.flags.writeable:
         return False
     if array.flags.owndata:
@@ -55,8 +48,8 @@ def _unwritable(array: npt.NDArray[Any]) -> bool:
 
 
 def adopt(values: npt.ArrayLike, dtype: type) -> npt.NDArray[Any]:
-    """``values`` (a fresh array its maker hands over) as a read-only 1-D column, without a
-    copy when it is a C-contiguous array of ``dtype``: it is frozen in place."""
+    """A fresh array its maker hands over as a read-only 1-D column, frozen in place (no
+    copy) when it is a C-contiguous array of ``dtype``."""
     array = np.asarray(values)
     if array.dtype != dtype or not array.flags.c_contiguous:
         return frozen(array, dtype)
@@ -76,39 +69,25 @@ _LAYOUTS: weakref.WeakValueDictionary[tuple[str, int, int], TaskOrder] = (
 
 
 def task_dtype(n_tasks: int) -> type[np.signedinteger[Any]]:
-    """Task indices kept in bulk (orders, the idle spans' task column): 32 bits while they
-    can hold every task (4 bytes a task less, of millions)."""
+    """Task indices kept in bulk: 32 bits while they can hold every task."""
     return np.int32 if n_tasks < 2**31 else np.int64
 
 
 def pipeline_layout(n_ops: int, n_stages: int = 3) -> tuple[IntArray, IntArray, IntArray]:
     """The op, stage and zero-worker columns of an op-major pipeline (task ``op * n_stages
-    + stage``), read-only and shared by every Schedule of that size while one lives: the
-    sequential and pipelined runs of a scenario, and their relabelled copies, hold them
-    once. (A simulated pipeline's unit column is its stage column.)"""
-    with _LAYOUT_LOCK:
-        columns = []
-        for name in ("op", "stage", "zero"):
-            key = (name, n_ops, n_stages)
-            array = _LAYOUTS.get(key)
-            if array is None:
-                if name == "op":
-                    array = np.repeat(np.arange(n_ops, dtype=np.int64), n_stages)
-                elif name == "stage":
-                    array = np.tile(np.arange(n_stages, dtype=np.int64), n_ops).copy()
-                else:
-                    array = np.zeros(n_ops * n_stages, dtype=np.int64)
-                array.flags.writeable = False
-                _LAYOUTS[key] = array
-            columns.append(cast(IntArray, array))
-    return columns[0], columns[1], columns[2]
+    + stage``), shared by every Schedule of that size while one lives (`shared_layout`).
+    (A simulated pipeline's unit column is its stage column.)"""
+    key, ops, stages = (n_ops, n_stages), n_ops * n_stages, np.arange(n_stages, dtype=np.int64)
+    return (
+        shared_layout(("op", *key), lambda: np.repeat(np.arange(n_ops, dtype=np.int64), n_stages)),
+        shared_layout(("stage", *key), lambda: np.tile(stages, n_ops).copy()),  # (owns its data)
+        shared_layout(("zero", *key), lambda: np.zeros(ops, dtype=np.int64)),
+    )
 
 
 def sorted_unique(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
-    """The distinct values of ``values``, ascending, as ``np.unique(values)`` gives them
-    for times and indices (no NaN). Not np.unique itself: since NumPy 2.3 its first call
-    imports numpy.ma (as np.median's does, see `median_of`), a tenth of a second of the
-    app's start-up (the first screen asks for these on its first run and every frame)."""
+    """``np.unique(values)`` for values without NaN. Not np.unique itself: since NumPy 2.3
+    its first call imports numpy.ma, a tenth of a second of the app's start-up."""
     ordered = np.sort(values, axis=None)
     if len(ordered) < 2:
         return ordered
@@ -119,8 +98,8 @@ def sorted_unique(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
 
 
 def median_of(values: npt.NDArray[Any]) -> float:
-    """``np.median(values)`` for values without NaN (a few thousand at most: it sorts a
-    copy), without np.median's NaN check, which imports numpy.ma (see `sorted_unique`)."""
+    """``np.median(values)`` for a few thousand values without NaN, without np.median's
+    import of numpy.ma (see `sorted_unique`)."""
     ordered = np.sort(values, axis=None)
     n = len(ordered)
     if not n:
@@ -156,7 +135,7 @@ def transposed(column: npt.NDArray[Any], n_ops: int) -> npt.NDArray[Any]:
 
 def _descents(first: FloatArray, second: FloatArray | None, bounds: IntArray) -> IntArray:
     """Positions k where ``first`` (then ``second`` on ties) decreases from k to k + 1
-    within one segment ``bounds[r]:bounds[r + 1]``: one vectorized pass."""
+    within a segment ``bounds[r]:bounds[r + 1]``."""
     if len(first) < 2:
         return np.zeros(0, dtype=np.int64)
     rises = first[1:] > first[:-1]
@@ -170,8 +149,7 @@ def _descents(first: FloatArray, second: FloatArray | None, bounds: IntArray) ->
 
 
 def across_segments(bounds: IntArray, n: int) -> IntArray:
-    """Positions k (of the n - 1 steps k → k + 1) where a step crosses from one segment
-    ``bounds[r]:bounds[r + 1]`` into the next: what a pass over neighbours leaves out."""
+    """The steps k → k + 1 (of n - 1) that cross from one segment into the next."""
     inner = bounds[1:-1]
     crossing: IntArray = inner[(inner > 0) & (inner < n)] - 1
     return crossing
@@ -191,43 +169,33 @@ def sorted_within(first: FloatArray, second: FloatArray | None, bounds: IntArray
     return not len(_descents(first, second, bounds))
 
 
-@dataclass(frozen=True, eq=False)
-class TimeOrder:
-    """Spans grouped by row, each row's in index order: the indices, row offsets, starts
-    and ends in that order. `sorted_rows` puts each row in time order."""
-
-    order: TaskOrder
-    bounds: IntArray
-    starts: FloatArray
-    ends: FloatArray
-
-    def sorted_rows(self) -> tuple[TaskOrder, IntArray, FloatArray, FloatArray, frozenset[int]]:
-        """(order, bounds, starts, ends, rows sorted again): rows by (start, end, index),
-        as ``np.lexsort((end, start, row))`` sorts. A run has most rows in time order
-        already (one pass checks); a row that is not is sorted alone, in place."""
-        order, bounds, starts, ends = self.order, self.bounds, self.starts, self.ends
-        descents = _descents(starts, ends, bounds)
-        resorted = np.unique(np.searchsorted(bounds, descents, side="right") - 1).tolist()
-        if resorted and not order.flags.writeable:
-            order = order.copy()  # a shared layout: sort a copy
-        for row in resorted:
-            lo, hi = int(bounds[row]), int(bounds[row + 1])
-            segment = np.lexsort((ends[lo:hi], starts[lo:hi]))  # stable: ties by index
-            order[lo:hi] = order[lo:hi][segment]
-            starts[lo:hi] = starts[lo:hi][segment]
-            ends[lo:hi] = ends[lo:hi][segment]
-        return order, bounds, starts, ends, frozenset(resorted)
+def sorted_rows(
+    order: TaskOrder, bounds: IntArray, starts: FloatArray, ends: FloatArray
+) -> tuple[TaskOrder, IntArray, FloatArray, FloatArray, frozenset[int]]:
+    """Spans grouped by row (each row's in index order; their indices, row offsets, starts
+    and ends) put in time order within each row, as ``np.lexsort((end, start, row))``
+    sorts: (order, bounds, starts, ends, rows sorted again). Most rows of a run are in
+    order already (one pass checks); a row that is not is sorted alone, in place."""
+    descents = _descents(starts, ends, bounds)
+    resorted = np.unique(np.searchsorted(bounds, descents, side="right") - 1).tolist()
+    if resorted and not order.flags.writeable:
+        order = order.copy()  # a shared layout: sort a copy
+    for row in resorted:
+        lo, hi = int(bounds[row]), int(bounds[row + 1])
+        segment = np.lexsort((ends[lo:hi], starts[lo:hi]))  # stable: ties by index
+        order[lo:hi] = order[lo:hi][segment]
+        starts[lo:hi] = starts[lo:hi][segment]
+        ends[lo:hi] = ends[lo:hi][segment]
+    return order, bounds, starts, ends, frozenset(resorted)
 
 
 def rows_time_order(
     start: FloatArray, end: FloatArray, row: IntArray, n_rows: int
 ) -> tuple[TaskOrder, IntArray, FloatArray, frozenset[int], bool]:
-    """Spans sorted by (row, start, end; then index) in O(n) where rows are in time order
-    already: (order, `task_dtype`; row bounds; starts in that order; the rows that were
-    not in order; whether some row's spans overlap). Compiled (engine/compiled/_row_order.c: a
-    counting sort, then a merge sort of the rows not in order; the ends read through the
-    order, never copied: a Schedule whose rows do not overlap never needs them, 24 MB at
-    10^6 ops) where that was built; else numpy, with the same arrays."""
+    """Spans sorted by (row, start, end; then index), O(n) where rows are in time order
+    already: (order, row bounds, starts in that order, the rows not in order, whether some
+    row's spans overlap). Compiled where built (_row_order.c: a counting sort, then a merge
+    sort of the rows not in order; the ends never copied, 24 MB at 10^6 ops); else numpy."""
     n = len(row)
     order: TaskOrder
     compiled = fast_scheduler.compiled if fast_scheduler.use_compiled else None
@@ -251,5 +219,5 @@ def rows_time_order(
         order = np.argsort(small, kind="stable").astype(task_dtype(n))  # a radix sort: O(n)
         bounds = np.searchsorted(row[order], np.arange(n_rows + 1)).astype(np.int64)
         starts, ends = start[order], end[order]
-    order, bounds, starts, ends, again = TimeOrder(order, bounds, starts, ends).sorted_rows()
+    order, bounds, starts, ends, again = sorted_rows(order, bounds, starts, ends)
     return order, bounds, starts, again, overlapping(starts, ends, bounds)

@@ -1,7 +1,6 @@
 """What a scenario is called once it is no longer the preset or file it came from: a few
-words that tell runs apart ("20 ops, 2 slots"), a generated sentence, and its name, ONE
-naming for the command line's overrides and the app's edits alike ("The book example with
-2 slots"): a figure's default title is the same whichever made the run."""
+words ("20 ops, 2 slots"), a sentence, and ONE naming for the command line's overrides and
+the app's edits alike ("The book example with 2 slots")."""
 
 from __future__ import annotations
 
@@ -9,8 +8,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from engine.base.text import format_time
-from engine.model.scenario import Scenario, repeated_to
+from engine.base.text import count_words, format_time
+from engine.model.scenario import Scenario, all_alike, repeated_to
 from engine.model.schedule import STAGES, UNITS, Schedule
 from engine.model.shape import ALONE
 
@@ -33,7 +32,7 @@ def pool_words(schedule: Schedule) -> str:
 
 def summary(scenario: Scenario, ops: bool = True) -> str:
     """A few words that tell runs apart: "20 ops, 2 slots" (workers when not one each)."""
-    words = [f"{scenario.n_ops:,} op" + ("" if scenario.n_ops == 1 else "s")] if ops else []
+    words = [count_words(scenario.n_ops, "op")] if ops else []
     words.append(slots_words(scenario.buffers))
     for unit, k in zip(UNITS, scenario.workers, strict=True):
         if k != 1:
@@ -53,7 +52,7 @@ def stage_words(scenario: Scenario, stage: str) -> str:
 def sentence(scenario: Scenario) -> str:
     """A generated description: what each op takes, the slots and the workers."""
     n = scenario.n_ops
-    ops = f"{n:,} op" + ("" if n == 1 else "s")
+    ops = count_words(n, "op")
     stages = ", ".join(f"{s} {stage_words(scenario, s)}" for s in STAGES)
     alike = "each" if all_alike(scenario) else "with their own durations:"
     if n == 1:
@@ -72,19 +71,13 @@ def sentence(scenario: Scenario) -> str:
     return f"{ops}, {alike} {stages}; {memory}; {workers}."
 
 
-def all_alike(scenario: Scenario) -> bool:
-    return all(bool((getattr(scenario, s) == getattr(scenario, s)[0]).all()) for s in STAGES)
-
-
 def renamed_if_changed(original: Scenario, changed: Scenario) -> Scenario:
-    """``changed`` named for how it differs from ``original`` (the command line's overrides
-    of a preset or file, the app's edits of the scenario it opened: "The book example with
-    1,000,000 ops", "… with 2 slots, 2 load workers"), with a sentence that describes it;
-    ``original``'s name and description when nothing the model sees differs (an edit
-    undone by hand)."""
+    """``changed`` named for how it differs from ``original`` ("The book example with 2
+    slots, 2 load workers") with a sentence; ``original``'s name and description when
+    nothing the model sees differs (an edit undone by hand)."""
     words = []
     if changed.n_ops != original.n_ops:
-        words.append(f"{changed.n_ops:,} op" + ("" if changed.n_ops == 1 else "s"))
+        words.append(count_words(changed.n_ops, "op"))
     for stage in STAGES:  # (more ops repeat the ops' durations: not a change of them)
         mine, theirs = getattr(changed, stage), getattr(original, stage)
         if not np.array_equal(mine, repeated_to(theirs, len(mine))):

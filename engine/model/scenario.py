@@ -25,6 +25,7 @@ from engine.base.validation import (
     shown,
     whole_number,
 )
+from engine.model.columns import frozen
 from engine.model.schedule import STAGES, UNITS
 
 #: The most ops a scenario may have: 10^7 ops are 3·10^7 tasks, about 1.4 GB of columns.
@@ -32,20 +33,17 @@ MAX_OPS = 10_000_000
 #: The most workers a unit may have, and the most buffer slots (beyond is "unlimited").
 MAX_WORKERS = 1024
 POLICIES = ("sequential", "pipelined")
-#: The longest name and description a scenario may have (characters). A name heads every
-#: view, title bar and figure; a description is a paragraph under it. Files are passed
-#: around: beyond these they are refused, rather than a megabyte name being laid out.
+#: The longest name and description a scenario may have (characters): a file's megabyte
+#: name is refused rather than laid out in every view, title bar and figure.
 MAX_NAME_CHARS = 200
 MAX_DESCRIPTION_CHARS = 2000
 TEXT_LIMITS = {"name": MAX_NAME_CHARS, "description": MAX_DESCRIPTION_CHARS}
-#: Largest scenario file read: 10^5 explicit [[ops]] take about 5 MB of TOML; far beyond
-#: this, parsing would take minutes (use [defaults] count for many ops).
+#: Largest scenario file read: 10^5 [[ops]] are about 5 MB; far beyond, parsing takes minutes.
 MAX_FILE_BYTES = 64 * 2**20
 #: The file name that means standard input (or output), as in every Unix tool.
 STDIN = "-"
 
-#: The shipped presets: book-shaped (assets/presets/*.toml) and pipeline shapes
-#: (assets/shapes/*.toml, read by `engine.model.shape_file`).
+#: The shipped presets: book-shaped and pipeline shapes (`engine.model.shape_file`).
 PRESETS_DIR = asset("presets")
 SHAPES_DIR = asset("shapes")
 
@@ -56,51 +54,35 @@ _DEFAULT_KEYS = {"count", *STAGES}
 
 
 def _durations(values: Any, what: str, n: int | None) -> npt.NDArray[np.float64]:
-    """``values`` as a read-only float64 column of ``n`` durations (any number: None),
-    checked; PipeLabError for anything else."""
-    if _frozen_column(values):
-        # Another Scenario's (an edit of the buffers or workers keeps the durations): shared,
-        # not copied (24 MB at 10^6 ops, which the ops table still held besides).
-        array: npt.NDArray[np.float64] = values
-    else:
-        try:
-            array = np.array(np.reshape(values, -1), dtype=np.float64, copy=True)  # (owns it)
-        except (TypeError, ValueError, OverflowError):
-            raise PipeLabError(f"{what} durations must be numbers, not {shown(values)}") from None
+    """``values`` as a checked, read-only float64 column of ``n`` durations (None: any)."""
+    try:
+        # Another Scenario's column (an edit of the buffers or workers keeps the durations)
+        # is shared, not copied (24 MB at 10^6 ops).
+        array: npt.NDArray[np.float64] = frozen(values, np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise PipeLabError(f"{what} durations must be numbers, not {shown(values)}") from None
     if n is not None and len(array) != n:
         raise PipeLabError(f"{what} durations need one value per op ({n}), got {len(array)}")
     check_durations(array, what)
-    array.flags.writeable = False
     return array
 
 
-def _frozen_column(values: Any) -> bool:
-    """A column as `_durations` makes them: float64, one dimension, owning its memory,
-    read-only (nothing can change it: it can be shared)."""
-    return (
-        isinstance(values, np.ndarray)
-        and values.dtype == np.float64
-        and values.ndim == 1
-        and values.flags.owndata
-        and not values.flags.writeable
-    )
+def all_alike(scenario: Scenario) -> bool:
+    """Whether every op has the same durations."""
+    return all(bool((getattr(scenario, s) == getattr(scenario, s)[0]).all()) for s in STAGES)
 
 
 def repeated_to(values: npt.NDArray[np.float64], count: int) -> npt.NDArray[np.float64]:
-    """``values`` end to end as often as it takes, cut to ``count`` long (more ops than a
-    scenario lists take its ops' durations in turn). np.resize does the same, but joins
-    the copies one by one: 30x slower for 8 durations repeated to 10^6."""
+    """``values`` repeated end to end, cut to ``count`` long: np.resize, without its
+    one-by-one joins (30x slower for 8 durations repeated to 10^6)."""
     return np.tile(values, -(-count // len(values)))[:count]
 
 
 @dataclass(frozen=True, eq=False)
 class Scenario:
-    """N ops of three stages each, the workers per unit, buffer slots and the policy.
-
-    Durations are per op (arrays of length ``n_ops``). ``uniform`` records whether the
-    scenario was given as one set of defaults for every op (so a TOML file round-trips to
-    the same form it was read from).
-    """
+    """N ops of three stages (per-op duration arrays), workers per unit, buffer slots and
+    the policy. ``uniform``: given as one set of defaults for every op (a TOML file
+    round-trips to the form it was read from)."""
 
     read: npt.NDArray[np.float64]
     compute: npt.NDArray[np.float64]
@@ -128,11 +110,8 @@ class Scenario:
         )
         object.__setattr__(self, "workers", counts)
         object.__setattr__(self, "buffers", whole_number(self.buffers, "buffers", 0, MAX_OPS))
-        if self.policy not in POLICIES:
-            raise PipeLabError(f"policy must be sequential or pipelined, not {shown(self.policy)}")
-        if self.uniform and not all(
-            (getattr(self, s) == getattr(self, s)[0]).all() for s in STAGES
-        ):
+        policy_field(self.policy)
+        if self.uniform and not all_alike(self):
             object.__setattr__(self, "uniform", False)
 
     @classmethod
@@ -159,10 +138,6 @@ class Scenario:
         """Shape (n_ops, 3): read, compute and write time of every op."""
         return np.stack([self.read, self.compute, self.write], axis=1)
 
-    @property
-    def total_work(self) -> float:
-        return float(self.read.sum() + self.compute.sum() + self.write.sum())
-
     def with_changes(
         self,
         *,
@@ -172,29 +147,19 @@ class Scenario:
         write: float | None = None,
         **kwargs: Any,
     ) -> Scenario:
-        """A copy with overrides. Setting any duration or the op count makes ops uniform,
-        taking unset durations from op 1 (the command line's and the app's overrides)."""
-        if ops is None and read is None and compute is None and write is None:
-            return replace(self, **kwargs)
-        values: dict[str, float] = {
-            "read": self.read[0] if read is None else read,
-            "compute": self.compute[0] if compute is None else compute,
-            "write": self.write[0] if write is None else write,
-        }
-        only_count = read is None and compute is None and write is None
-        if ops is not None and only_count and not self.uniform:
-            # Keep per-op durations, repeating the list to the new count.
-            n = whole_number(ops, "the number of ops", 1, MAX_OPS)
-            arrays: dict[str, Any] = {s: repeated_to(getattr(self, s), n) for s in STAGES}
-            return replace(self, **arrays, uniform=False, **kwargs)
-        fields: dict[str, Any] = {
-            "workers": self.workers,
-            "buffers": self.buffers,
-            "policy": self.policy,
-            "name": self.name,
-            "description": self.description,
-        }
-        fields.update(kwargs)
+        """A copy with overrides (the command line's and the app's): a duration or the op
+        count makes ops uniform, unset durations taken from op 1."""
+        given = {"read": read, "compute": compute, "write": write}
+        if all(value is None for value in given.values()):
+            if ops is None:
+                return replace(self, **kwargs)
+            if not self.uniform:  # keep per-op durations, repeated to the new count
+                n = whole_number(ops, "the number of ops", 1, MAX_OPS)
+                arrays: dict[str, Any] = {s: repeated_to(getattr(self, s), n) for s in STAGES}
+                return replace(self, **arrays, uniform=False, **kwargs)
+        values = {s: getattr(self, s)[0] if v is None else v for s, v in given.items()}
+        kept = ("workers", "buffers", "policy", "name", "description")
+        fields: dict[str, Any] = {key: getattr(self, key) for key in kept} | kwargs
         return Scenario.uniform_ops(self.n_ops if ops is None else ops, **values, **fields)
 
     # -- TOML -----------------------------------------------------------------------------
@@ -233,16 +198,14 @@ class Scenario:
 
     @classmethod
     def from_toml(cls, text: str, source: str = "scenario", max_ops: int = MAX_OPS) -> Scenario:
-        """Parse and validate a scenario file's text (`toml_document`); errors name the key
-        and its line, and begin with ``source`` as given (`Scenario.load` gives the path,
-        escaped)."""
+        """Parse and validate a scenario file's text; errors begin with ``source`` and name
+        the key and its line."""
         data, text = toml_document(text, source, max_ops)
         return cls.from_dict(data, source=source, text=text)
 
     @classmethod
     def load(cls, path: str | Path, max_ops: int = MAX_OPS) -> Scenario:
-        """Read a scenario file (see `from_toml`); "-" reads standard input, as Unix tools
-        do (at most `MAX_FILE_BYTES` of it)."""
+        """Read a scenario file (`file_text`: "-" is standard input)."""
         text, source = file_text(path)
         return cls.from_toml(text, source=source, max_ops=max_ops)
 
@@ -250,8 +213,8 @@ class Scenario:
     def from_dict(
         cls, data: Mapping[str, Any], source: str = "scenario", text: str = ""
     ) -> Scenario:
-        """Validate a parsed scenario file; ``text``, when given, is the TOML it came from
-        and lets errors name the line of the key they are about."""
+        """Validate a parsed scenario file; ``text``, the TOML it came from, gives errors
+        their key's line."""
         keys = FileKeys(source, text, _TOP_KEYS)
         where, check_keys, field = keys.where, keys.check, keys.field
         if "stages" in data:
@@ -259,10 +222,7 @@ class Scenario:
                 f"{where('stages')}: a pipeline-shape file ([[stages]]), not a book-shaped scenario"
             )
         check_keys(data, _TOP_KEYS, ())
-        workers_table = data.get("workers", {})
-        if not isinstance(workers_table, Mapping):
-            raise PipeLabError(f"{where('workers')}: [workers] must be a table")
-        check_keys(workers_table, UNITS, ("workers",))
+        workers_table = keys.table(data, "workers", UNITS)
         workers = tuple(
             field(
                 ("workers", u),
@@ -271,20 +231,13 @@ class Scenario:
             for u in UNITS
         )
         common: dict[str, Any] = {
-            "name": field(("name",), lambda: text_field(data.get("name", "Untitled"), "name")),
-            "description": field(
-                ("description",), lambda: text_field(data.get("description", ""), "description")
-            ),
-            "policy": field(("policy",), lambda: policy_field(data.get("policy", "pipelined"))),
+            **keys.texts(data),
             "buffers": field(
                 ("buffers",), lambda: whole_number(data.get("buffers", 0), "buffers", 0, MAX_OPS)
             ),
             "workers": workers,
         }
-        defaults = data.get("defaults", {})
-        if not isinstance(defaults, Mapping):
-            raise PipeLabError(f"{where('defaults')}: [defaults] must be a table")
-        check_keys(defaults, _DEFAULT_KEYS, ("defaults",))
+        defaults = keys.table(data, "defaults", _DEFAULT_KEYS)
         base = {
             s: field(("defaults", s), lambda s=s: duration(defaults.get(s, 1.0), f"{s} duration"))
             for s in STAGES
@@ -336,11 +289,9 @@ class Scenario:
 
 
 def toml_document(text: str, source: str, max_ops: int = MAX_OPS) -> tuple[dict[str, Any], str]:
-    """A scenario file's ``text`` parsed: (its tables, the text they came from), or one
-    line beginning with ``source``. A leading byte-order mark (Notepad writes one) is no
-    part of the TOML; it is no newline either, so line numbers stay right. A file that
-    lists more than ``max_ops`` [[ops]] is refused before it is parsed (a million tables
-    take a minute to parse), and white space that ends it is not parsed at all."""
+    """A scenario file's ``text`` parsed: (its tables, the text parsed), or one line that
+    begins with ``source``. A byte-order mark and trailing white space are dropped; more
+    than ``max_ops`` [[ops]] are refused unparsed (a million take a minute)."""
     text = text.removeprefix("\ufeff").rstrip()
     listed = len(_OPS_HEADER.findall(text))
     if listed > max_ops:
@@ -366,9 +317,8 @@ def toml_document(text: str, source: str, max_ops: int = MAX_OPS) -> tuple[dict[
 
 
 def file_text(path: str | Path) -> tuple[str, str]:
-    """(the text of the scenario file at ``path``, its name for messages, escaped); "-"
-    reads standard input (at most `MAX_FILE_BYTES`). PipeLabError, one line, when it
-    cannot be read as text."""
+    """(the text of the scenario file at ``path``, its escaped name); "-" reads standard
+    input. At most `MAX_FILE_BYTES`; a one-line PipeLabError when unreadable as text."""
     if str(path) == STDIN:
         raw, source = _read_stdin(), "standard input"
     else:
@@ -398,8 +348,7 @@ def file_text(path: str | Path) -> tuple[str, str]:
 
 class FileKeys:
     """Errors about a parsed file's keys, each beginning with the file and the key's line
-    (``text`` is the TOML the tables came from; empty: no lines). ``top`` are the keys
-    that belong at the top of the file (a misplaced one is pointed there)."""
+    (from ``text``, if any); ``top``: the keys a misplaced one is pointed to."""
 
     def __init__(self, source: str, text: str, top: Iterable[str]) -> None:
         self.source = source
@@ -413,8 +362,7 @@ class FileKeys:
     def check(
         self, table: Mapping[str, Any], allowed: Iterable[str], path: tuple[str | int, ...]
     ) -> None:
-        """No key of ``table`` (at ``path``) but the ``allowed``: else the first other one,
-        with the key it was probably meant to be."""
+        """Refuse the first key of ``table`` not ``allowed``, with what it was meant to be."""
         for key in table:
             if key not in allowed:
                 hint = _suggestion(str(key), allowed, path, self.top)
@@ -422,12 +370,32 @@ class FileKeys:
                     f"{self.where(*path, key)}: unknown key {shown(key)}{_context(path)}{hint}"
                 )
 
+    def table(self, data: Mapping[str, Any], key: str, allowed: Iterable[str]) -> Mapping[str, Any]:
+        """The table ``[key]`` of ``data`` (none: empty), holding only ``allowed`` keys."""
+        table = data.get(key, {})
+        if not isinstance(table, Mapping):
+            raise PipeLabError(f"{self.where(key)}: [{key}] must be a table")
+        self.check(table, allowed, (key,))
+        return table
+
     def field(self, path: tuple[str | int, ...], convert: Any) -> Any:
         """``convert()``, its error prefixed with where ``path`` is."""
         try:
             return convert()
         except PipeLabError as error:
             raise PipeLabError(f"{self.where(*path)}: {error}") from None
+
+    def texts(self, data: Mapping[str, Any]) -> dict[str, str]:
+        """The file's name, description and policy, each checked where it is."""
+        return {
+            "name": self.field(("name",), lambda: text_field(data.get("name", "Untitled"), "name")),
+            "description": self.field(
+                ("description",), lambda: text_field(data.get("description", ""), "description")
+            ),
+            "policy": self.field(
+                ("policy",), lambda: policy_field(data.get("policy", "pipelined"))
+            ),
+        }
 
 
 def _suggestion(
@@ -456,8 +424,7 @@ def _context(path: tuple[str | int, ...]) -> str:
 
 
 def text_field(value: Any, what: str) -> str:
-    """A scenario's ``what`` ("name" or "description"): text of at most its
-    `TEXT_LIMITS` characters."""
+    """A scenario's ``what`` ("name", "description"): text within its `TEXT_LIMITS`."""
     if not isinstance(value, str):
         raise PipeLabError(f"{what} must be text, not {shown(value)}")
     limit = TEXT_LIMITS[what]
@@ -473,12 +440,9 @@ def policy_field(value: Any) -> str:
 
 
 def preset_names(shapes: bool = False) -> list[str]:
-    """Names of the presets shipped in assets/presets (file stems), book example first;
-    with ``shapes``, the pipeline-shape presets of assets/shapes after them."""
-    names = sorted(p.stem for p in PRESETS_DIR.glob("*.toml"))
-    if "book" in names:
-        names.remove("book")
-        names.insert(0, "book")
+    """The shipped book-shaped presets' names, "book" first; with ``shapes``, the pipeline
+    shapes' after them."""
+    names = sorted((p.stem for p in PRESETS_DIR.glob("*.toml")), key=lambda n: (n != "book", n))
     if shapes:
         names += sorted(p.stem for p in SHAPES_DIR.glob("*.toml"))
     return names

@@ -1,9 +1,6 @@
-"""`Schedule`: the one timeline type every part of PipeLab reads.
-
-Columnar and immutable: numpy arrays of equal length (one entry per task) plus metadata.
-A task is one stage of one op run by one worker of one unit. The engine's simulations,
-gpu/'s measurements, the GUI's drawings and every exporter use this type and no other.
-"""
+"""`Schedule`: the one timeline type every part of PipeLab reads. Columnar and immutable:
+numpy arrays of equal length (one entry per task: one stage of one op on one worker of one
+unit) plus metadata."""
 
 from __future__ import annotations
 
@@ -17,7 +14,6 @@ import numpy.typing as npt
 from engine.base.errors import PipeLabError
 from engine.model.columns import (
     TaskOrder,
-    TimeOrder,
     adopt,
     frozen,
     is_layout,
@@ -25,6 +21,7 @@ from engine.model.columns import (
     pipeline_layout,
     rows_time_order,
     shared_layout,
+    sorted_rows,
     sorted_within,
     task_dtype,
     transposed,
@@ -58,40 +55,25 @@ class Schedule:
     Parameters
     ----------
     op, stage, unit, worker, start, end
-        One entry per task. ``stage`` indexes ``stage_names``, ``unit`` indexes
-        ``unit_names``, ``worker`` is the worker's index within its unit.
-    workers
-        Workers per unit (same order as ``unit_names``).
-    n_ops
-        Number of ops (ops are ``0 .. n_ops - 1``).
-    policy
-        "sequential", "pipelined" or a free label for measured runs.
-    source
-        "simulated" or "measured".
-    buffers
-        Shared-memory slots the run had (0 = unlimited); informational.
+        One entry per task; ``stage`` and ``unit`` index ``stage_names``, ``unit_names``;
+        ``worker`` is the index within its unit. ``workers``: workers per unit.
+    policy, source, buffers
+        "sequential", "pipelined" or a measured run's label; "simulated" or "measured";
+        the shared-memory slots the run had (0 = unlimited; informational).
     grant
-        Optional, per op: the time the op was granted its buffer slot (it holds the slot
-        until its last stage ends). Simulated pipelines carry it; measured runs may not.
-    pools
-        The buffer pools of a pipeline shape's run (`engine.model.shape`), for what binds it;
-        empty for the book's pipeline, whose one pool is ``buffers``.
-    pool_grants
-        A pipeline shape's run: (n_ops, pools), when each op was granted a slot of each
-        pool (it holds it until its pool's ``last`` stage ends); (n_ops, 0) for a shape
-        without pools; None for the book's runs (the assembly line draws a shelf per pool
-        where it is given, else the book's one shared memory).
-    row_titles
-        Optional: a name for every row (worker), where the maker knows better than "load
-        unit 2" (an imported profile's rows are its streams: "load · stream 7").
-    task_name, names
-        Optional: each task's name as an index into ``names`` (an imported profile's
-        kernel and copy names, a few distinct strings for 10^6 tasks).
+        Optional, per op: when it was granted its buffer slot (held until its last stage
+        ends). Simulated pipelines carry it; measured runs may not.
+    pools, pool_grants
+        A pipeline shape's pools (`engine.model.shape`; empty for the book's) and
+        (n_ops, pools) grant times, each slot held until its pool's ``last`` stage ends;
+        None for the book's runs (the assembly line then draws the one shared memory).
+    row_titles, task_name, names
+        Optional: a name per row where the maker knows better than "load unit 2" (an
+        imported profile's streams), each task's name as an index into ``names``.
     starts_at_ends
-        Said by the one who made it (engine.model.scheduler) when every task starts at 0 or at
-        some task's end, bit for bit: its event times (`engine.indexes.event_union`) then need
-        only the ends. Kept as ``ends_hold_starts``; copies (`with_meta`,
-        ``dataclasses.replace``) do not carry it and read the starts too (the same times).
+        Said by its maker (engine.model.scheduler) when every task starts at 0 or at some
+        task's end, bit for bit: event times (`engine.indexes.event_union`) then need only
+        the ends. Kept as ``ends_hold_starts``; copies (`with_meta`, ``replace``) drop it.
     """
 
     op: IntArray
@@ -122,12 +104,10 @@ class Schedule:
     def __post_init__(self, starts_at_ends: bool) -> None:
         set_ = object.__setattr__
         set_(self, "ends_hold_starts", bool(starts_at_ends))
-        for name in ("op", "stage", "unit", "worker"):
-            set_(self, name, frozen(getattr(self, name), np.int64))
-        for name in ("start", "end"):
-            set_(self, name, frozen(getattr(self, name), np.float64))
-        if self.grant is not None:
-            set_(self, "grant", frozen(self.grant, np.float64))
+        for name in ("op", "stage", "unit", "worker", "task_name", "start", "end", "grant"):
+            if getattr(self, name) is not None:
+                dtype = np.float64 if name in ("start", "end", "grant") else np.int64
+                set_(self, name, frozen(getattr(self, name), dtype))
         if self.pool_grants is not None:
             grants = np.array(self.pool_grants, dtype=np.float64, ndmin=2)  # (a copy)
             grants.setflags(write=False)
@@ -144,23 +124,21 @@ class Schedule:
             raise PipeLabError(f"schedule source must be one of {', '.join(SOURCES)}")
         if n:
             self._check_rows(n)
-        if self.unit_titles is not None and len(self.unit_titles) != len(self.unit_names):
-            raise PipeLabError("schedule unit titles need one entry per unit")
-        if self.grant is not None and len(self.grant) != self.n_ops:
-            raise PipeLabError("schedule grant times need one entry per op")
-        if self.row_titles is not None and len(self.row_titles) != self.n_workers:
-            raise PipeLabError("schedule row titles need one entry per row")
-        if self.task_name is not None:
-            set_(self, "task_name", frozen(self.task_name, np.int64))
-            if len(self.task_name) != n:
-                raise PipeLabError("schedule task names need one entry per task")
-            if n and (self.task_name.min() < 0 or self.task_name.max() >= len(self.names)):
-                raise PipeLabError("a task names a name the schedule does not have")
+        for what, values, count, each in (
+            ("unit titles", self.unit_titles, len(self.unit_names), "unit"),
+            ("grant times", self.grant, self.n_ops, "op"),
+            ("row titles", self.row_titles, self.n_workers, "row"),
+            ("task names", self.task_name, n, "task"),
+        ):
+            if values is not None and len(values) != count:
+                raise PipeLabError(f"schedule {what} need one entry per {each}")
+        names = self.task_name
+        if names is not None and n and (names.min() < 0 or names.max() >= len(self.names)):
+            raise PipeLabError("a task names a name the schedule does not have")
 
     def _check_rows(self, n: int) -> None:
-        """Refuse tasks with times that are not finite or run backwards, or that name a
-        unit, stage, worker or op the Schedule does not have (one pass per column; the
-        shared pipeline layout of `pipeline_layout` is known good)."""
+        """Refuse times that are not finite or run backwards, and a unit, stage, worker or
+        op the Schedule lacks (one pass per column; `pipeline_layout`'s are known good)."""
         if not (np.isfinite(self.start).all() and np.isfinite(self.end).all()):
             raise PipeLabError("schedule times must be finite")
         if (self.end < self.start).any():
@@ -209,22 +187,18 @@ class Schedule:
         owned: bool = False,
         **meta: Any,
     ) -> Schedule:
-        """A pipeline Schedule from (n_ops, 3) matrices of stage starts and ends (and the
-        worker of each stage; 0 by default): tasks op-major, stage i on unit i.
-
-        ``owned``: the caller hands these fresh arrays over (the scheduler does): they are
-        frozen in place and become the columns, without a copy. The op, stage and unit
-        columns are the shared `pipeline_layout`."""
+        """A pipeline Schedule from (n_ops, 3) matrices of stage starts, ends and workers
+        (default 0): tasks op-major, stage i on unit i, the shared `pipeline_layout`.
+        ``owned``: the caller hands these fresh arrays over, to be frozen in place."""
         start_matrix = np.asarray(starts, dtype=np.float64)
         n = start_matrix.shape[0]
         op, stage, zeros = pipeline_layout(n, 3)
-        take = adopt if owned else frozen
         if owned and meta.get("grant") is not None:
             meta["grant"] = adopt(meta["grant"], np.float64)
         if worker is None:
             workers: npt.NDArray[np.int64] = zeros
         else:
-            workers = take(worker, np.int64) if owned else np.asarray(worker, dtype=np.int64)
+            workers = adopt(worker, np.int64) if owned else np.asarray(worker, dtype=np.int64)
             if not workers.any():  # (one worker per unit, or a sequential run: 23 MB
                 workers = zeros  # at 10^6 ops) every worker index is 0: shared zeros
         return cls(
@@ -232,8 +206,8 @@ class Schedule:
             stage=stage,
             unit=stage,
             worker=workers if workers.ndim == 1 else workers.reshape(-1),
-            start=take(start_matrix, np.float64) if owned else start_matrix.reshape(-1),
-            end=take(ends, np.float64) if owned else np.asarray(ends, np.float64).reshape(-1),
+            start=adopt(start_matrix, np.float64) if owned else start_matrix.reshape(-1),
+            end=adopt(ends, np.float64) if owned else np.asarray(ends, np.float64).reshape(-1),
             n_ops=n,
             **meta,
         )
@@ -261,11 +235,8 @@ class Schedule:
 
     @property
     def row(self) -> IntArray:
-        """Each task's row (global worker index: unit-major, worker-minor).
-
-        With one worker per unit the rows are the units (no copy). Otherwise the column is
-        built on each access and not kept (8 bytes a task, 23 MB at 10^6 ops): for a pass
-        over every task, once. `rows_of` gives the rows of a few tasks."""
+        """Each task's row (unit-major, worker-minor): the units with one worker each, else
+        built on each access, not kept (23 MB at 10^6 ops); `rows_of` for a few tasks."""
         if self._one_worker_each:
             return self.unit
         rows = self.worker_offsets[self.unit] + self.worker
@@ -284,23 +255,21 @@ class Schedule:
 
     @cached_property
     def _first_workers_only(self) -> bool:
-        """Whether every task runs on its unit's first worker: one worker a unit, or the
-        shared zeros for a worker column (a sequential run, one op at a time)."""
+        """Whether every task runs on its unit's first worker (one worker a unit, or a
+        sequential run's shared zeros)."""
         return self._one_worker_each or is_layout(
             self.worker, "zero", self.n_ops, len(self.stage_names)
         )
 
     def unit_title(self, unit: int) -> str:
-        """Human name of a unit: ``unit_titles`` when given, "load unit" for the pipeline's
-        own units, other names ("copy-in", "SMs", "read thread") as they are."""
+        """A unit's ``unit_titles`` entry, else "load unit" for the book's, else its name."""
         if self.unit_titles is not None:
             return self.unit_titles[unit]
         name = self.unit_names[unit]
         return f"{name} unit" if name in UNITS else name
 
     def row_label(self, row: int) -> str:
-        """Human name of a timeline row, e.g. "load unit", "compute unit 2", "warp 3"
-        (its ``row_titles`` entry when the Schedule has them)."""
+        """A row's ``row_titles`` entry, else e.g. "load unit", "compute unit 2"."""
         if self.row_titles is not None:
             return self.row_titles[row]
         unit = int(np.searchsorted(self.worker_offsets, row, side="right") - 1)
@@ -317,8 +286,7 @@ class Schedule:
 
     @cached_property
     def makespan(self) -> float:
-        """Time from 0 to the last task's end (0 for an empty schedule). Cached: the GUI
-        asks on every tick, and the columns never change."""
+        """Time from 0 to the last task's end (0 when empty); cached, asked every tick."""
         return float(self.end.max()) if len(self) else 0.0
 
     @property
@@ -326,16 +294,15 @@ class Schedule:
         return self.end - self.start
 
     def with_meta(self, **changes: Any) -> Schedule:
-        """A copy with other metadata (label, policy, source…); the columns are shared,
-        not copied (they are read-only), so relabelling a 10^6-task run costs no memory."""
+        """A copy with other metadata (label, policy…), sharing the read-only columns."""
         return replace(self, **changes)
 
     # -- per-op view (pipelines where each op has one task per stage) -------------------
 
     @cached_property
     def op_major(self) -> bool:
-        """True when task ``i`` is stage ``i % stages`` of op ``i // stages`` (the layout
-        of `from_stage_matrices`): per-op matrices are then views of the columns."""
+        """Whether task ``i`` is stage ``i % stages`` of op ``i // stages``: per-op
+        matrices are then views of the columns."""
         n_stages = len(self.stage_names)
         if len(self) != self.n_ops * n_stages:
             return False
@@ -385,9 +352,7 @@ class Schedule:
         return self._per_op(self.end)
 
     def task_of(self, op: Any, stage: Any) -> Any:
-        """The task (index) of stage ``stage`` of op ``op`` (ints or arrays), as
-        ``op_task_index[op, stage]``; arithmetic for op-major Schedules, so that views
-        asking for a few tasks need not build the whole index."""
+        """``op_task_index[op, stage]``, by arithmetic where op-major (no index built)."""
         if self.op_major:
             return np.asarray(op, dtype=np.int64) * len(self.stage_names) + stage
         return self.op_task_index[op, stage]
@@ -408,8 +373,7 @@ class Schedule:
 
     @cached_property
     def _rows(self) -> RowOrder:
-        """The tasks in (row, start, end; then index) order, with what is built with it
-        (`RowOrder`): one value, built once, read by `by_row`, `row_starts`, `row_reach`."""
+        """The tasks in (row, start, end; then index) order and what is built with it."""
         if (
             len(self)
             and self.op_major
@@ -437,9 +401,7 @@ class Schedule:
                 overlaps = any(overlapping(s, e, one_row) for s, e in rows)
             else:  # (not a simulation's: sorted as any rows are)
                 ends = transposed(self.end, self.n_ops)
-                order, bounds, starts, ends, resorted = TimeOrder(
-                    order, bounds, starts, ends
-                ).sorted_rows()
+                order, bounds, starts, ends, resorted = sorted_rows(order, bounds, starts, ends)
                 overlaps = overlapping(starts, ends, bounds)
         else:
             order, bounds, starts, resorted, overlaps = rows_time_order(
@@ -454,11 +416,8 @@ class Schedule:
 
     @property
     def by_row(self) -> tuple[TaskOrder, IntArray]:
-        """Task indices sorted by (row, start, end; then index), 32-bit below 2^31 tasks
-        (`engine.model.columns.task_dtype`), and the offset of each row in that order.
-
-        ``order[bounds[r]:bounds[r + 1]]`` are row r's tasks in time order.
-        """
+        """Task indices by (row, start, end; then index) (`task_dtype`) and each row's
+        offset: ``order[bounds[r]:bounds[r + 1]]`` are row r's tasks in time order."""
         rows = self._rows
         return rows.order, rows.bounds
 
@@ -470,7 +429,7 @@ class Schedule:
     @property
     def rows_disjoint(self) -> bool:
         """Whether no task starts before the one before it on its row ended (every
-        simulated run): then a task's reach (`row_reach`) is its own end."""
+        simulated run): a task's reach is then its own end."""
         return self._rows.reach is None
 
     @property
@@ -480,12 +439,10 @@ class Schedule:
 
     @property
     def row_reach(self) -> tuple[FloatArray, TaskOrder]:
-        """In `by_row` order: the latest end so far within the row, and the task that has it.
-
-        ``reach[k] > t`` for the last task k started by t means the row is busy at t. On
-        disjoint rows (`rows_disjoint`) that is each task's own end: gathered here, on
-        each call, not kept (8 bytes a task, 46 MB for a 10^6-op run's two Schedules); a
-        pass over every task reads it once; a look at a few tasks reads `reach_at`."""
+        """In `by_row` order: the latest end so far within the row, and its task
+        (``reach[k] > t`` for the last task k started by t: the row is busy at t). On
+        disjoint rows, gathered on each call, not kept (46 MB a 10^6-op run's pair);
+        `reach_at` for a few tasks."""
         rows = self._rows
         if rows.reach is not None:
             return rows.reach
@@ -494,8 +451,7 @@ class Schedule:
         return reach, rows.order
 
     def reach_at(self, positions: Any) -> tuple[Any, Any]:
-        """`row_reach` at ``positions`` (an int, a slice or an array of `by_row`
-        positions): the reach, and the task that has it, without building all of it."""
+        """`row_reach` at ``positions`` of `by_row`, without building all of it."""
         rows = self._rows
         if rows.reach is not None:
             return rows.reach[0][positions], rows.reach[1][positions]
@@ -503,11 +459,9 @@ class Schedule:
         return self.end[task], task
 
     def first_reaching(self, lo: int, hi: int, time: float, side: str = "left") -> int:
-        """``lo + searchsorted(reach[lo:hi], time, side)`` for one row's part ``lo:hi`` of
-        `by_row`: the first of its tasks whose reach is at least ``time`` ("left") or
-        beyond it ("right"), in O(log n). On disjoint rows without the reach: the tasks
-        that start before ``time`` (at or before, "right") all end by the next one's
-        start, so only the last of them can reach it."""
+        """``lo + searchsorted(reach[lo:hi], time, side)`` for one row's part of `by_row`,
+        in O(log n). On disjoint rows only the last task started before ``time`` can
+        reach it."""
         rows = self._rows
         if rows.reach is not None:
             return lo + int(np.searchsorted(rows.reach[0][lo:hi], time, side))  # type: ignore[call-overload]
@@ -521,9 +475,8 @@ class Schedule:
 
 @dataclass(frozen=True, eq=False)
 class RowOrder:
-    """`Schedule.by_row` and what is built with it: the order and each row's offset in it,
-    the starts in that order, the running reach where some row's tasks overlap (None
-    where none do: a task's reach is its own end), and the rows sorted out of op order."""
+    """`Schedule.by_row`'s order and row offsets, the starts in it, the running reach where
+    rows overlap (else None), and the rows sorted out of op order."""
 
     order: TaskOrder
     bounds: IntArray
@@ -533,15 +486,10 @@ class RowOrder:
 
 
 def op_column(schedule: Schedule, kind: str, stage: int) -> FloatArray:
-    """One stage's column of `Schedule.op_starts` (``kind`` "start") or `Schedule.op_ends`
-    ("end"), read-only, without a copy: a strided view of the per-op matrix (itself a view
-    of the columns in an op-major Schedule), or, for starts where that stage's unit has
-    one worker whose `Schedule.by_row` row holds its tasks in op order (every one-worker
-    simulation), that row's contiguous part of ``row_starts``.
-
-    Not contiguous in general: numpy searches and reductions take it as it is; a compiled
-    pass that needs contiguous memory copies it for the call (``np.ascontiguousarray``).
-    At 10^6 ops with two workers per unit the six columns were 46 MB of copies per run."""
+    """One stage's column of `Schedule.op_starts` ("start") or ``op_ends`` ("end"),
+    read-only, not copied (46 MB a run at 10^6 ops): a strided view of the per-op matrix,
+    or a one-worker unit's contiguous part of ``row_starts``. A compiled pass that needs
+    contiguous memory copies it for the call."""
     stages = len(schedule.stage_names)
     stage %= stages
     shared = _row_part(schedule, kind, stage)
@@ -556,10 +504,8 @@ OpOrder = npt.NDArray[np.int32] | npt.NDArray[np.int64]
 
 
 def sort_op_column(schedule: Schedule, kind: str, stage: int) -> tuple[FloatArray, OpOrder | None]:
-    """`op_column` sorted, and the ops in that order (a stable sort: ties in op order;
-    int32 below 2^31 ops), or the column itself and None where it is in op order already.
-    Built afresh: `engine.analysis.derived.OpColumns` keeps one per Schedule, shared
-    by every index that searches a stage's starts or ends."""
+    """`op_column` sorted and the ops in that order (stable; int32 below 2^31 ops), or the
+    column and None where already sorted. `engine.analysis.derived.OpColumns` keeps them."""
     column = op_column(schedule, kind, stage)
     if len(column) < 2 or bool((column[1:] >= column[:-1]).all()):
         return column, None
@@ -592,8 +538,7 @@ def _row_part(schedule: Schedule, kind: str, stage: int) -> FloatArray | None:
 def _overlapping_reach(
     order: TaskOrder, bounds: IntArray, ends: FloatArray
 ) -> tuple[FloatArray, TaskOrder]:
-    """`Schedule.row_reach` where some row's tasks overlap (measured runs: kept), from
-    the ends in `Schedule.by_row` order."""
+    """`Schedule.row_reach` where some row's tasks overlap, from the ends in by_row order."""
     ends.flags.writeable = False
     if sorted_within(ends, None, bounds):
         return ends, order  # no task ends before the one before it: its own end

@@ -6,13 +6,10 @@ op is granted a buffer slot; slots go out in op order and are held until the wri
 A unit gives a free worker to the stage that became ready earliest, ties to the lower op.
 Sequential is the case of one buffer slot.
 
-The book is a pipeline shape (`engine.model.shape.book_shape`) and runs through the shapes' one
-reference loop and one compiled loop, which agree bit for bit (every start, end, worker and
-grant time):
-
-* `simulate_reference` — `engine.model.shape.shape_tasks`, the definition in code.
-* `simulate` — the compiled event loop (`engine.model.shape.simulated_tasks`); where it was not
-  built, `simulate` runs the reference.
+The book is a pipeline shape (`engine.model.shape.book_shape`) and runs through the shapes'
+one reference loop (`simulate_reference`: `engine.model.shape.shape_tasks`, the definition
+in code) and one compiled loop (`simulate`, which runs the reference where the compiled
+loop was not built); they agree bit for bit (every start, end, worker and grant time).
 """
 
 from __future__ import annotations
@@ -28,38 +25,34 @@ from engine.model.shape import Shape, book_shape, shape_tasks, simulated_tasks
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-#: A loop over the book's stage durations (n, 3), workers per unit and slots: each stage's
-#: start (n, 3), each stage's worker (n, 3) and each op's slot grant time (n,).
-BookLoop = Callable[[FloatArray, tuple[int, ...], int], tuple[FloatArray, IntArray, FloatArray]]
-
-
-def effective_buffers(scenario: Scenario, policy: str | None = None) -> int:
-    """Slots the run gets: 1 for sequential, else the scenario's own (0 = unlimited)."""
-    return 1 if (policy or scenario.policy) == "sequential" else scenario.buffers
 
 
 def simulate(scenario: Scenario, policy: str | None = None) -> Schedule:
     """Schedule ``scenario`` under ``policy`` ("sequential" or "pipelined"; default: the
     scenario's own)."""
-    return _simulate(scenario, policy, schedule_tasks, hand_over=True)
+    return _simulate(scenario, policy, simulated_tasks, hand_over=True)
 
 
 def simulate_reference(scenario: Scenario, policy: str | None = None) -> Schedule:
-    """Event-by-event simulation of the semantics, for any number of workers per unit
-    (`reference_tasks`)."""
-    return _simulate(scenario, policy, reference_tasks, hand_over=False)
+    """`simulate` by the reference loop, for any number of workers per unit."""
+    return _simulate(scenario, policy, shape_tasks, hand_over=False)
 
 
-def _simulate(scenario: Scenario, policy: str | None, loop: BookLoop, hand_over: bool) -> Schedule:
-    """The Schedule of ``loop``'s run. ``hand_over`` (`simulate`'s): the matrices are handed
-    over (frozen in place, not copied) and marked ``starts_at_ends`` (see `Schedule`): the
-    event loop only stands at 0 and at task ends, and the ends add each duration to its
-    start as the loop did, so every start is 0 or one of the ends, bit for bit. The
-    reference keeps `Schedule`'s defaults."""
+def _simulate(
+    scenario: Scenario,
+    policy: str | None,
+    loop: Callable[[Shape, FloatArray], tuple[FloatArray, IntArray, FloatArray]],
+    hand_over: bool,
+) -> Schedule:
+    """The Schedule of ``loop``'s run of the book's shape (sequential: one slot).
+    ``hand_over`` (`simulate`'s): the matrices are handed over (frozen in place, not
+    copied) and marked ``starts_at_ends`` (see `Schedule`): the event loop only stands at 0
+    and at task ends, and the ends add each duration to its start as the loop did, so every
+    start is 0 or one of the ends, bit for bit. The reference keeps `Schedule`'s defaults."""
     policy = policy or scenario.policy
-    buffers = effective_buffers(scenario, policy)
+    buffers = 1 if policy == "sequential" else scenario.buffers
     durations = scenario.durations
-    starts, workers, grant = loop(durations, scenario.workers, buffers)
+    starts, workers, grants = loop(book_shape(scenario.workers, buffers), durations)
     ends = starts + durations
     del durations
     return Schedule.from_stage_matrices(
@@ -72,32 +65,6 @@ def _simulate(scenario: Scenario, policy: str | None, loop: BookLoop, hand_over:
         source="simulated",
         buffers=buffers,
         label=policy,
-        grant=grant,
+        grant=grants.reshape(-1),  # (one pool: its column, not a copy)
         starts_at_ends=hand_over,
     )
-
-
-def schedule_tasks(
-    durations: FloatArray, workers: tuple[int, ...], buffers: int
-) -> tuple[FloatArray, IntArray, FloatArray]:
-    """Stage starts (n, 3), the worker of each stage (n, 3) and each op's slot grant time
-    (n,): the compiled loop where it was built, else the reference's."""
-    return _book_tasks(simulated_tasks, durations, workers, buffers)
-
-
-def reference_tasks(
-    durations: FloatArray, workers: tuple[int, ...], buffers: int
-) -> tuple[FloatArray, IntArray, FloatArray]:
-    """`schedule_tasks` from the reference loop (`engine.model.shape.shape_tasks` of the
-    book's shape)."""
-    return _book_tasks(shape_tasks, durations, workers, buffers)
-
-
-def _book_tasks(
-    loop: Callable[[Shape, FloatArray], tuple[FloatArray, IntArray, FloatArray]],
-    durations: FloatArray,
-    workers: tuple[int, ...],
-    buffers: int,
-) -> tuple[FloatArray, IntArray, FloatArray]:
-    starts, on, grants = loop(book_shape(tuple(workers), buffers), durations)
-    return starts, on, grants.reshape(-1)  # (one pool: its column, not a copy)

@@ -43,8 +43,7 @@ IntArray = npt.NDArray[np.int64]
 
 #: The most stages a shape may have.
 MAX_STAGES = 8
-#: The one pool of a shape's sequential run (`engine.model.shape_file`): one slot from the first
-#: stage to the last.
+#: The one pool of a shape's sequential run: one slot from the first stage to the last.
 ALONE = "one op at a time"
 STOPS = "the pipeline stops: some op never gets its slot"
 
@@ -101,15 +100,11 @@ def book_shape(workers: tuple[int, ...] = (1, 1, 1), buffers: int = 0) -> Shape:
 
 
 def shape_tasks(shape: Shape, durations: FloatArray) -> tuple[FloatArray, IntArray, FloatArray]:
-    """The reference loop: for (n, stages) ``durations``, each stage's start (n, stages),
-    its worker within its unit (n, stages) and each pool's grant times (n, pools).
-
-    Per instant: finish the tasks ending now (free their workers, release the pools whose
-    ``last`` stage they are, ready or make ask the next stage), grant free slots (pools in
-    their order, ops in op order), then let each unit (in the order of its first stage) hand
-    its free workers to its ready stages, earliest ready first (lower op, then earlier
-    stage, on ties). A zero-length stage ends on the spot: whatever it frees or readies is
-    served at the same instant; so is everything granted meanwhile.
+    """The reference loop (the module's contract in code): for (n, stages) ``durations``,
+    each stage's start and its worker within its unit (n, stages), and each pool's grant
+    times (n, pools). Per instant: finish the tasks ending now, grant free slots, then let
+    each unit (in the order of its first stage) hand out its free workers. A zero-length
+    stage ends on the spot: what it frees or readies is served at the same instant.
     """
     n_stages, n_pools = len(shape.stages), len(shape.pools)
     n = len(durations)
@@ -226,8 +221,7 @@ def shape_tasks(shape: Shape, durations: FloatArray) -> tuple[FloatArray, IntArr
 
 
 def simulated_tasks(shape: Shape, durations: FloatArray) -> tuple[FloatArray, IntArray, FloatArray]:
-    """`shape_tasks`' result from the compiled loop (engine/compiled/_fastsched.c) where it was
-    built, else from `shape_tasks` itself: the same floats, bit for bit."""
+    """`shape_tasks`' result from the compiled loop where it was built: the same floats."""
     if not (fast_scheduler.use_compiled and fast_scheduler.compiled is not None):
         return shape_tasks(shape, durations)
     pools = tuple((pool.size, pool.first, pool.last) for pool in shape.pools)
@@ -240,10 +234,9 @@ def simulated_tasks(shape: Shape, durations: FloatArray) -> tuple[FloatArray, In
 def simulate_shape(
     shape: Shape, durations: npt.ArrayLike, label: str = "pipelined", policy: str = "pipelined"
 ) -> Schedule:
-    """The Schedule of ops of ``durations`` (n_ops, stages) through ``shape``: tasks
-    op-major, each stage on its unit, rows per worker of each unit. A shape whose one pool
-    is held from the first stage to the last (the book's) records its grants and size as the
-    book's runs do; every shape's run records each pool's grants (none: (n_ops, 0))."""
+    """The Schedule of ops of ``durations`` (n_ops, stages) through ``shape``, tasks
+    op-major, with each pool's grants; a lone pool from the first stage to the last (the
+    book's) also gives its grants and size as the book's runs do."""
     matrix = np.array(durations, dtype=np.float64, ndmin=2)
     n_stages = len(shape.stages)
     if matrix.shape[1:] != (n_stages,) or not len(matrix):

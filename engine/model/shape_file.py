@@ -65,8 +65,8 @@ DEFAULT_OPS = 3
 
 @dataclass(frozen=True, eq=False)
 class ShapedScenario:
-    """Ops through a pipeline `Shape`: ``times`` (n_ops, stages), read-only, and the
-    policy ("sequential": one op in flight at a time; "pipelined": the shape as given)."""
+    """Ops through a pipeline `Shape`: ``times`` (n_ops, stages), read-only, and the policy
+    ("sequential": one op in flight at a time)."""
 
     shape: Shape
     times: FloatArray
@@ -92,18 +92,14 @@ class ShapedScenario:
     def n_ops(self) -> int:
         return len(self.times)
 
-    @property
-    def total_work(self) -> float:
-        return float(self.times.sum())
-
     def with_ops(self, n: int) -> ShapedScenario:
         """``n`` ops, repeating the ops' times in order (the command line's ``--ops``)."""
         n = whole_number(n, "the number of ops", 1, MAX_OPS)
         return replace(self, times=self.times[np.arange(n) % self.n_ops])
 
     def simulate(self, policy: str | None = None) -> Schedule:
-        """The Schedule under ``policy`` (default: the scenario's): "sequential" holds one
-        slot from the first stage to the last, so one op is in flight at a time."""
+        """The Schedule under ``policy`` (default: the scenario's); "sequential" holds one
+        slot from the first stage to the last."""
         policy = policy_field(policy or self.policy)
         shape = self.shape
         if policy == "sequential":
@@ -114,8 +110,7 @@ class ShapedScenario:
     # -- TOML -----------------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        """The scenario in its file's form: a stage's time is one number when every op has
-        the same, else the list."""
+        """The scenario in its file's form (a stage's time one number where all ops agree)."""
         shape = self.shape
         stages = []
         for column, (stage, unit) in enumerate(zip(shape.stages, shape.stage_units, strict=True)):
@@ -168,8 +163,8 @@ class ShapedScenario:
 
 
 def read_scenario(path: str | Path, max_ops: int = MAX_OPS) -> Scenario | ShapedScenario:
-    """The scenario file at ``path`` ("-": standard input) in either form: a file with
-    [[stages]] is a pipeline shape, any other the book's."""
+    """The scenario file at ``path`` ("-": standard input) in either form ([[stages]]: a
+    pipeline shape)."""
     text, source = file_text(path)
     data, text = toml_document(text, source, max_ops)
     if "stages" in data:
@@ -266,15 +261,7 @@ class _Reader:
         shape = Shape(
             tuple(names), tuple(stage_units), tuple(units), tuple(workers), self.pools(data, names)
         )
-        text = {
-            what: keys.field(
-                (what,),
-                lambda what=what, default=default: text_field(data.get(what, default), what),
-            )
-            for what, default in (("name", "Untitled"), ("description", ""))
-        }
-        policy = keys.field(("policy",), lambda: policy_field(data.get("policy", "pipelined")))
-        return ShapedScenario(shape, times, policy=policy, **text)
+        return ShapedScenario(shape, times, **keys.texts(data))
 
     def time(self, stage: Mapping[str, Any], path: tuple[str | int, ...], name: str) -> Any:
         """A stage's time: a duration, or a list of them (one per op)."""
@@ -355,10 +342,9 @@ def load_any_preset(name: str) -> Scenario | ShapedScenario:
 
 
 def preset_titles() -> list[tuple[str, str, str]]:
-    """(name, title, description) of every shipped preset, in `preset_names` order (the
-    book's, then the shapes'): the files' ``name`` and ``description`` read alone, no
-    scenario built (the preset menu's words at start-up: 2 ms where loading all 13 took
-    10). The shipped files are whole (tests load each); their titles are `load_any_preset`'s."""
+    """(name, title, description) of every shipped preset in `preset_names` order, read
+    without building a scenario (the preset menu at start-up: 2 ms where loading took 10;
+    tests load each file whole)."""
     books = set(preset_names())
     titles = []
     for name in preset_names(shapes=True):
@@ -383,8 +369,8 @@ def simulated(scenario: AnyScenario, policy: str | None = None) -> Schedule:
 
 
 def shape_words(shape: Shape) -> str:
-    """A shape in a line: "load on TMA, mma on tensor cores, epilogue on consumers (2
-    workers); pools smem stages 4 (load → mma), consumer warpgroups 2 (mma → epilogue)"."""
+    """A shape in a line: "load on TMA, epilogue on consumers (2 workers); pools smem
+    stages 4 (load → mma)"."""
     stages = []
     for stage, unit in zip(shape.stages, shape.stage_units, strict=True):
         k = shape.workers[unit]
