@@ -2,23 +2,17 @@
 
 Walking back from the task that ends last, each task started when the latest of what it
 waited for ended: the previous stage of its op (``data``), the previous task of its worker
-(``worker``), or, for a read, the write that freed the slot its op was granted
-(``slot``). The chain of those tasks covers the whole run from 0 to the makespan (a
-measured run also has gaps where nothing it records explains the wait: ``overhead``).
+(``worker``), or, for a read, the write that freed the slot its op was granted (``slot``).
+The chain covers the run from 0 to the makespan (a measured run also has gaps nothing it
+records explains: ``overhead``). The walk is one loop, compiled with the scheduler
+(engine/compiled/_fastsched.c) where built, else `walk_back` (identical results).
 
-The walk is one loop over the path: compiled with the scheduler (engine/compiled/_fastsched.c)
-where that was built, else `walk_back`, the same loop (identical results).
-
-Charging each stretch of the chain to what paced it says which resource binds most of the
-time for uneven ops, where no closed form does: a task's time goes to its unit, except for
-the releasing op's own stages after a slot edge, whose time is the slot's hold (the op the
-slot was waiting on).
-
-A pipeline shape's run (other stages, units or pools: `walk_shape`) charges its units by
-name and each pool by name: a stage that takes pools may have waited for the stage that
-freed the slot its op was granted, and the releasing op's stages that held that slot
-(from the pool's first stage to its last) are that pool's hold. `walk_back` walks both: the
-book's run is a shape with one pool, the slots, held over all its stages.
+Charging each stretch to what paced it says which resource binds most of the time for
+uneven ops, where no closed form does: a task's time goes to its unit, except the
+releasing op's own stages after a slot edge, which are the slot's hold. A shape's run
+(`walk_shape`) charges its units and pools by name, a pool's hold being the releasing
+op's stages from the pool's first to its last; the book's run is a shape with one pool,
+the slots, held over all its stages.
 """
 
 from __future__ import annotations
@@ -43,21 +37,11 @@ CHARGES = ("load", "compute", "store", "slots", "overhead")
 
 @dataclass(frozen=True, eq=False)
 class CriticalPath:
-    """The chain of tasks (first to last) and the time it charges to each of ``load``,
-    ``compute``, ``store`` (the units, in unit order), ``slots`` and ``overhead``. The
-    tasks are int32 below 2^31 tasks (a sequential run's path is every task: 12 MB less at
-    10^6 ops)."""
+    """The chain of tasks (first to last; int32 below 2^31 tasks: a sequential run's path
+    is every task) and the time it charges to each of `CHARGES` (a shape's: by name)."""
 
     tasks: npt.NDArray[np.int32] | IntArray
     charged: dict[str, float]
-
-    @property
-    def length(self) -> float:
-        return sum(self.charged.values())
-
-    def ranked(self) -> list[tuple[str, float]]:
-        """The resources by time charged, most first (only those charged anything)."""
-        return ranked_charges(self.charged)
 
 
 def ranked_charges(charged: dict[str, float]) -> list[tuple[str, float]]:
@@ -68,19 +52,16 @@ def ranked_charges(charged: dict[str, float]) -> list[tuple[str, float]]:
 
 
 def critical_path(schedule: Schedule) -> CriticalPath:
-    """The critical path of a three-stage pipeline Schedule (not kept: a sequential run's
-    path is every task, 12 MB at 10^6 ops; what it charges each resource is, see
-    `engine.analysis.derived.Derived.critical_charges`). A shape's run's charges are its units' and
-    pools' names and "overhead" (`walk_shape`)."""
+    """The critical path of a pipeline Schedule (not kept: a sequential run's path is every
+    task; `engine.analysis.derived.Derived.critical_charges` keeps its charges)."""
     if _is_shape(schedule):
         return walk_shape(schedule)
     return _walk(schedule)
 
 
 def _is_shape(schedule: Schedule) -> bool:
-    """A shape's simulated run: pools the book's one (``buffers``, `Schedule.grant`) does
-    not cover, or other stages and units than the book's. (A measured run's units have
-    their own names; its charges stay the book's, as `engine.analysis.metrics` reads them.)"""
+    """A shape's simulated run: pools the book's one (`Schedule.grant`) does not cover, or
+    other stages and units (a measured run's charges stay the book's, for metrics)."""
     s = schedule
     if s.source != "simulated":
         return False
@@ -127,8 +108,7 @@ def _slot_releases(schedule: Schedule, slots: int | None = None, last: int = -1)
     if 0 < slots < s.n_ops:
         # Slots are granted in op order: op i gets the slot of the (i - B)-th release, or
         # waits for op i - 1's grant; the release that set each grant is the one at the
-        # latest position holding the running maximum (engine/compiled/_fastsched.c's
-        # slot_releases does the same in one loop).
+        # latest position holding the running maximum (as _fastsched.c's slot_releases).
         writes = np.asarray(s.task_of(ops, last % stages), dtype=np.int64)
         releases = s.end[writes]
         in_order = bool((releases[1:] >= releases[:-1]).all())  # always so with one writer
@@ -157,9 +137,8 @@ def _release_order(schedule: Schedule) -> IntArray | None:
 
 def _walk(schedule: Schedule) -> CriticalPath:
     s = schedule
-    charged = dict.fromkeys(CHARGES, 0.0)
     if not len(s):
-        return CriticalPath(np.zeros(0, dtype=np.int32), charged)
+        return CriticalPath(np.zeros(0, dtype=np.int32), dict.fromkeys(CHARGES, 0.0))
     tolerance = time_tolerance(s.makespan)
     # The last task to end (ties: the highest index, the last op's last stage).
     last = int(len(s) - 1 - np.argmax(s.end[::-1]))
@@ -192,9 +171,7 @@ def _walk(schedule: Schedule) -> CriticalPath:
         )
         found = np.asarray(path_back[::-1], dtype=np.int64)
     tasks = found.astype(np.int32) if len(s) < 2**31 else found.copy()
-    for name, value in zip(CHARGES, sums.tolist(), strict=True):
-        charged[name] = value
-    return CriticalPath(tasks, charged)
+    return CriticalPath(tasks, dict(zip(CHARGES, sums.tolist(), strict=True)))
 
 
 def walk_back(
@@ -209,17 +186,15 @@ def walk_back(
     tolerance: float,
     sums: FloatArray,
 ) -> list[int]:
-    """The walk of engine/compiled/_fastsched.c's ``critical_path``: the path from ``last``
-    back, with ``sums`` filled in place (a task's time at ``sums[unit]``, waits nothing
-    explains at ``sums[-1]``).
+    """The walk of _fastsched.c's ``critical_path``: the path from ``last`` back, filling
+    ``sums`` (a task's time at ``sums[unit]``, waits nothing explains at ``sums[-1]``).
 
-    ``candidates``: per task, the previous task of its worker, the previous stage of its op,
-    then per pool the task that freed the slot its op was granted (-1: none); of them the
-    one ending latest at most ``tolerance`` after the task's start is taken, ties keeping
-    the earlier. ``pools``: per pool, its first and last stage and where in ``sums`` its
-    hold goes: after a pool's slot edge, the releasing op's tasks at those stages are charged
-    to the hold, until the path steps to a worker's previous task. ``stage`` None: every
-    pool holds all the stages (the book's slots; no stage list to make)."""
+    ``candidates``: per task, its worker's previous task, its op's previous stage, then per
+    pool the task that freed its op's slot (-1: none); the one ending latest at most
+    ``tolerance`` after the task's start is taken (ties: the earlier). ``pools``: per pool,
+    its first and last stage and its ``sums`` index: after its slot edge, the releasing
+    op's tasks at those stages go to the hold, until the path steps to a worker's previous
+    task. ``stage`` None: every pool holds all the stages (the book's slots)."""
     start_of, end_of = start.tolist(), end.tolist()
     unit_of, op_of = unit.tolist(), op.tolist()
     stage_of = None if stage is None else stage.tolist()
@@ -263,9 +238,8 @@ def walk_back(
 
 
 def walk_shape(schedule: Schedule) -> CriticalPath:
-    """The critical path of a shape's run (`walk_back`, with a candidate per pool taken at
-    the pool's first stage): each unit's time charged to its name and a pool's hold (the
-    releasing op's stages from the pool's first to its last) to the pool's name."""
+    """The critical path of a shape's run: `walk_back` with a candidate per pool at the
+    pool's first stage, charging units and pools by name."""
     s = schedule
     names = list(dict.fromkeys([*s.unit_names, *(p.name for p in s.pools)]))
     tolerance = time_tolerance(s.makespan)

@@ -183,10 +183,36 @@ class IdleSpans:
     def describe(self, i: int) -> str:
         """One line for people, e.g. "waiting for a slot: held by ops 1 and 2; the first
         frees at 3 s"."""
-        return _describe_idle(
-            self._index, int(self.row[i]), int(self.reason[i]), int(self.next_task[i]),
-            self.ops(i), self.frees_at(i), self.pool(i),
-        )  # fmt: skip
+        s, index, unit = self.schedule, self._index, self.schedule.time_unit
+        reason, task, when = int(self.reason[i]), int(self.next_task[i]), self.frees_at(i)
+        if reason == DONE:
+            return f"done: the {s.unit_title(int(index.unit_of_row[self.row[i]]))} has no work left"
+        if reason == SLOT:
+            pool, ops = self.pool(i), self.ops(i)
+            slot = "a slot" if pool < 0 else f"a slot of {s.pools[pool].name}"
+            if not ops:
+                return f"waiting for {slot}: it goes to the ops in turn"
+            if len(ops) == 1:
+                return f"waiting for {slot}: held by {op_list(ops)} until {time_text(when, unit)}"
+            return (
+                f"waiting for {slot}: held by {op_list(ops)}; "
+                f"the first frees at {time_text(when, unit)}"
+            )
+        op, stage = int(s.op[task]) + 1, int(s.stage[task])
+        if reason == OVERHEAD and (stage == 0 or not index.pipeline):
+            return (
+                f"overhead: a slot was free, yet op {op}'s {s.stage_names[stage]} started "
+                f"only at {time_text(float(s.start[task]), unit)} (not seen by the model)"
+            )
+        if reason == OVERHEAD:
+            return (
+                f"overhead: op {op}'s {s.stage_names[stage]} was ready at "
+                f"{time_text(when, unit)} but started at {time_text(float(s.start[task]), unit)}"
+            )
+        if not index.pipeline or stage == 0:
+            return f"waiting for input: op {op} starts next, at {time_text(when, unit)}"
+        previous = s.stage_names[stage - 1]
+        return f"waiting for input: op {op}'s {previous} ends at {time_text(when, unit)}"
 
     def at(self, row: int, time: float) -> int:
         """Index of row ``row``'s span containing ``time`` (start ≤ time < end), or -1."""
@@ -410,49 +436,6 @@ def _split_at(
     return parent, starts, ends
 
 
-def _describe_idle(
-    index: WaitIndex,
-    row: int,
-    reason: int,
-    task: int,
-    ops: tuple[int, ...],
-    when: float,
-    pool: int = -1,
-) -> str:
-    s = index.schedule
-    unit = s.time_unit
-    if reason == DONE:
-        return f"done: the {s.unit_title(int(index.unit_of_row[row]))} has no work left"
-    if reason == SLOT:
-        slot = "a slot" if pool < 0 else f"a slot of {s.pools[pool].name}"
-        if not ops:
-            return f"waiting for {slot}: it goes to the ops in turn"
-        if len(ops) == 1:
-            return f"waiting for {slot}: held by {op_list(ops)} until {time_text(when, unit)}"
-        return (
-            f"waiting for {slot}: held by {op_list(ops)}; "
-            f"the first frees at {time_text(when, unit)}"
-        )
-    op = int(s.op[task])
-    stage = int(s.stage[task])
-    if reason == OVERHEAD:
-        if stage == 0 or not index.pipeline:
-            return (
-                f"overhead: a slot was free, yet op {op + 1}'s {s.stage_names[stage]} started "
-                f"only at {time_text(float(s.start[task]), unit)} (not seen by the model)"
-            )
-        return (
-            f"overhead: op {op + 1}'s {s.stage_names[stage]} was ready at "
-            f"{time_text(when, unit)} but started at {time_text(float(s.start[task]), unit)}"
-        )
-    if not index.pipeline or stage == 0:
-        return f"waiting for input: op {op + 1} starts next, at {time_text(when, unit)}"
-    return (
-        f"waiting for input: op {op + 1}'s {s.stage_names[stage - 1]} "
-        f"ends at {time_text(when, unit)}"
-    )
-
-
 # -- the reason at one instant (narration, hovering) --------------------------------------
 
 
@@ -597,15 +580,10 @@ def _ops_waiting_for_pools(index: WaitIndex, time: float) -> list[OpsWaiting]:
         asks = times.pool_asked(p)
         in_order = nondecreasing(asks)
         asked = int(np.searchsorted(asks if in_order else np.sort(asks), time, "right"))
-        if asked <= granted:
-            continue
-        count = asked - granted
-        if in_order:
-            result.append(
-                OpsWaiting("slot", pool.first, count, granted, asked - 1, True, granted, None, p)
-            )
-        else:
-            result.append(OpsWaiting("slot", pool.first, count, -1, -1, False, granted, None, p))
+        if asked > granted:
+            first, last = (granted, asked - 1) if in_order else (-1, -1)
+            waiting = (asked - granted, first, last, in_order, granted, None, p)
+            result.append(OpsWaiting("slot", pool.first, *waiting))
     return result
 
 
