@@ -88,7 +88,7 @@ def _compiled_plans(
         starts = np.ascontiguousarray(unit.starts)
         # (The points the unit's starts themselves: one copy, which the pass recognizes.)
         cut_at = starts if points is unit.starts else np.ascontiguousarray(points)
-        tasks = np.ascontiguousarray(unit.every_task(), np.int64) if counted else None
+        tasks = np.ascontiguousarray(unit.tasks_at(slice(None)), np.int64) if counted else None
         inputs = (
             row_starts, reach, bounds, *rows, index.span, cut_at, starts, tasks,
             *(np.ascontiguousarray(h) for h in holds), index.slots, reasons,

@@ -204,13 +204,19 @@ class UnitTasks:
 
     starts: FloatArray
     ops: IntArray | npt.NDArray[np.int32]
-    points: FloatArray  # unique starts
     listed: IntArray | None = None  # the tasks, where no layout gives them
     stage: int = 0
     stages: int = 1
 
     def __len__(self) -> int:
         return len(self.starts)
+
+    @cached_property
+    def points(self) -> FloatArray:
+        """The distinct starts (the starts themselves when no two are equal)."""
+        keep = np.ones(len(self.starts), dtype=bool)
+        keep[1:] = self.starts[1:] > self.starts[:-1]
+        return self.starts if keep.all() else self.starts[keep]
 
     def tasks_at(self, positions: IntArray | slice) -> IntArray:
         """The tasks at these positions of the order (an array of them, or a slice)."""
@@ -230,33 +236,9 @@ class UnitTasks:
             return ranks
         return np.searchsorted(self.starts, starts, "right")
 
-    def every_task(self) -> IntArray:
-        """Every task, in order (built afresh where none is kept)."""
-        return self.tasks_at(slice(None))
-
     @property
     def last_start(self) -> float:
         return float(self.starts[-1]) if len(self.starts) else -np.inf
-
-
-def _unit(
-    starts: FloatArray,
-    ops: IntArray | npt.NDArray[np.int32],
-    listed: IntArray | None = None,
-    stage: int = 0,
-    stages: int = 1,
-) -> UnitTasks:
-    """A unit's `UnitTasks` (``points``: the starts themselves when no two are equal)."""
-    points = starts
-    if not _increasing(starts):
-        keep = np.ones(len(starts), dtype=bool)
-        keep[1:] = starts[1:] > starts[:-1]
-        points = starts[keep]
-    return UnitTasks(starts, ops, points, listed, stage, stages)
-
-
-def _increasing(values: FloatArray) -> bool:
-    return len(values) < 2 or bool((values[1:] > values[:-1]).all())
 
 
 class WaitIndex:
@@ -300,10 +282,10 @@ class WaitIndex:
             # The stage's starts sorted, ties in op order (shared with the narration's; in
             # op order already, the column itself: with one worker, its row's part).
             starts, ops = self.op_columns.sorted("start", unit)
-            return _unit(starts, self._op_numbers if ops is None else ops, None, unit, stages)
+            return UnitTasks(starts, self._op_numbers if ops is None else ops, None, unit, stages)
         tasks = np.flatnonzero(s.unit == unit)
         tasks = tasks[np.lexsort((s.op[tasks], s.start[tasks]))].astype(np.int64)
-        return _unit(s.start[tasks], s.op[tasks], tasks)
+        return UnitTasks(s.start[tasks], s.op[tasks], tasks)
 
     @cached_property
     def _op_numbers(self) -> IntArray:
