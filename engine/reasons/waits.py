@@ -109,12 +109,6 @@ class IdleSpans:
     def worker(self) -> IntArray:
         return self.row - self.schedule.worker_offsets[self.unit]
 
-    @cached_property
-    def row_bounds(self) -> IntArray:
-        """Row r's spans are ``bounds[r]:bounds[r + 1]``."""
-        rows = np.arange(self.schedule.n_workers + 1)
-        return np.searchsorted(self.row, rows).astype(np.int64)
-
     def reason_name(self, i: int) -> str:
         return IDLE_REASONS[int(self.reason[i])]
 
@@ -169,26 +163,16 @@ class IdleSpans:
                 result[q].append(op)
         return result
 
-    def frees_at(self, i: int) -> float:
-        """Slot: when the first holder frees its slot; input: when the awaited op's previous
-        stage ends; overhead: since when the op was ready; done: NaN."""
-        reason = int(self.reason[i])
-        if reason == SLOT:
-            held = np.asarray(self.ops(i), dtype=np.int64)
-            return self._index.slot_frees_at(self.pool(i), held)
-        if reason == DONE or self.next_task[i] < 0:
-            return float("nan")
-        return self._index.ready_of(int(self.next_task[i]))
-
     def describe(self, i: int) -> str:
         """One line for people, e.g. "waiting for a slot: held by ops 1 and 2; the first
         frees at 3 s"."""
         s, index, unit = self.schedule, self._index, self.schedule.time_unit
-        reason, task, when = int(self.reason[i]), int(self.next_task[i]), self.frees_at(i)
+        reason, task = int(self.reason[i]), int(self.next_task[i])
         if reason == DONE:
             return f"done: the {s.unit_title(int(index.unit_of_row[self.row[i]]))} has no work left"
-        if reason == SLOT:
+        if reason == SLOT:  # (when the first holder frees its slot)
             pool, ops = self.pool(i), self.ops(i)
+            when = index.slot_frees_at(pool, np.asarray(ops, dtype=np.int64))
             slot = "a slot" if pool < 0 else f"a slot of {s.pools[pool].name}"
             if not ops:
                 return f"waiting for {slot}: it goes to the ops in turn"
@@ -198,6 +182,8 @@ class IdleSpans:
                 f"waiting for {slot}: held by {op_list(ops)}; "
                 f"the first frees at {time_text(when, unit)}"
             )
+        # (input: when the awaited op's previous stage ends; overhead: since when it was ready)
+        when = index.ready_of(task) if task >= 0 else float("nan")
         op, stage = int(s.op[task]) + 1, int(s.stage[task])
         if reason == OVERHEAD and (stage == 0 or not index.pipeline):
             return (
@@ -213,12 +199,6 @@ class IdleSpans:
             return f"waiting for input: op {op} starts next, at {time_text(when, unit)}"
         previous = s.stage_names[stage - 1]
         return f"waiting for input: op {op}'s {previous} ends at {time_text(when, unit)}"
-
-    def at(self, row: int, time: float) -> int:
-        """Index of row ``row``'s span containing ``time`` (start ≤ time < end), or -1."""
-        lo, hi = int(self.row_bounds[row]), int(self.row_bounds[row + 1])
-        k = lo + int(np.searchsorted(self.start[lo:hi], time, "right")) - 1
-        return k if k >= lo and time < self.end[k] else -1
 
     @cached_property
     def totals(self) -> FloatArray:
@@ -425,14 +405,10 @@ def _split_at(
 ) -> tuple[IntArray, FloatArray, FloatArray]:
     """Cut [x, y) at ``cut`` where it is a number inside: (parent, x, y) of the pieces."""
     has = ~np.isnan(cut) & (cut > x) & (cut < y)
-    pieces = 1 + has.astype(np.int64)
-    parent = np.repeat(np.arange(len(x)), pieces)
-    second = np.zeros(len(parent), dtype=bool)
-    second[1:] = parent[1:] == parent[:-1]
-    first_of_two = np.zeros(len(parent), dtype=bool)
-    first_of_two[:-1] = second[1:]
-    starts = np.where(second, cut[parent], x[parent])
-    ends = np.where(first_of_two, cut[parent], y[parent])
+    parent = np.repeat(np.arange(len(x)), 1 + has.astype(np.int64))
+    starts, ends = x[parent], y[parent]
+    first = (np.arange(len(x)) + np.cumsum(has) - has)[has]  # each cut one's first piece
+    ends[first] = starts[first + 1] = cut[has]
     return parent, starts, ends
 
 
@@ -459,10 +435,9 @@ class IdleNow:
 
 
 class OwnReasons(Protocol):
-    """Why the worker rows of a Schedule that is no simulation wait, said from what its
-    file records instead of from the pipeline's rules: an imported profile's lanes
-    (`gpu.profile.idle.ImportedIdle`). `engine.analysis.timeline.narrate` says these where a
-    `Derived` has them (`Derived.own_reasons`)."""
+    """Why the worker rows of a Schedule that is no simulation wait, from what its file
+    records (`gpu.profile.idle.ImportedIdle`); `engine.analysis.timeline.narrate` says these
+    where a `Derived` has them (`Derived.own_reasons`)."""
 
     def reason_at(self, row: int, time: float) -> tuple[int, int] | None:
         """(reason, awaited task or -1) of ``row`` idle at ``time``; None where the row
@@ -556,8 +531,16 @@ def ops_waiting_at(derived: Derived, time: float) -> list[OpsWaiting]:
             )
         else:
             result.append(_waiting_out_of_order(index, stage, started, ready, time, next_op))
-    if index.shaped:
-        result += _ops_waiting_for_pools(index, time)
+    for p, pool in enumerate(schedule.pools if index.shaped else ()):
+        # The ops that asked for its slot and have not got it (in op order: the last ops).
+        granted = int(np.searchsorted(index.pool_times.grants[:, p], time, "right"))
+        asks = index.pool_times.pool_asked(p)
+        ordered = nondecreasing(asks)
+        asked = int(np.searchsorted(asks if ordered else np.sort(asks), time, "right"))
+        if asked > granted:
+            first, last = (granted, asked - 1) if ordered else (-1, -1)
+            waiting = (asked - granted, first, last, ordered, granted, None, p)
+            result.append(OpsWaiting("slot", pool.first, *waiting))
     if index.slots > 0:
         granted = int(np.searchsorted(ready_sorted[0], time, "right"))
         if granted < n:
@@ -566,24 +549,6 @@ def ops_waiting_at(derived: Derived, time: float) -> list[OpsWaiting]:
             next_op = first if first >= 0 else int(index.grant_order[granted])
             waiting = (n - granted, first, n - 1, first >= 0, next_op, None, index.named_pool)
             result.append(OpsWaiting("slot", 0, *waiting))
-    return result
-
-
-def _ops_waiting_for_pools(index: WaitIndex, time: float) -> list[OpsWaiting]:
-    """A shape's run: per pool, the ops that asked for its slot by ``time`` and have not
-    got it (slots go out in op order: those not granted are the last ops)."""
-    s = index.schedule
-    times = index.pool_times
-    result = []
-    for p, pool in enumerate(s.pools):
-        granted = int(np.searchsorted(times.grants[:, p], time, "right"))
-        asks = times.pool_asked(p)
-        in_order = nondecreasing(asks)
-        asked = int(np.searchsorted(asks if in_order else np.sort(asks), time, "right"))
-        if asked > granted:
-            first, last = (granted, asked - 1) if in_order else (-1, -1)
-            waiting = (asked - granted, first, last, in_order, granted, None, p)
-            result.append(OpsWaiting("slot", pool.first, *waiting))
     return result
 
 
@@ -632,11 +597,6 @@ class OpWaits:
     @property
     def schedule(self) -> Schedule:
         return self._index.schedule
-
-    @cached_property
-    def op_bounds(self) -> IntArray:
-        """Op j's spans are ``bounds[j]:bounds[j + 1]``."""
-        return np.searchsorted(self.op, np.arange(self.schedule.n_ops + 1)).astype(np.int64)
 
     def reason_name(self, i: int) -> str:
         return OP_WAIT_REASONS[int(self.reason[i])]
@@ -718,12 +678,6 @@ class OpWaits:
             for row, t in blockers
         ]
         return f"op {op} waits {period} for the {title}: " + join_words(doing)
-
-    def at(self, op: int, time: float) -> int:
-        """Index of op ``op``'s wait containing ``time``, or -1."""
-        lo, hi = int(self.op_bounds[op]), int(self.op_bounds[op + 1])
-        k = lo + int(np.searchsorted(self.start[lo:hi], time, "right")) - 1
-        return k if k >= lo and time < self.end[k] else -1
 
 
 _ONGOING = {"read": "is reading", "compute": "is computing", "write": "is writing"}

@@ -18,6 +18,14 @@ from engine.model.scheduler import simulate
 from engine.reasons.waits import IDLE_REASONS, idle_now, ops_waiting_at
 
 
+def span_at(spans, keys, key: int, time: float) -> int:
+    """Index of the span of ``key`` (in ``keys``, sorted: the rows or the ops) containing
+    ``time`` (start ≤ time < end), or -1."""
+    lo, hi = np.searchsorted(keys, [key, key + 1])
+    k = lo + int(np.searchsorted(spans.start[lo:hi], time, "right")) - 1
+    return int(k) if k >= lo and time < spans.end[k] else -1
+
+
 def _spans(schedule, unit: str) -> list[tuple[float, float, str, tuple[int, ...]]]:
     spans = Derived(schedule).idle_spans
     row = schedule.unit_names.index(unit)
@@ -111,7 +119,7 @@ def test_op_waits_of_the_book_with_two_slots() -> None:
     assert waits.describe(1) == (
         "op 3 waits 0–3 s for a slot: held by ops 1 and 2; op 1 frees one at 3 s"
     )
-    assert waits.at(2, 1.5) == 1 and waits.at(2, 3.0) == -1
+    assert span_at(waits, waits.op, 2, 1.5) == 1 and span_at(waits, waits.op, 2, 3.0) == -1
 
 
 def test_kept_by_its_derived() -> None:
