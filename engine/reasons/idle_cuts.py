@@ -2,7 +2,7 @@
 gap (every simulated run): gaps cut at their unit's starts, each piece with the task it
 awaits and its reason (`awaited`), written into the columns of
 `engine.reasons.waits.IdleSpans` by one compiled pass per unit (engine/compiled/_idle_pass.c)
-or added up without being stored (`Summary`); and a window's pieces found from the tasks
+or added up without being stored (`compiled_summary`); and a window's pieces found from the tasks
 in it (`window_columns`). Without the compiled module engine.reasons.waits cuts the gaps
 in numpy: the same columns, bit for bit."""
 
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
@@ -150,23 +149,11 @@ def compiled_columns(
     return (out_row, out_start, out_end, out_reason, out_task), totals
 
 
-@dataclass(frozen=True)
-class Summary:
-    """The idle spans added up without being stored: per (row, reason) the idle time
-    (``totals``) and the pieces (``counts``), each row's longest piece, and where each
-    unit's gaps are cut (``cut_points``: the unit's distinct starts, its last start only,
-    or none), so that `window_columns` cuts a window's gaps as the whole run's are."""
-
-    totals: FloatArray
-    counts: IntArray
-    longest: FloatArray
-    cut_points: tuple[FloatArray, ...]
-
-
 def compiled_summary(
     index: WaitIndex, budget: int, reasons: tuple[int, int, int], n_reasons: int
-) -> Summary | None:
-    """`Summary` by the compiled pass (walking every piece, writing none); None without
+) -> tuple[FloatArray, IntArray, FloatArray, tuple[FloatArray, ...]] | None:
+    """The idle spans added up by the compiled pass, writing none (as
+    `engine.reasons.waits.IdleSummary`: totals, counts, longest, cut points); None without
     `_compiled` (then the spans themselves are added up)."""
     compiled = _compiled(index)
     if compiled is None:
@@ -178,7 +165,7 @@ def compiled_summary(
     nothing = (None, None, None, None, None)
     for inputs, _, _, _ in plans:
         compiled.rows_pass(*inputs, 0, *nothing, totals, counts, longest)
-    return Summary(totals, counts, longest, tuple(points for _, _, _, points in plans))
+    return totals, counts, longest, tuple(points for _, _, _, points in plans)
 
 
 def gap_blocks(index: WaitIndex) -> FloatArray:
@@ -276,7 +263,7 @@ def window_columns(
 ) -> Columns:
     """The idle pieces (the same columns, bit for bit) on ``rows`` that reach into [t0, t1]
     (end > t0, start ≤ t1) and last at least ``shortest``, found from the rows' tasks in
-    that window alone: a view costs what lies in it. ``cut_points``: as `Summary`."""
+    that window alone: a view costs what lies in it. ``cut_points``: as `compiled_summary`."""
     s = index.schedule
     _, bounds = s.by_row
     span = index.span

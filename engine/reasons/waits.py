@@ -41,7 +41,6 @@ from engine.base.text import join_words, op_list, time_text
 from engine.model.columns import task_dtype
 from engine.model.schedule import Schedule, op_column
 from engine.reasons.idle_cuts import (
-    Summary,
     TaskArray,
     awaited,
     compiled_columns,
@@ -222,8 +221,9 @@ class IdleSummary:
     totals: FloatArray
     counts: IntArray
     longest: FloatArray
-    #: How `idle_spans_between` cuts each unit's gaps (None: it picks from the kept spans).
-    _cuts: Summary | None = field(default=None, repr=False)
+    #: Per unit, where `idle_spans_between` cuts its gaps as the whole run's are (its
+    #: distinct starts, its last start only, or none); None: it picks from the kept spans.
+    cut_points: tuple[FloatArray, ...] | None = field(default=None, repr=False)
 
     def present(self) -> tuple[str, ...]:
         """The reasons that occur, in `IDLE_REASONS` order."""
@@ -237,7 +237,7 @@ def build_idle_summary(derived: Derived) -> IdleSummary:
     if _cut_like_simulated(index) and not index.shaped:  # (a shape's: its pool waits cut)
         found = compiled_summary(index, _budget(schedule), (INPUT, SLOT, DONE), len(IDLE_REASONS))
         if found is not None:
-            return IdleSummary(found.totals, found.counts, found.longest, found)
+            return IdleSummary(*found)
     spans = derived.idle_spans
     rows, reasons = schedule.n_workers, len(IDLE_REASONS)
     key = spans.row * reasons + spans.reason
@@ -261,7 +261,7 @@ def idle_spans_between(
     a row whose longest span is shorter than ``shortest`` costs nothing."""
     schedule, index = derived.schedule, derived.waits
     summary = derived.idle_summary
-    if summary._cuts is None:  # the spans are kept: pick from them
+    if summary.cut_points is None:  # the spans are kept: pick from them
         spans = derived.idle_spans
         keep = reaching(spans.start, spans.end, t0, t1, shortest)
         if rows is not None:
@@ -272,7 +272,7 @@ def idle_spans_between(
         chosen = range(0)
     wanted = [int(r) for r in chosen if summary.longest[r] >= shortest and summary.counts[r].any()]
     columns = window_columns(
-        index, summary._cuts.cut_points, wanted, t0, t1, shortest, (INPUT, SLOT, DONE)
+        index, summary.cut_points, wanted, t0, t1, shortest, (INPUT, SLOT, DONE)
     )
     return IdleSpans(*columns, index)
 
