@@ -53,22 +53,16 @@ def ranked_charges(charged: dict[str, float]) -> list[tuple[str, float]]:
 
 def critical_path(schedule: Schedule) -> CriticalPath:
     """The critical path of a pipeline Schedule (not kept: a sequential run's path is every
-    task; `engine.analysis.derived.Derived.critical_charges` keeps its charges)."""
-    if _is_shape(schedule):
-        return walk_shape(schedule)
-    return _walk(schedule)
-
-
-def _is_shape(schedule: Schedule) -> bool:
-    """A shape's simulated run: pools the book's one (`Schedule.grant`) does not cover, or
-    other stages and units (a measured run's charges stay the book's, for metrics)."""
+    task; `engine.analysis.derived.Derived.critical_charges` keeps its charges). A shape's
+    simulated run (pools the book's one, `Schedule.grant`, does not cover, or other stages
+    and units) is walked by `walk_shape`; a measured run's charges stay the book's."""
     s = schedule
-    if s.source != "simulated":
-        return False
     other_pools = bool(s.pools) and s.grant is None
-    if not (other_pools or (s.stage_names != STAGES and s.unit_names != UNITS)):
-        return False  # (the book's: no look at the columns)
-    return bool(len(s)) and s.is_pipeline
+    other_names = s.stage_names != STAGES and s.unit_names != UNITS
+    # (the book's: no look at the columns)
+    if s.source == "simulated" and (other_pools or other_names) and len(s) and s.is_pipeline:
+        return walk_shape(s)
+    return _walk(s)
 
 
 def _candidates(schedule: Schedule) -> tuple[IntArray, IntArray, IntArray]:

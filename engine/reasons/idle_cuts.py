@@ -18,10 +18,8 @@ import numpy.typing as npt
 
 from engine.compiled import fast_scheduler
 from engine.model.columns import task_dtype
-from engine.reasons.wait_index import BLOCK, WaitIndex, block_maxima
+from engine.reasons.wait_index import BLOCK, FloatArray, IntArray, WaitIndex, block_maxima
 
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
 ReasonArray = npt.NDArray[np.int8]
 TaskArray = npt.NDArray[np.signedinteger[Any]]
 
@@ -61,16 +59,16 @@ def awaited(
 
 
 def _compiled_plans(
-    compiled: ModuleType,
-    index: WaitIndex,
-    budget: int,
-    reasons: tuple[int, int, int],
-    counted: bool = True,
-) -> list[tuple[tuple[Any, ...], int, int, FloatArray]]:
+    index: WaitIndex, budget: int, reasons: tuple[int, int, int], counted: bool = True
+) -> tuple[ModuleType, list[tuple[tuple[Any, ...], int, int, FloatArray]]] | None:
     """Per unit: the compiled pass's inputs (gaps cut at every start of the unit, or at its
     last start only past ``budget`` cuts), its pieces and cuts, counted, and the points it
     cuts at. Not ``counted`` (a summary: no sizes, no tasks written), no count is made
-    where none could pass the budget (counts -1): that pass was a third of its time."""
+    where none could pass the budget (counts -1): that pass was a third of its time. None
+    where the compiled module is not built or the run is too large for its 32-bit tasks."""
+    compiled = fast_scheduler.compiled if fast_scheduler.use_compiled else None
+    if compiled is None or task_dtype(len(index.schedule)) is not np.int32:
+        return None
     s = index.schedule
     order, bounds = s.by_row
     row_starts = s.row_starts
@@ -102,15 +100,7 @@ def _compiled_plans(
             inputs = (*inputs[:6], points, *inputs[7:])
             gaps, cuts = compiled.rows_pass(*inputs, sys.maxsize, *nothing)
         plans.append((inputs, gaps + cuts, cuts, points))
-    return plans
-
-
-def _compiled(index: WaitIndex) -> ModuleType | None:
-    """The compiled module, where built and the run fits its 32-bit task column."""
-    compiled = fast_scheduler.compiled if fast_scheduler.use_compiled else None
-    if compiled is None or task_dtype(len(index.schedule)) is not np.int32:
-        return None
-    return compiled
+    return compiled, plans
 
 
 def compiled_columns(
@@ -118,13 +108,12 @@ def compiled_columns(
 ) -> tuple[Columns, FloatArray] | None:
     """The idle spans by the compiled pass (as `awaited`; cut as `_compiled_plans`), with
     each row's total per reason (``n_reasons`` columns, `IdleSpans.totals`); None without
-    `_compiled`. The pass finds the gaps itself, row by row (`Schedule.by_row`); where
+    the compiled module. The pass finds the gaps itself, row by row (`Schedule.by_row`); where
     nothing is cut the pieces are the gaps: written once, they become `WaitIndex.gaps`."""
-    compiled = _compiled(index)
-    if compiled is None:
+    found = _compiled_plans(index, budget, reasons)
+    if found is None:
         return None
-    s = index.schedule
-    plans = _compiled_plans(compiled, index, budget, reasons)
+    s, (compiled, plans) = index.schedule, found
     total = sum(n for _, n, _, _ in plans)
     cut = any(cuts for _, _, cuts, _ in plans)
     known = None if cut else index.found_gaps
@@ -154,14 +143,14 @@ def compiled_summary(
 ) -> tuple[FloatArray, IntArray, FloatArray, tuple[FloatArray, ...]] | None:
     """The idle spans added up by the compiled pass, writing none (as
     `engine.reasons.waits.IdleSummary`: totals, counts, longest, cut points); None without
-    `_compiled` (then the spans themselves are added up)."""
-    compiled = _compiled(index)
-    if compiled is None:
+    the compiled module (then the spans themselves are added up)."""
+    found = _compiled_plans(index, budget, reasons, counted=False)
+    if found is None:
         return None
+    compiled, plans = found
     rows = index.schedule.n_workers
     totals, counts = np.zeros((rows, n_reasons)), np.zeros((rows, n_reasons), np.int64)
     longest = np.zeros(rows)
-    plans = _compiled_plans(compiled, index, budget, reasons, counted=False)
     nothing = (None, None, None, None, None)
     for inputs, _, _, _ in plans:
         compiled.rows_pass(*inputs, 0, *nothing, totals, counts, longest)

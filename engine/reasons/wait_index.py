@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
-ReasonArray = npt.NDArray[np.int8]
 
 #: Intervals and the idle window search keep a maximum per block of this many values.
 BLOCK = 64
@@ -344,7 +343,10 @@ class WaitIndex:
         return float(ends.min()) if len(ends) else float("nan")
 
     def pool_waited(self, task: int, time: float) -> int:
-        """The pool stage ``task`` of a shape's run waits for at ``time``; -1 for none."""
+        """The pool (`Schedule.pools` index) a slot wait of ``task`` at ``time`` waits for:
+        a shape's run's (-1: none), else `named_pool`."""
+        if not self.shaped:
+            return self.named_pool
         s = self.schedule
         return max(self.pool_times.waited_pool(int(s.op[task]), int(s.stage[task]), time), -1)
 

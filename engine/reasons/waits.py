@@ -116,8 +116,6 @@ class IdleSpans:
         the book's runs."""
         if int(self.reason[i]) != SLOT:
             return -1
-        if not self._index.shaped:
-            return self._index.named_pool
         return self._index.pool_waited(int(self.next_task[i]), self._middle(i))
 
     def _middle(self, i: int) -> float:
@@ -610,8 +608,6 @@ class OpWaits:
         the book's runs."""
         if self.reason[i] != WAIT_SLOT:
             return -1
-        if not self._index.shaped:
-            return self._index.named_pool
         task = int(self.schedule.task_of(int(self.op[i]), int(self.stage[i])))
         return self._index.pool_waited(task, float(np.nextafter(self.end[i], -np.inf)))
 
