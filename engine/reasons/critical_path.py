@@ -65,9 +65,12 @@ def critical_path(schedule: Schedule) -> CriticalPath:
     return _walk(s)
 
 
-def _candidates(schedule: Schedule) -> tuple[IntArray, IntArray, IntArray]:
+def _candidates(
+    schedule: Schedule, pools: list[tuple[int, int, int]] | None = None
+) -> list[IntArray]:
     """Per task, the tasks it may have waited for last (-1: none): the previous task of its
-    worker, the previous stage of its op, and for a read the write that freed its slot."""
+    worker, the previous stage of its op, and per pool (size, first and last stage; default
+    the book's slots), at its first stage, the task that freed its op's slot."""
     s = schedule
     n_tasks = len(s)
     stages = len(s.stage_names)
@@ -84,21 +87,23 @@ def _candidates(schedule: Schedule) -> tuple[IntArray, IntArray, IntArray]:
         data = np.full(n_tasks, -1, dtype=np.int64)
         for stage in range(1, stages):
             data[s.task_of(ops, stage)] = s.task_of(ops, stage - 1)
-    slot = np.full(n_tasks, -1, dtype=np.int64)
-    releases = _slot_releases(s)
-    has = releases >= 0
-    slot[s.task_of(ops[has], 0)] = releases[has]
-    return worker, data, slot
+    candidates = [worker, data]
+    for size, first, last in [(s.buffers, 0, -1)] if pools is None else pools:
+        freed_by = _slot_releases(s, size, last)
+        column = np.full(n_tasks, -1, dtype=np.int64)
+        has = freed_by >= 0
+        column[np.asarray(s.task_of(ops[has], first), dtype=np.int64)] = freed_by[has]
+        candidates.append(column)
+    return candidates
 
 
-def _slot_releases(schedule: Schedule, slots: int | None = None, last: int = -1) -> IntArray:
-    """Per op, the write that freed the slot it was granted (-1: none, a free slot); of a
-    pool of ``slots`` (default ``buffers``) freed by stage ``last``, the task of that stage."""
+def _slot_releases(schedule: Schedule, slots: int, last: int) -> IntArray:
+    """Per op, the task of stage ``last`` that freed the slot of a pool of ``slots`` it was
+    granted (-1: none, a free slot)."""
     s = schedule
     stages = len(s.stage_names)
     ops = np.arange(s.n_ops, dtype=np.int64)
     released = np.full(s.n_ops, -1, dtype=np.int64)
-    slots = s.buffers if slots is None else slots
     if 0 < slots < s.n_ops:
         # Slots are granted in op order: op i gets the slot of the (i - B)-th release, or
         # waits for op i - 1's grant; the release that set each grant is the one at the
@@ -158,10 +163,9 @@ def _walk(schedule: Schedule) -> CriticalPath:
             )
         found = path[:length][::-1]
     else:
-        worker, data, slot = _candidates(s)
         everywhere = [(0, len(s.stage_names) - 1, CHARGES.index("slots"))]
         path_back = walk_back(
-            start, end, unit, op, None, [worker, data, slot], everywhere, last, tolerance, sums
+            start, end, unit, op, None, _candidates(s), everywhere, last, tolerance, sums
         )
         found = np.asarray(path_back[::-1], dtype=np.int64)
     tasks = found.astype(np.int32) if len(s) < 2**31 else found.copy()
@@ -238,15 +242,7 @@ def walk_shape(schedule: Schedule) -> CriticalPath:
     names = list(dict.fromkeys([*s.unit_names, *(p.name for p in s.pools)]))
     tolerance = time_tolerance(s.makespan)
     last = int(len(s) - 1 - np.argmax(s.end[::-1]))
-    worker, data, _ = _candidates(s)
-    ops = np.arange(s.n_ops, dtype=np.int64)
-    candidates = [worker, data]
-    for pool in s.pools:
-        freed_by = _slot_releases(s, pool.size, pool.last)
-        column = np.full(len(s), -1, dtype=np.int64)
-        has = freed_by >= 0
-        column[np.asarray(s.task_of(ops[has], pool.first), dtype=np.int64)] = freed_by[has]
-        candidates.append(column)
+    candidates = _candidates(s, [(p.size, p.first, p.last) for p in s.pools])
     pools = [(p.first, p.last, names.index(p.name)) for p in s.pools]
     sums = np.zeros(len(names) + 1)
     charge_of_unit = np.array([names.index(name) for name in s.unit_names], dtype=np.int64)

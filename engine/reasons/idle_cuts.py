@@ -256,7 +256,10 @@ def window_columns(
     s = index.schedule
     _, bounds = s.by_row
     span = index.span
-    parts: list[Columns] = []
+    empty = np.zeros(0)
+    parts: list[Columns] = [
+        (np.zeros(0, np.int64), empty, empty, np.zeros(0, np.int8), np.zeros(0, np.int32))
+    ]
     for r in rows:
         lo, hi = int(bounds[r]), int(bounds[r + 1])
         starts = s.row_starts[lo:hi]
@@ -301,8 +304,5 @@ def window_columns(
         x, y = x[long], y[long]
         task, reason = awaited(index, u, np.searchsorted(unit.starts, x, "right"), x, y, reasons)
         parts.append((np.full(len(x), r, np.int64), x, y, reason, task))
-    if not parts:
-        empty = np.zeros(0)
-        return np.zeros(0, np.int64), empty, empty, np.zeros(0, np.int8), np.zeros(0, np.int32)
-    columns = [np.concatenate(column) for column in zip(*parts, strict=True)]
-    return columns[0], columns[1], columns[2], columns[3], columns[4]
+    row, start, end, reason, task = (np.concatenate(column) for column in zip(*parts, strict=True))
+    return row, start, end, reason, task

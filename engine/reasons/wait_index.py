@@ -37,13 +37,10 @@ class Intervals:
 
     def __init__(self, lo: FloatArray, hi: FloatArray, hi_sorted: FloatArray | None = None) -> None:
         """``hi_sorted``: ``np.sort(hi)`` where the caller has it (shared, not copied)."""
-        in_order = nondecreasing(lo)
-        self.order: IntArray | None = (
-            None if in_order else np.argsort(lo, kind="stable").astype(np.int64)
-        )
-        if self.order is None:
-            self.lo, self.hi = lo, hi
-        else:
+        self.order: IntArray | None = None
+        self.lo, self.hi = lo, hi
+        if not nondecreasing(lo):
+            self.order = np.argsort(lo, kind="stable").astype(np.int64)
             self.lo, self.hi = lo[self.order], hi[self.order]
         hi_in_order = nondecreasing(self.hi)
         if hi_sorted is None:

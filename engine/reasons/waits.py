@@ -55,6 +55,8 @@ if TYPE_CHECKING:
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 ReasonArray = npt.NDArray[np.int8]
+#: `OpWaits`' columns: op, stage, start, end, reason.
+WaitColumns = tuple[IntArray, IntArray, FloatArray, FloatArray, ReasonArray]
 
 IDLE_REASONS: tuple[str, ...] = ("input", "slot", "done", "overhead")
 INPUT, SLOT, DONE, OVERHEAD = 0, 1, 2, 3
@@ -727,15 +729,13 @@ def build_op_waits(index: WaitIndex) -> OpWaits:
         return OpWaits(
             np.zeros(0, np.int64), np.zeros(0, np.int64), empty, empty, np.zeros(0, np.int8), index
         )
-    op, stage, lo, hi, reason = _op_wait_columns(index, 0, s.n_ops)
+    columns = _op_wait_columns(index, 0, s.n_ops)
     if s.source == "measured":
-        op, stage, lo, hi, reason = _measured_overhead(index, op, stage, lo, hi, reason)
-    return OpWaits(op, stage, lo, hi, reason, index)
+        columns = _measured_overhead(index, columns)
+    return OpWaits(*columns, index)
 
 
-def _op_wait_columns(
-    index: WaitIndex, first: int, last: int
-) -> tuple[IntArray, IntArray, FloatArray, FloatArray, ReasonArray]:
+def _op_wait_columns(index: WaitIndex, first: int, last: int) -> WaitColumns:
     """The waits of ops ``first`` .. ``last`` - 1 longer than the tolerance, before any
     measured overhead is cut out: per op and stage, from the previous stage's end (0 for
     the first) to each of its pools' grants in turn (`WAIT_SLOT`; the book's: one slot,
@@ -765,17 +765,11 @@ def _op_wait_columns(
     return op[keep], stage[keep], lo[keep], hi[keep], reason[keep]
 
 
-def _measured_overhead(
-    index: WaitIndex,
-    op: IntArray,
-    stage: IntArray,
-    lo: FloatArray,
-    hi: FloatArray,
-    reason: ReasonArray,
-) -> tuple[IntArray, IntArray, FloatArray, FloatArray, ReasonArray]:
+def _measured_overhead(index: WaitIndex, columns: WaitColumns) -> WaitColumns:
     """Measured runs: the parts of worker waits during which the unit (one worker) sat idle
     are overhead. Cut at the unit's idle gaps (skipped where that would take too many cuts)."""
     s = index.schedule
+    op, stage, lo, hi, reason = columns
     rows, gap_lo, gap_hi = index.gaps
     for stage_index in range(s.op_starts.shape[1]):
         unit = int(s.unit[s.op_task_index[0, stage_index]])
