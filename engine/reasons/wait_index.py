@@ -143,6 +143,16 @@ def rank_near(values: FloatArray, times: FloatArray, guess: IntArray, steps: int
     return rank
 
 
+def _openers(starts: FloatArray, reach: FloatArray, firsts: IntArray) -> IntArray:
+    """Positions (in `Schedule.by_row` order) of the tasks that open a gap: they start
+    after everything before them on their row ended (a row's first task, at ``firsts``:
+    after 0)."""
+    opens = np.empty(len(starts), dtype=bool)
+    np.greater(starts[1:], reach[:-1], out=opens[1:])
+    opens[firsts] = starts[firsts] > 0.0
+    return np.flatnonzero(opens)
+
+
 def nondecreasing(values: FloatArray) -> bool:
     return len(values) < 2 or bool((values[1:] >= values[:-1]).all())
 
@@ -411,24 +421,12 @@ class WaitIndex:
         _, bounds = s.by_row
         starts, (reach, _) = s.row_starts, s.row_reach
         n_rows, span = s.n_workers, self.span
-        # A task opens a gap when it starts after everything before it on its row ended
-        # (the row's first task: after 0).
-        opens = np.empty(len(starts), dtype=bool)
-        np.greater(starts[1:], reach[:-1], out=opens[1:])
-        for r in range(n_rows):
-            first = int(bounds[r])
-            if first < int(bounds[r + 1]):
-                opens[first] = starts[first] > 0.0
-        position = np.flatnonzero(opens)
-        del opens
+        nonempty = bounds[:-1] < bounds[1:]
+        position = _openers(starts, reach, bounds[:-1][nonempty])
         cuts = np.searchsorted(position, bounds)
         inner = np.diff(cuts)
-        tail_from = np.array(
-            [
-                reach[int(bounds[r + 1]) - 1] if bounds[r + 1] > bounds[r] else 0.0
-                for r in range(n_rows)
-            ]
-        )
+        last = np.maximum(bounds[1:] - 1, 0)
+        tail_from = np.where(nonempty, reach[last] if len(reach) else 0.0, 0.0)
         tail = span > tail_from
         counts = inner + tail
         total = int(counts.sum())
@@ -466,11 +464,7 @@ class WaitIndex:
         row = int(s.worker_offsets[unit])
         lo, hi = int(bounds[row]), int(bounds[row + 1])
         starts, reach = s.row_starts[lo:hi], s.reach_at(slice(lo, hi))[0]
-        opens = np.empty(hi - lo, dtype=bool)
-        if hi > lo:
-            np.greater(starts[1:], reach[:-1], out=opens[1:])
-            opens[0] = starts[0] > 0.0
-        ranks = np.flatnonzero(opens)
+        ranks = _openers(starts, reach, np.flatnonzero([hi > lo]))
         if len(ranks) < b - a:  # the row's tail gap: no task after it
             ranks = np.append(ranks, hi - lo)
         return ranks

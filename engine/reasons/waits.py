@@ -243,8 +243,7 @@ def build_idle_summary(derived: Derived) -> IdleSummary:
     key = spans.row * reasons + spans.reason
     counts = np.bincount(key, minlength=rows * reasons).astype(np.int64).reshape(rows, reasons)
     longest = np.zeros(rows)
-    if len(spans):
-        np.maximum.at(longest, spans.row, spans.end - spans.start)
+    np.maximum.at(longest, spans.row, spans.end - spans.start)
     return IdleSummary(spans.totals, counts, longest)
 
 
@@ -317,9 +316,7 @@ def _pool_cut(spans: IdleSpans) -> IdleSpans:
         return spans
     task = spans.next_task[pick].astype(np.int64)
     parent, lo, hi, pool = spans._index.pool_times.split(task, spans.start[pick], spans.end[pick])
-    rest = np.ones(len(spans), dtype=bool)
-    rest[pick] = False
-    keep = np.flatnonzero(rest)
+    keep = np.delete(np.arange(len(spans)), pick)
     source = np.concatenate([keep, pick[parent]])
     start = np.concatenate([spans.start[keep], lo])
     end = np.concatenate([spans.end[keep], hi])
