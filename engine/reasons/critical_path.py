@@ -57,12 +57,45 @@ def critical_path(schedule: Schedule) -> CriticalPath:
     simulated run (pools the book's one, `Schedule.grant`, does not cover, or other stages
     and units) is walked by `walk_shape`; a measured run's charges stay the book's."""
     s = schedule
+    if not len(s):
+        return CriticalPath(np.zeros(0, dtype=np.int32), dict.fromkeys(CHARGES, 0.0))
+    tolerance = time_tolerance(s.makespan)
+    # The last task to end (ties: the highest index, the last op's last stage).
+    last = int(len(s) - 1 - np.argmax(s.end[::-1]))
     other_pools = bool(s.pools) and s.grant is None
     other_names = s.stage_names != STAGES and s.unit_names != UNITS
     # (the book's: no look at the columns)
-    if s.source == "simulated" and (other_pools or other_names) and len(s) and s.is_pipeline:
-        return walk_shape(s)
-    return _walk(s)
+    if s.source == "simulated" and (other_pools or other_names) and s.is_pipeline:
+        return walk_shape(s, last, tolerance)
+    unit = np.ascontiguousarray(s.unit, dtype=np.int64)
+    op = np.ascontiguousarray(s.op, dtype=np.int64)
+    start = np.ascontiguousarray(s.start, dtype=np.float64)
+    end = np.ascontiguousarray(s.end, dtype=np.float64)
+    sums = np.zeros(len(CHARGES))
+    compiled = fast_scheduler.compiled if fast_scheduler.use_compiled else None
+    if compiled is not None:
+        path = np.empty(len(s), dtype=np.int64)
+        order, bounds = s.by_row if s.op_major else (None, None)
+        if order is not None and order.dtype == np.int32:  # (below 2^31 tasks)
+            # the candidates read off by_row and the ops as the walk goes
+            stage = np.ascontiguousarray(s.stage, dtype=np.int64)
+            length = compiled.critical_path_rows(
+                start, end, unit, op, stage, order, bounds, _release_order(s),
+                len(s.stage_names), s.buffers, last, tolerance, path, sums,
+            )  # fmt: skip
+        else:
+            length = compiled.critical_path(
+                start, end, unit, op, *_candidates(s), last, tolerance, path, sums
+            )
+        found = path[:length][::-1]
+    else:
+        everywhere = [(0, len(s.stage_names) - 1, CHARGES.index("slots"))]
+        path_back = walk_back(
+            start, end, unit, op, None, _candidates(s), everywhere, last, tolerance, sums
+        )
+        found = np.asarray(path_back[::-1], dtype=np.int64)
+    tasks = found.astype(np.int32) if len(s) < 2**31 else found.copy()
+    return CriticalPath(tasks, dict(zip(CHARGES, sums.tolist(), strict=True)))
 
 
 def _candidates(
@@ -134,44 +167,6 @@ def _release_order(schedule: Schedule) -> IntArray | None:
     return np.argsort(releases, kind="stable").astype(np.int64)
 
 
-def _walk(schedule: Schedule) -> CriticalPath:
-    s = schedule
-    if not len(s):
-        return CriticalPath(np.zeros(0, dtype=np.int32), dict.fromkeys(CHARGES, 0.0))
-    tolerance = time_tolerance(s.makespan)
-    # The last task to end (ties: the highest index, the last op's last stage).
-    last = int(len(s) - 1 - np.argmax(s.end[::-1]))
-    unit = np.ascontiguousarray(s.unit, dtype=np.int64)
-    op = np.ascontiguousarray(s.op, dtype=np.int64)
-    start = np.ascontiguousarray(s.start, dtype=np.float64)
-    end = np.ascontiguousarray(s.end, dtype=np.float64)
-    sums = np.zeros(len(CHARGES))
-    compiled = fast_scheduler.compiled if fast_scheduler.use_compiled else None
-    if compiled is not None:
-        path = np.empty(len(s), dtype=np.int64)
-        order, bounds = s.by_row if s.op_major else (None, None)
-        if order is not None and order.dtype == np.int32:  # (below 2^31 tasks)
-            # the candidates read off by_row and the ops as the walk goes
-            stage = np.ascontiguousarray(s.stage, dtype=np.int64)
-            length = compiled.critical_path_rows(
-                start, end, unit, op, stage, order, bounds, _release_order(s),
-                len(s.stage_names), s.buffers, last, tolerance, path, sums,
-            )  # fmt: skip
-        else:
-            length = compiled.critical_path(
-                start, end, unit, op, *_candidates(s), last, tolerance, path, sums
-            )
-        found = path[:length][::-1]
-    else:
-        everywhere = [(0, len(s.stage_names) - 1, CHARGES.index("slots"))]
-        path_back = walk_back(
-            start, end, unit, op, None, _candidates(s), everywhere, last, tolerance, sums
-        )
-        found = np.asarray(path_back[::-1], dtype=np.int64)
-    tasks = found.astype(np.int32) if len(s) < 2**31 else found.copy()
-    return CriticalPath(tasks, dict(zip(CHARGES, sums.tolist(), strict=True)))
-
-
 def walk_back(
     start: FloatArray,
     end: FloatArray,
@@ -235,13 +230,11 @@ def walk_back(
     return path
 
 
-def walk_shape(schedule: Schedule) -> CriticalPath:
+def walk_shape(schedule: Schedule, last: int, tolerance: float) -> CriticalPath:
     """The critical path of a shape's run: `walk_back` with a candidate per pool at the
     pool's first stage, charging units and pools by name."""
     s = schedule
     names = list(dict.fromkeys([*s.unit_names, *(p.name for p in s.pools)]))
-    tolerance = time_tolerance(s.makespan)
-    last = int(len(s) - 1 - np.argmax(s.end[::-1]))
     candidates = _candidates(s, [(p.size, p.first, p.last) for p in s.pools])
     pools = [(p.first, p.last, names.index(p.name)) for p in s.pools]
     sums = np.zeros(len(names) + 1)

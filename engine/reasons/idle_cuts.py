@@ -162,33 +162,30 @@ def gap_blocks(index: WaitIndex) -> FloatArray:
     order (from the reach of the task before it on its row, 0 for a row's first, to its
     start; not positive where none), through which `window_columns` finds long gaps. Kept
     by the index."""
+    if index.gap_blocks is not None:
+        return index.gap_blocks
     schedule = index.schedule
-
-    def build() -> FloatArray:
-        _, bounds = schedule.by_row
-        starts = schedule.row_starts
-        n = len(starts)
-        firsts = bounds[:-1][bounds[:-1] < bounds[1:]]  # each row's first task
-        longest = np.full(-(-n // BLOCK), -np.inf)
-        chunk = BLOCK * 16_384  # (a chunk of blocks at a time: small temporaries)
-        for lo in range(0, n, chunk):
-            hi = min(n, lo + chunk)
-            gap = np.empty(hi - lo)
-            gap[1:] = schedule.reach_at(slice(lo, hi - 1))[0]
-            gap[0] = schedule.reach_at(lo - 1)[0] if lo else 0.0
-            gap[firsts[(firsts >= lo) & (firsts < hi)] - lo] = 0.0
-            np.subtract(starts[lo:hi], gap, out=gap)
-            whole = (hi - lo) // BLOCK
-            b = lo // BLOCK
-            longest[b : b + whole] = gap[: whole * BLOCK].reshape(whole, BLOCK).max(axis=1)
-            if whole * BLOCK < hi - lo:
-                longest[b + whole] = gap[whole * BLOCK :].max()
-        longest.flags.writeable = False
-        return longest
-
-    if index.gap_blocks is None:
-        index.gap_blocks = build()
-    return index.gap_blocks
+    _, bounds = schedule.by_row
+    starts = schedule.row_starts
+    n = len(starts)
+    firsts = bounds[:-1][bounds[:-1] < bounds[1:]]  # each row's first task
+    longest = np.full(-(-n // BLOCK), -np.inf)
+    chunk = BLOCK * 16_384  # (a chunk of blocks at a time: small temporaries)
+    for lo in range(0, n, chunk):
+        hi = min(n, lo + chunk)
+        gap = np.empty(hi - lo)
+        gap[1:] = schedule.reach_at(slice(lo, hi - 1))[0]
+        gap[0] = schedule.reach_at(lo - 1)[0] if lo else 0.0
+        gap[firsts[(firsts >= lo) & (firsts < hi)] - lo] = 0.0
+        np.subtract(starts[lo:hi], gap, out=gap)
+        whole = (hi - lo) // BLOCK
+        b = lo // BLOCK
+        longest[b : b + whole] = gap[: whole * BLOCK].reshape(whole, BLOCK).max(axis=1)
+        if whole * BLOCK < hi - lo:
+            longest[b + whole] = gap[whole * BLOCK :].max()
+    longest.flags.writeable = False
+    index.gap_blocks = longest
+    return longest
 
 
 def _pieces_wanted(

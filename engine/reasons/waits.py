@@ -653,8 +653,7 @@ class OpWaits:
             pool = self.pool(i)
             holders = [int(s.op[t]) for _, t in blockers]
             last = -1 if pool < 0 else s.pools[pool].last
-            ends = s.op_ends[holders, last] if holders else np.zeros(0)
-            freeing = [h for h, e in zip(holders, ends.tolist(), strict=True) if e <= b]
+            freeing = [h for h in holders if s.op_ends[h, last] <= b]
             slot = "a slot" if pool < 0 else f"a slot of {s.pools[pool].name}"
             text = f"op {op} waits {period} for {slot}: held by {op_list(holders)}"
             if freeing:
