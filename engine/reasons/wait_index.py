@@ -392,7 +392,8 @@ class WaitIndex:
 
     @cached_property
     def holds(self) -> Intervals:
-        """Slot holds: [grant (measured: read start), write end) per op."""
+        """Slot holds: [grant (measured: read start), write end) per op, as
+        `engine.analysis.timeline.state_at` draws them."""
         s = self.schedule
         first = s.grant if s.grant is not None else op_column(s, "start", 0)
         last = op_column(s, "end", -1)

@@ -15,10 +15,8 @@ Idle reasons (`IDLE_REASONS`) split every worker's idle time in [0, makespan]:
 
 Op waits (`OP_WAIT_REASONS`): before its read an op waits [0, grant) for a ``slot``, then
 [grant, read start) for a ``worker``; between stages for a ``worker``. Measured runs have
-no grant times: an op gets its slot when the op B places before it has written (slots in
-op order), at the latest at its read's start, and waits that find the unit free are
-``overhead``. A slot is held from the grant (measured: the read's start) to the end of the
-write, as `engine.analysis.timeline.state_at` says.
+no grant times (`WaitIndex.grant` infers them, `WaitIndex.holds` the holds), and waits
+that find the unit free are ``overhead``.
 
 Schedules that are not a three-stage pipeline (the warps model) get ``input`` and ``done``.
 A shape's run with pools (`engine.reasons.pool_waits`) generalises ``slot``: a worker whose
@@ -426,10 +424,6 @@ class IdleNow:
     #: A shape's run's slot wait: the pool (`Schedule.pools` index); else -1.
     pool: int = -1
 
-    @property
-    def reason_name(self) -> str:
-        return IDLE_REASONS[self.reason]
-
 
 class OwnReasons(Protocol):
     """Why the worker rows of a Schedule that is no simulation wait, from what its file
@@ -594,9 +588,6 @@ class OpWaits:
     @property
     def schedule(self) -> Schedule:
         return self._index.schedule
-
-    def reason_name(self, i: int) -> str:
-        return OP_WAIT_REASONS[int(self.reason[i])]
 
     def unit(self, i: int) -> int:
         """The unit the op waits for."""
