@@ -264,6 +264,7 @@ class WaitIndex:
         self.tol = time_tolerance(self.span)
         self.pipeline = schedule.n_ops > 0 and len(schedule) > 0 and schedule.is_pipeline
         self.measured = self.pipeline and schedule.source == "measured"
+        self.slots = schedule.buffers if self.pipeline else 0
         #: A shape's run with pools the book's rules don't cover (`engine.reasons.pool_waits`).
         self.shaped = is_shape_run(schedule)
         #: 0 where a shape's one pool follows the book's rules, named in the words; else -1.
@@ -319,10 +320,6 @@ class WaitIndex:
         if not self.pipeline:
             return -1
         return int(self.schedule.unit[self.schedule.task_of(0, 0)])
-
-    @property
-    def slots(self) -> int:
-        return self.schedule.buffers if self.pipeline else 0
 
     @cached_property
     def pool_times(self) -> PoolTimes:
