@@ -35,11 +35,10 @@ def awaited(
     end: FloatArray,
     reasons: tuple[int, int, int],
 ) -> tuple[TaskArray, ReasonArray]:
-    """For pieces [start, end) of ``unit``'s idle time awaiting the unit's ``ranks``-th task
-    in start order: that task (-1 past the unit's last start) and the reason (``reasons``:
-    the codes of input, slot, done), slot where the piece is on the load unit and every
-    slot is held at its middle. The one rule of the numpy spans, a window's and the
-    compiled pass."""
+    """For pieces [start, end) of ``unit``'s idle time awaiting its ``ranks``-th task in start
+    order: that task (-1 past its last start) and the reason (``reasons``: input, slot and
+    done codes), slot where the load unit's piece finds every slot held at its middle: the
+    one rule of the numpy, window and compiled paths."""
     input_, slot, done_code = reasons
     tasks = index.units[unit]
     done = ranks >= len(tasks.starts)
@@ -158,10 +157,9 @@ def compiled_summary(
 
 
 def gap_blocks(index: WaitIndex) -> FloatArray:
-    """The longest gap before a task in each block of `BLOCK` tasks in `Schedule.by_row`
-    order (from the reach of the task before it on its row, 0 for a row's first, to its
-    start; not positive where none), through which `window_columns` finds long gaps. Kept
-    by the index."""
+    """The longest gap before a task (from the reach of the task before it on its row, 0 for
+    a row's first) in each block of `BLOCK` tasks in `Schedule.by_row` order, through which
+    `window_columns` finds long gaps. Kept by the index."""
     if index.gap_blocks is not None:
         return index.gap_blocks
     schedule = index.schedule

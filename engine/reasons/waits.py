@@ -684,9 +684,8 @@ def op_waits_between(derived: Derived, first: int, last: int) -> OpWaits:
 
 def find_op_wait_reasons(derived: Derived) -> tuple[str, ...]:
     """The reasons of `OP_WAIT_REASONS` that some op waits for. A simulated run's are found
-    without making its waits: a slot wait where a grant comes after 0, a worker wait where
-    a stage starts after its op was ready (`build_op_waits`'s tests, a block of ops at a
-    time, stopping at the first)."""
+    without making its waits: a grant after 0 (slot), a stage starting after its op was
+    ready (worker; a block of ops at a time, stopping at the first)."""
     schedule, index = derived.schedule, derived.waits
     if not index.pipeline or schedule.source == "measured" or index.shaped:
         codes = derived.op_waits.reason
