@@ -259,7 +259,7 @@ class WaitIndex:
         self.gap_blocks: FloatArray | None = None
         self.point_blocks: dict[int, FloatArray] = {}
         self._pool_holds: dict[int, Intervals] = {}
-        self._shape_ready: dict[int, tuple[FloatArray, IntArray]] = {}
+        self._ready_kept: dict[int, tuple[FloatArray, OpOrder | None]] = {}
         self.span = schedule.makespan
         self.tol = time_tolerance(self.span)
         self.pipeline = schedule.n_ops > 0 and len(schedule) > 0 and schedule.is_pipeline
@@ -372,11 +372,6 @@ class WaitIndex:
         return np.minimum(grant, s.op_starts[:, 0])
 
     @cached_property
-    def grant_order(self) -> IntArray:
-        """Ops sorted by grant time (ties: op order)."""
-        return np.argsort(self.grant, kind="stable").astype(np.int64)
-
-    @cached_property
     def ready(self) -> FloatArray:
         """(n_ops, stages): when each stage could start (read: the grant)."""
         s = self.schedule
@@ -470,41 +465,33 @@ class WaitIndex:
     def ready_order(self, stage: int) -> OpOrder:
         """Ops in the order ``stage`` became ready (ties: op order): a unit serves ready
         stages first come, first served, so the ops waiting at any time are a slice of it."""
-        if stage == 0:
-            return self.grant_order
-        if self.shaped and self.pool_times.taken[stage]:
-            return self._shape_ready_sorted(stage)[1]
-        _, by_end = self.op_columns.sorted("end", stage - 1)
-        return self._op_numbers if by_end is None else by_end
+        order = self._ready_sorted(stage)[1]
+        return self._op_numbers if order is None else order
 
     @cached_property
     def columns(self) -> tuple[list[FloatArray], list[FloatArray], list[bool]]:
         """Per stage: ready times sorted, starts sorted (shared `OpColumns`), and whether
         both run in op order (then the ops waiting at any time are one range)."""
-        s = self.schedule
         ready_sorted, start_sorted, in_order = [], [], []
-        for stage in range(len(s.stage_names)):
-            if stage == 0:  # ready when granted a slot
-                ready_in_order = nondecreasing(self.grant)
-                ready = self.grant if ready_in_order else np.sort(self.grant)
-            elif self.shaped and self.pool_times.taken[stage]:  # its pools granted too
-                ready, _ = self._shape_ready_sorted(stage)
-                ready_in_order = nondecreasing(self.ready[:, stage])
-            else:  # ready when the stage before ended
-                ready, by_ready = self.op_columns.sorted("end", stage - 1)
-                ready_in_order = by_ready is None
+        for stage in range(len(self.schedule.stage_names)):
+            ready, by_ready = self._ready_sorted(stage)
             start, by_start = self.op_columns.sorted("start", stage)
-            in_order.append(ready_in_order and by_start is None)
+            in_order.append(by_ready is None and by_start is None)
             ready_sorted.append(ready)
             start_sorted.append(start)
         return ready_sorted, start_sorted, in_order
 
-    def _shape_ready_sorted(self, stage: int) -> tuple[FloatArray, IntArray]:
-        """A shape's stage that takes pools: its ready times sorted, and the ops in that
-        order (ties: op order); kept."""
-        found = self._shape_ready.get(stage)
+    def _ready_sorted(self, stage: int) -> tuple[FloatArray, OpOrder | None]:
+        """``stage``'s ready times sorted and the ops in that order (ties: op order; None
+        where that is op order): when the stage before ended (shared `OpColumns`), or for
+        the first stage the grants, for a shape's stage that takes pools its last grant."""
+        if stage > 0 and not (self.shaped and self.pool_times.taken[stage]):
+            return self.op_columns.sorted("end", stage - 1)
+        found = self._ready_kept.get(stage)
         if found is None:
-            column = self.ready[:, stage]
-            order = np.argsort(column, kind="stable").astype(np.int64)
-            found = self._shape_ready[stage] = (column[order], order)
+            column = self.grant if stage == 0 else self.ready[:, stage]
+            order = None
+            if not nondecreasing(column):
+                order = np.argsort(column, kind="stable").astype(np.int64)
+            found = self._ready_kept[stage] = (column if order is None else column[order], order)
         return found

@@ -537,7 +537,7 @@ def ops_waiting_at(derived: Derived, time: float) -> list[OpsWaiting]:
         if granted < n:
             # Slots go out in op order: the ops not yet granted are the last ones.
             first = granted if in_order[0] else -1
-            next_op = first if first >= 0 else int(index.grant_order[granted])
+            next_op = first if first >= 0 else int(index.ready_order(0)[granted])
             waiting = (n - granted, first, n - 1, first >= 0, next_op, None, index.named_pool)
             result.append(OpsWaiting("slot", 0, *waiting))
     return result
