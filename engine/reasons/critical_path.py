@@ -79,9 +79,12 @@ def critical_path(schedule: Schedule) -> CriticalPath:
         if order is not None and order.dtype == np.int32:  # (below 2^31 tasks)
             # the candidates read off by_row and the ops as the walk goes
             stage = np.ascontiguousarray(s.stage, dtype=np.int64)
+            stages = len(s.stage_names)
+            writes = s.end[stages - 1 :: stages]
+            freed = _release_order(writes) if 0 < s.buffers < s.n_ops else None
             length = compiled.critical_path_rows(
-                start, end, unit, op, stage, order, bounds, _release_order(s),
-                len(s.stage_names), s.buffers, last, tolerance, path, sums,
+                start, end, unit, op, stage, order, bounds, freed,
+                stages, s.buffers, last, tolerance, path, sums,
             )  # fmt: skip
         else:
             length = compiled.critical_path(
@@ -143,8 +146,8 @@ def _slot_releases(schedule: Schedule, slots: int, last: int) -> IntArray:
         # latest position holding the running maximum (as _fastsched.c's slot_releases).
         writes = np.asarray(s.task_of(ops, last % stages), dtype=np.int64)
         releases = s.end[writes]
-        in_order = bool((releases[1:] >= releases[:-1]).all())  # always so with one writer
-        by_release = ops if in_order else np.argsort(releases, kind="stable")
+        order = _release_order(releases)
+        by_release = ops if order is None else order
         freeing = np.full(s.n_ops, -np.inf)
         freeing[slots:] = releases[by_release[: s.n_ops - slots]]
         position = np.where(freeing >= np.maximum.accumulate(freeing), ops, 0)
@@ -154,14 +157,9 @@ def _slot_releases(schedule: Schedule, slots: int, last: int) -> IntArray:
     return released
 
 
-def _release_order(schedule: Schedule) -> IntArray | None:
-    """An op-major pipeline's ops in the order their writes end (ties: op order), as
-    `_slot_releases` sorts them; None when that is op order (always so with one writer)."""
-    s = schedule
-    if not 0 < s.buffers < s.n_ops:
-        return None
-    stages = len(s.stage_names)
-    releases = s.end[stages - 1 :: stages]
+def _release_order(releases: FloatArray) -> IntArray | None:
+    """The ops in the order of their slots' ``releases`` (ties: op order); None when that is
+    op order (always so with one writer)."""
     if bool((releases[1:] >= releases[:-1]).all()):
         return None
     return np.argsort(releases, kind="stable").astype(np.int64)
