@@ -2,23 +2,17 @@
 
 Walking back from the task that ends last, each task started when the latest of what it
 waited for ended: the previous stage of its op (``data``), the previous task of its worker
-(``worker``), or, for a read, the write that freed the slot its op was granted
-(``slot``). The chain of those tasks covers the whole run from 0 to the makespan (a
-measured run also has gaps where nothing it records explains the wait: ``overhead``).
+(``worker``), or, for a read, the write that freed the slot its op was granted (``slot``).
+The chain covers the run from 0 to the makespan (a measured run also has gaps nothing it
+records explains: ``overhead``). The walk is one loop, compiled with the scheduler
+(engine/compiled/_fastsched.c) where built, else `walk_back` (identical results).
 
-The walk is one loop over the path: compiled with the scheduler (engine/compiled/_fastsched.c)
-where that was built, else `walk_back`, the same loop (identical results).
-
-Charging each stretch of the chain to what paced it says which resource binds most of the
-time for uneven ops, where no closed form does: a task's time goes to its unit, except for
-the releasing op's own stages after a slot edge, whose time is the slot's hold (the op the
-slot was waiting on).
-
-A pipeline shape's run (other stages, units or pools: `walk_shape`) charges its units by
-name and each pool by name: a stage that takes pools may have waited for the stage that
-freed the slot its op was granted, and the releasing op's stages that held that slot
-(from the pool's first stage to its last) are that pool's hold. `walk_back` walks both: the
-book's run is a shape with one pool, the slots, held over all its stages.
+Charging each stretch to what paced it says which resource binds most of the time for
+uneven ops, where no closed form does: a task's time goes to its unit, except the
+releasing op's own stages after a slot edge, which are the slot's hold. A shape's run
+(`walk_shape`) charges its units and pools by name, a pool's hold being the releasing
+op's stages from the pool's first to its last; the book's run is a shape with one pool,
+the slots, held over all its stages.
 """
 
 from __future__ import annotations
@@ -43,21 +37,11 @@ CHARGES = ("load", "compute", "store", "slots", "overhead")
 
 @dataclass(frozen=True, eq=False)
 class CriticalPath:
-    """The chain of tasks (first to last) and the time it charges to each of ``load``,
-    ``compute``, ``store`` (the units, in unit order), ``slots`` and ``overhead``. The
-    tasks are int32 below 2^31 tasks (a sequential run's path is every task: 12 MB less at
-    10^6 ops)."""
+    """The chain of tasks (first to last; int32 below 2^31 tasks: a sequential run's path
+    is every task) and the time it charges to each of `CHARGES` (a shape's: by name)."""
 
     tasks: npt.NDArray[np.int32] | IntArray
     charged: dict[str, float]
-
-    @property
-    def length(self) -> float:
-        return sum(self.charged.values())
-
-    def ranked(self) -> list[tuple[str, float]]:
-        """The resources by time charged, most first (only those charged anything)."""
-        return ranked_charges(self.charged)
 
 
 def ranked_charges(charged: dict[str, float]) -> list[tuple[str, float]]:
@@ -68,31 +52,61 @@ def ranked_charges(charged: dict[str, float]) -> list[tuple[str, float]]:
 
 
 def critical_path(schedule: Schedule) -> CriticalPath:
-    """The critical path of a three-stage pipeline Schedule (not kept: a sequential run's
-    path is every task, 12 MB at 10^6 ops; what it charges each resource is, see
-    `engine.analysis.derived.Derived.critical_charges`). A shape's run's charges are its units' and
-    pools' names and "overhead" (`walk_shape`)."""
-    if _is_shape(schedule):
-        return walk_shape(schedule)
-    return _walk(schedule)
-
-
-def _is_shape(schedule: Schedule) -> bool:
-    """A shape's simulated run: pools the book's one (``buffers``, `Schedule.grant`) does
-    not cover, or other stages and units than the book's. (A measured run's units have
-    their own names; its charges stay the book's, as `engine.analysis.metrics` reads them.)"""
+    """The critical path of a pipeline Schedule (not kept: a sequential run's path is every
+    task; `engine.analysis.derived.Derived.critical_charges` keeps its charges). A shape's
+    simulated run (pools the book's one, `Schedule.grant`, does not cover, or other stages
+    and units) is walked by `walk_shape`; a measured run's charges stay the book's."""
     s = schedule
-    if s.source != "simulated":
-        return False
+    if not len(s):
+        return CriticalPath(np.zeros(0, dtype=np.int32), dict.fromkeys(CHARGES, 0.0))
+    tolerance = time_tolerance(s.makespan)
+    # The last task to end (ties: the highest index, the last op's last stage).
+    last = int(len(s) - 1 - np.argmax(s.end[::-1]))
     other_pools = bool(s.pools) and s.grant is None
-    if not (other_pools or (s.stage_names != STAGES and s.unit_names != UNITS)):
-        return False  # (the book's: no look at the columns)
-    return bool(len(s)) and s.is_pipeline
+    other_names = s.stage_names != STAGES and s.unit_names != UNITS
+    # (the book's: no look at the columns)
+    if s.source == "simulated" and (other_pools or other_names) and s.is_pipeline:
+        return walk_shape(s, last, tolerance)
+    unit = np.ascontiguousarray(s.unit, dtype=np.int64)
+    op = np.ascontiguousarray(s.op, dtype=np.int64)
+    start = np.ascontiguousarray(s.start, dtype=np.float64)
+    end = np.ascontiguousarray(s.end, dtype=np.float64)
+    sums = np.zeros(len(CHARGES))
+    compiled = fast_scheduler.compiled if fast_scheduler.use_compiled else None
+    if compiled is not None:
+        path = np.empty(len(s), dtype=np.int64)
+        order, bounds = s.by_row if s.op_major else (None, None)
+        if order is not None and order.dtype == np.int32:  # (below 2^31 tasks)
+            # the candidates read off by_row and the ops as the walk goes
+            stage = np.ascontiguousarray(s.stage, dtype=np.int64)
+            stages = len(s.stage_names)
+            writes = s.end[stages - 1 :: stages]
+            freed = _release_order(writes) if 0 < s.buffers < s.n_ops else None
+            length = compiled.critical_path_rows(
+                start, end, unit, op, stage, order, bounds, freed,
+                stages, s.buffers, last, tolerance, path, sums,
+            )  # fmt: skip
+        else:
+            length = compiled.critical_path(
+                start, end, unit, op, *_candidates(s), last, tolerance, path, sums
+            )
+        found = path[:length][::-1]
+    else:
+        everywhere = [(0, len(s.stage_names) - 1, CHARGES.index("slots"))]
+        path_back = walk_back(
+            start, end, unit, op, None, _candidates(s), everywhere, last, tolerance, sums
+        )
+        found = np.asarray(path_back[::-1], dtype=np.int64)
+    tasks = found.astype(np.int32) if len(s) < 2**31 else found.copy()
+    return CriticalPath(tasks, dict(zip(CHARGES, sums.tolist(), strict=True)))
 
 
-def _candidates(schedule: Schedule) -> tuple[IntArray, IntArray, IntArray]:
+def _candidates(
+    schedule: Schedule, pools: list[tuple[int, int, int]] | None = None
+) -> list[IntArray]:
     """Per task, the tasks it may have waited for last (-1: none): the previous task of its
-    worker, the previous stage of its op, and for a read the write that freed its slot."""
+    worker, the previous stage of its op, and per pool (size, first and last stage; default
+    the book's slots), at its first stage, the task that freed its op's slot."""
     s = schedule
     n_tasks = len(s)
     stages = len(s.stage_names)
@@ -109,30 +123,31 @@ def _candidates(schedule: Schedule) -> tuple[IntArray, IntArray, IntArray]:
         data = np.full(n_tasks, -1, dtype=np.int64)
         for stage in range(1, stages):
             data[s.task_of(ops, stage)] = s.task_of(ops, stage - 1)
-    slot = np.full(n_tasks, -1, dtype=np.int64)
-    releases = _slot_releases(s)
-    has = releases >= 0
-    slot[s.task_of(ops[has], 0)] = releases[has]
-    return worker, data, slot
+    candidates = [worker, data]
+    for size, first, last in [(s.buffers, 0, -1)] if pools is None else pools:
+        freed_by = _slot_releases(s, size, last)
+        column = np.full(n_tasks, -1, dtype=np.int64)
+        has = freed_by >= 0
+        column[np.asarray(s.task_of(ops[has], first), dtype=np.int64)] = freed_by[has]
+        candidates.append(column)
+    return candidates
 
 
-def _slot_releases(schedule: Schedule, slots: int | None = None, last: int = -1) -> IntArray:
-    """Per op, the write that freed the slot it was granted (-1: none, a free slot); of a
-    pool of ``slots`` (default ``buffers``) freed by stage ``last``, the task of that stage."""
+def _slot_releases(schedule: Schedule, slots: int, last: int) -> IntArray:
+    """Per op, the task of stage ``last`` that freed the slot of a pool of ``slots`` it was
+    granted (-1: none, a free slot)."""
     s = schedule
     stages = len(s.stage_names)
     ops = np.arange(s.n_ops, dtype=np.int64)
     released = np.full(s.n_ops, -1, dtype=np.int64)
-    slots = s.buffers if slots is None else slots
     if 0 < slots < s.n_ops:
         # Slots are granted in op order: op i gets the slot of the (i - B)-th release, or
         # waits for op i - 1's grant; the release that set each grant is the one at the
-        # latest position holding the running maximum (engine/compiled/_fastsched.c's
-        # slot_releases does the same in one loop).
+        # latest position holding the running maximum (as _fastsched.c's slot_releases).
         writes = np.asarray(s.task_of(ops, last % stages), dtype=np.int64)
         releases = s.end[writes]
-        in_order = bool((releases[1:] >= releases[:-1]).all())  # always so with one writer
-        by_release = ops if in_order else np.argsort(releases, kind="stable")
+        order = _release_order(releases)
+        by_release = ops if order is None else order
         freeing = np.full(s.n_ops, -np.inf)
         freeing[slots:] = releases[by_release[: s.n_ops - slots]]
         position = np.where(freeing >= np.maximum.accumulate(freeing), ops, 0)
@@ -142,59 +157,12 @@ def _slot_releases(schedule: Schedule, slots: int | None = None, last: int = -1)
     return released
 
 
-def _release_order(schedule: Schedule) -> IntArray | None:
-    """An op-major pipeline's ops in the order their writes end (ties: op order), as
-    `_slot_releases` sorts them; None when that is op order (always so with one writer)."""
-    s = schedule
-    if not 0 < s.buffers < s.n_ops:
-        return None
-    stages = len(s.stage_names)
-    releases = s.end[stages - 1 :: stages]
+def _release_order(releases: FloatArray) -> IntArray | None:
+    """The ops in the order of their slots' ``releases`` (ties: op order); None when that is
+    op order (always so with one writer)."""
     if bool((releases[1:] >= releases[:-1]).all()):
         return None
     return np.argsort(releases, kind="stable").astype(np.int64)
-
-
-def _walk(schedule: Schedule) -> CriticalPath:
-    s = schedule
-    charged = dict.fromkeys(CHARGES, 0.0)
-    if not len(s):
-        return CriticalPath(np.zeros(0, dtype=np.int32), charged)
-    tolerance = time_tolerance(s.makespan)
-    # The last task to end (ties: the highest index, the last op's last stage).
-    last = int(len(s) - 1 - np.argmax(s.end[::-1]))
-    unit = np.ascontiguousarray(s.unit, dtype=np.int64)
-    op = np.ascontiguousarray(s.op, dtype=np.int64)
-    start = np.ascontiguousarray(s.start, dtype=np.float64)
-    end = np.ascontiguousarray(s.end, dtype=np.float64)
-    sums = np.zeros(len(CHARGES))
-    compiled = fast_scheduler.compiled if fast_scheduler.use_compiled else None
-    if compiled is not None:
-        path = np.empty(len(s), dtype=np.int64)
-        order, bounds = s.by_row if s.op_major else (None, None)
-        if order is not None and order.dtype == np.int32:  # (below 2^31 tasks)
-            # the candidates read off by_row and the ops as the walk goes
-            stage = np.ascontiguousarray(s.stage, dtype=np.int64)
-            length = compiled.critical_path_rows(
-                start, end, unit, op, stage, order, bounds, _release_order(s),
-                len(s.stage_names), s.buffers, last, tolerance, path, sums,
-            )  # fmt: skip
-        else:
-            length = compiled.critical_path(
-                start, end, unit, op, *_candidates(s), last, tolerance, path, sums
-            )
-        found = path[:length][::-1]
-    else:
-        worker, data, slot = _candidates(s)
-        everywhere = [(0, len(s.stage_names) - 1, CHARGES.index("slots"))]
-        path_back = walk_back(
-            start, end, unit, op, None, [worker, data, slot], everywhere, last, tolerance, sums
-        )
-        found = np.asarray(path_back[::-1], dtype=np.int64)
-    tasks = found.astype(np.int32) if len(s) < 2**31 else found.copy()
-    for name, value in zip(CHARGES, sums.tolist(), strict=True):
-        charged[name] = value
-    return CriticalPath(tasks, charged)
 
 
 def walk_back(
@@ -209,17 +177,15 @@ def walk_back(
     tolerance: float,
     sums: FloatArray,
 ) -> list[int]:
-    """The walk of engine/compiled/_fastsched.c's ``critical_path``: the path from ``last``
-    back, with ``sums`` filled in place (a task's time at ``sums[unit]``, waits nothing
-    explains at ``sums[-1]``).
+    """The walk of _fastsched.c's ``critical_path``: the path from ``last`` back, filling
+    ``sums`` (a task's time at ``sums[unit]``, waits nothing explains at ``sums[-1]``).
 
-    ``candidates``: per task, the previous task of its worker, the previous stage of its op,
-    then per pool the task that freed the slot its op was granted (-1: none); of them the
-    one ending latest at most ``tolerance`` after the task's start is taken, ties keeping
-    the earlier. ``pools``: per pool, its first and last stage and where in ``sums`` its
-    hold goes: after a pool's slot edge, the releasing op's tasks at those stages are charged
-    to the hold, until the path steps to a worker's previous task. ``stage`` None: every
-    pool holds all the stages (the book's slots; no stage list to make)."""
+    ``candidates``: per task, its worker's previous task, its op's previous stage, then per
+    pool the task that freed its op's slot (-1: none); the one ending latest at most
+    ``tolerance`` after the task's start is taken (ties: the earlier). ``pools``: per pool,
+    its first and last stage and its ``sums`` index: after its slot edge, the releasing
+    op's tasks at those stages go to the hold, until the path steps to a worker's previous
+    task. ``stage`` None: every pool holds all the stages (the book's slots)."""
     start_of, end_of = start.tolist(), end.tolist()
     unit_of, op_of = unit.tolist(), op.tolist()
     stage_of = None if stage is None else stage.tolist()
@@ -262,23 +228,12 @@ def walk_back(
     return path
 
 
-def walk_shape(schedule: Schedule) -> CriticalPath:
-    """The critical path of a shape's run (`walk_back`, with a candidate per pool taken at
-    the pool's first stage): each unit's time charged to its name and a pool's hold (the
-    releasing op's stages from the pool's first to its last) to the pool's name."""
+def walk_shape(schedule: Schedule, last: int, tolerance: float) -> CriticalPath:
+    """The critical path of a shape's run: `walk_back` with a candidate per pool at the
+    pool's first stage, charging units and pools by name."""
     s = schedule
     names = list(dict.fromkeys([*s.unit_names, *(p.name for p in s.pools)]))
-    tolerance = time_tolerance(s.makespan)
-    last = int(len(s) - 1 - np.argmax(s.end[::-1]))
-    worker, data, _ = _candidates(s)
-    ops = np.arange(s.n_ops, dtype=np.int64)
-    candidates = [worker, data]
-    for pool in s.pools:
-        freed_by = _slot_releases(s, pool.size, pool.last)
-        column = np.full(len(s), -1, dtype=np.int64)
-        has = freed_by >= 0
-        column[np.asarray(s.task_of(ops[has], pool.first), dtype=np.int64)] = freed_by[has]
-        candidates.append(column)
+    candidates = _candidates(s, [(p.size, p.first, p.last) for p in s.pools])
     pools = [(p.first, p.last, names.index(p.name)) for p in s.pools]
     sums = np.zeros(len(names) + 1)
     charge_of_unit = np.array([names.index(name) for name in s.unit_names], dtype=np.int64)

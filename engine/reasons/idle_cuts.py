@@ -1,33 +1,25 @@
 """The idle spans of a run whose slot holders and readiness never change inside an idle
-gap (every simulated run; see engine.reasons.waits): gaps cut at their unit's starts, each piece
-with the task it awaits and its reason (`awaited`), written straight into the five columns
-of `engine.reasons.waits.IdleSpans` by one compiled pass per unit
-(engine/compiled/_idle_pass.c, with the scheduler's module, where that was built), or added
-up without being stored (`Summary`);
-and the pieces of a window of the run found from the tasks in it (`window_columns`).
-
-Where the compiled module is missing, engine.reasons.waits cuts the gaps in numpy (one path for
-simulated and measured runs): the same columns, bit for bit."""
+gap (every simulated run): gaps cut at their unit's starts, each piece with the task it
+awaits and its reason (`awaited`), written into the columns of
+`engine.reasons.waits.IdleSpans` by one compiled pass per unit (engine/compiled/_idle_pass.c)
+or added up without being stored (`compiled_summary`); and a window's pieces found from the tasks
+in it (`window_columns`). Without the compiled module engine.reasons.waits cuts the gaps
+in numpy: the same columns, bit for bit."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from engine.compiled import fast_scheduler
 from engine.model.columns import task_dtype
+from engine.reasons.wait_index import BLOCK, FloatArray, IntArray, WaitIndex, block_maxima
 
-if TYPE_CHECKING:
-    from engine.reasons.wait_index import WaitIndex
-
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
 ReasonArray = npt.NDArray[np.int8]
 TaskArray = npt.NDArray[np.signedinteger[Any]]
 
@@ -43,11 +35,10 @@ def awaited(
     end: FloatArray,
     reasons: tuple[int, int, int],
 ) -> tuple[TaskArray, ReasonArray]:
-    """For pieces [start, end) of ``unit``'s idle time whose awaited task is the unit's
-    ``ranks``-th in start order: that task (-1 past the unit's last start) and the
-    reason (``reasons``: the codes of input, slot and done), slot where the piece is on
-    the load unit and every slot is held at its middle. One rule for the numpy spans
-    (engine.reasons.waits) and a window's (`window_columns`); the compiled pass applies it too."""
+    """For pieces [start, end) of ``unit``'s idle time awaiting its ``ranks``-th task in start
+    order: that task (-1 past its last start) and the reason (``reasons``: input, slot and
+    done codes), slot where the load unit's piece finds every slot held at its middle: the
+    one rule of the numpy, window and compiled paths."""
     input_, slot, done_code = reasons
     tasks = index.units[unit]
     done = ranks >= len(tasks.starts)
@@ -67,19 +58,16 @@ def awaited(
 
 
 def _compiled_plans(
-    compiled: ModuleType,
-    index: WaitIndex,
-    budget: int,
-    reasons: tuple[int, int, int],
-    counted: bool = True,
-) -> list[tuple[tuple[Any, ...], int, int, FloatArray]]:
-    """Per unit: the compiled pass's inputs (its gaps cut at every start of the unit, or
-    at its last start only past ``budget`` cuts), its pieces and cuts, counted, and the
-    points it cuts at (as the index holds them; the inputs hold contiguous copies of
-    whatever the index keeps as a view, for the call only). Not ``counted``: where no
-    count could pass the budget (each point cuts at most one gap a row), none is made
-    and the counts are -1, and the inputs hold no tasks (a summary needs no sizes and
-    writes no tasks; the counting pass was a third of its time at 10^6 ops)."""
+    index: WaitIndex, budget: int, reasons: tuple[int, int, int], counted: bool = True
+) -> tuple[ModuleType, list[tuple[tuple[Any, ...], int, int, FloatArray]]] | None:
+    """Per unit: the compiled pass's inputs (gaps cut at every start of the unit, or at its
+    last start only past ``budget`` cuts), its pieces and cuts, counted, and the points it
+    cuts at. Not ``counted`` (a summary: no sizes, no tasks written), no count is made
+    where none could pass the budget (counts -1): that pass was a third of its time. None
+    where the compiled module is not built or the run is too large for its 32-bit tasks."""
+    compiled = fast_scheduler.compiled if fast_scheduler.use_compiled else None
+    if compiled is None or task_dtype(len(index.schedule)) is not np.int32:
+        return None
     s = index.schedule
     order, bounds = s.by_row
     row_starts = s.row_starts
@@ -96,7 +84,7 @@ def _compiled_plans(
         starts = np.ascontiguousarray(unit.starts)
         # (The points the unit's starts themselves: one copy, which the pass recognizes.)
         cut_at = starts if points is unit.starts else np.ascontiguousarray(points)
-        tasks = np.ascontiguousarray(unit.every_task(), np.int64) if counted else None
+        tasks = np.ascontiguousarray(unit.tasks_at(slice(None)), np.int64) if counted else None
         inputs = (
             row_starts, reach, bounds, *rows, index.span, cut_at, starts, tasks,
             *(np.ascontiguousarray(h) for h in holds), index.slots, reasons,
@@ -111,31 +99,23 @@ def _compiled_plans(
             inputs = (*inputs[:6], points, *inputs[7:])
             gaps, cuts = compiled.rows_pass(*inputs, sys.maxsize, *nothing)
         plans.append((inputs, gaps + cuts, cuts, points))
-    return plans
+    return compiled, plans
 
 
 def compiled_columns(
     index: WaitIndex, budget: int, reasons: tuple[int, int, int], n_reasons: int
 ) -> tuple[Columns, FloatArray] | None:
-    """The idle spans of a run whose slot holders and readiness never change inside a gap
-    (simulated runs; see engine.reasons.waits) by the compiled pass, or None where the compiled
-    module is not built or the run is too large for its 32-bit task column (engine.reasons.waits
-    then cuts them in numpy: the same columns, bit for bit). The pass finds the gaps
-    itself, row by row (`Schedule.by_row`): per unit, its gaps and cuts counted (every
-    gap of a unit with several workers cut at the unit's starts; at its last start only,
-    past ``budget`` cuts), then every piece written with the first of the unit's tasks
-    that starts after it and its reason (``reasons``: the codes of input, slot and done,
-    as `awaited`), its length added to its row's and reason's total (``n_reasons``
-    columns, as `engine.reasons.waits.IdleSpans.totals`). Where nothing is cut the pieces are
-    the gaps: written once, they become `WaitIndex.gaps` too (or are those, when built)."""
-    compiled = fast_scheduler.compiled if fast_scheduler.use_compiled else None
-    if compiled is None or task_dtype(len(index.schedule)) is not np.int32:
+    """The idle spans by the compiled pass (as `awaited`; cut as `_compiled_plans`), with
+    each row's total per reason (``n_reasons`` columns, `IdleSpans.totals`); None without
+    the compiled module. The pass finds the gaps itself, row by row (`Schedule.by_row`); where
+    nothing is cut the pieces are the gaps: written once, they become `WaitIndex.gaps`."""
+    found = _compiled_plans(index, budget, reasons)
+    if found is None:
         return None
-    s = index.schedule
-    plans = _compiled_plans(compiled, index, budget, reasons)
+    s, (compiled, plans) = index.schedule, found
     total = sum(n for _, n, _, _ in plans)
     cut = any(cuts for _, _, cuts, _ in plans)
-    known = None if cut else index.gaps_found()
+    known = None if cut else index.found_gaps
     if known is None:
         out_row, out_start, out_end = np.empty(total, np.int64), np.empty(total), np.empty(total)
     else:
@@ -153,79 +133,57 @@ def compiled_columns(
     if not cut and known is None:
         for column in (out_row, out_start, out_end):
             column.flags.writeable = False
-        index.keep_gaps((out_row, out_start, out_end))
+        index.found_gaps = (out_row, out_start, out_end)
     return (out_row, out_start, out_end, out_reason, out_task), totals
-
-
-@dataclass(frozen=True)
-class Summary:
-    """The idle spans added up without being stored: per (row, reason) the idle time
-    (``totals``) and the pieces (``counts``), each row's longest piece, and where each
-    unit's gaps are cut (``cut_points``: the unit's distinct starts, its last start only,
-    or none), so that `window_columns` cuts a window's gaps as the whole run's are."""
-
-    totals: FloatArray
-    counts: IntArray
-    longest: FloatArray
-    cut_points: tuple[FloatArray, ...]
 
 
 def compiled_summary(
     index: WaitIndex, budget: int, reasons: tuple[int, int, int], n_reasons: int
-) -> Summary | None:
-    """`Summary` by the compiled pass (walking every piece, writing none), or None where
-    the compiled module is not built or the run is too large for its 32-bit task column
-    (then the spans themselves are added up)."""
-    compiled = fast_scheduler.compiled if fast_scheduler.use_compiled else None
-    if compiled is None or task_dtype(len(index.schedule)) is not np.int32:
+) -> tuple[FloatArray, IntArray, FloatArray, tuple[FloatArray, ...]] | None:
+    """The idle spans added up by the compiled pass, writing none (as
+    `engine.reasons.waits.IdleSummary`: totals, counts, longest, cut points); None without
+    the compiled module (then the spans themselves are added up)."""
+    found = _compiled_plans(index, budget, reasons, counted=False)
+    if found is None:
         return None
+    compiled, plans = found
     rows = index.schedule.n_workers
     totals, counts = np.zeros((rows, n_reasons)), np.zeros((rows, n_reasons), np.int64)
     longest = np.zeros(rows)
-    plans = _compiled_plans(compiled, index, budget, reasons, counted=False)
     nothing = (None, None, None, None, None)
     for inputs, _, _, _ in plans:
         compiled.rows_pass(*inputs, 0, *nothing, totals, counts, longest)
-    return Summary(totals, counts, longest, tuple(points for _, _, _, points in plans))
-
-
-#: `window_columns` finds long gaps through the longest gap of each block of this many
-#: tasks in `Schedule.by_row` order.
-_BLOCK = 64
+    return totals, counts, longest, tuple(points for _, _, _, points in plans)
 
 
 def gap_blocks(index: WaitIndex) -> FloatArray:
-    """The longest gap before a task in each block of `_BLOCK` tasks in `Schedule.by_row`
-    order (task p's gap: from the reach of the task before it on its row, 0 for a row's
-    first, to its start; not positive where there is none). Built on first use, kept by
-    the index (`WaitIndex.gap_blocks`): 1/64 of a number a task."""
+    """The longest gap before a task (from the reach of the task before it on its row, 0 for
+    a row's first) in each block of `BLOCK` tasks in `Schedule.by_row` order, through which
+    `window_columns` finds long gaps. Kept by the index."""
+    if index.gap_blocks is not None:
+        return index.gap_blocks
     schedule = index.schedule
-
-    def build() -> FloatArray:
-        _, bounds = schedule.by_row
-        starts = schedule.row_starts
-        n = len(starts)
-        firsts = bounds[:-1][bounds[:-1] < bounds[1:]]  # each row's first task
-        longest = np.full(-(-n // _BLOCK), -np.inf)
-        chunk = _BLOCK * 16_384  # (a chunk of blocks at a time: small temporaries)
-        for lo in range(0, n, chunk):
-            hi = min(n, lo + chunk)
-            gap = np.empty(hi - lo)
-            gap[1:] = schedule.reach_at(slice(lo, hi - 1))[0]
-            gap[0] = schedule.reach_at(lo - 1)[0] if lo else 0.0
-            gap[firsts[(firsts >= lo) & (firsts < hi)] - lo] = 0.0
-            np.subtract(starts[lo:hi], gap, out=gap)
-            whole = (hi - lo) // _BLOCK
-            b = lo // _BLOCK
-            longest[b : b + whole] = gap[: whole * _BLOCK].reshape(whole, _BLOCK).max(axis=1)
-            if whole * _BLOCK < hi - lo:
-                longest[b + whole] = gap[whole * _BLOCK :].max()
-        longest.flags.writeable = False
-        return longest
-
-    if index.gap_blocks is None:
-        index.gap_blocks = build()
-    return index.gap_blocks
+    _, bounds = schedule.by_row
+    starts = schedule.row_starts
+    n = len(starts)
+    firsts = bounds[:-1][bounds[:-1] < bounds[1:]]  # each row's first task
+    longest = np.full(-(-n // BLOCK), -np.inf)
+    chunk = BLOCK * 16_384  # (a chunk of blocks at a time: small temporaries)
+    for lo in range(0, n, chunk):
+        hi = min(n, lo + chunk)
+        gap = np.empty(hi - lo)
+        gap[1:] = schedule.reach_at(slice(lo, hi - 1))[0]
+        gap[0] = schedule.reach_at(lo - 1)[0] if lo else 0.0
+        gap[firsts[(firsts >= lo) & (firsts < hi)] - lo] = 0.0
+        np.subtract(starts[lo:hi], gap, out=gap)
+        whole = (hi - lo) // BLOCK
+        b = lo // BLOCK
+        longest[b : b + whole] = gap[: whole * BLOCK].reshape(whole, BLOCK).max(axis=1)
+        if whole * BLOCK < hi - lo:
+            longest[b + whole] = gap[whole * BLOCK :].max()
+    longest.flags.writeable = False
+    index.gap_blocks = longest
+    return longest
 
 
 def _pieces_wanted(
@@ -242,7 +200,7 @@ def _pieces_wanted(
     those that may last ``shortest``: its first and last, and those between points spaced
     so far apart (found through the widest spacing of each block of points)."""
     n = j_hi - j_lo + 1
-    many = (n > 4 * _BLOCK) if shortest > 0 else np.zeros(len(n), dtype=bool)
+    many = (n > 4 * BLOCK) if shortest > 0 else np.zeros(len(n), dtype=bool)
     few = np.flatnonzero(~many)
     gap = np.repeat(few, n[few])
     firsts = np.zeros(len(few), np.int64)
@@ -255,9 +213,9 @@ def _pieces_wanted(
     for g in np.flatnonzero(many).tolist():
         # Inner piece j spans points inside[g] + j - 1 .. + j: spacing q = inside[g] + j - 1.
         q_lo, q_hi = int(inside[g] + j_lo[g]), int(inside[g] + j_hi[g]) - 2
-        b0, b1 = q_lo // _BLOCK, q_hi // _BLOCK
+        b0, b1 = q_lo // BLOCK, q_hi // BLOCK
         chosen = np.flatnonzero(spacing[b0 : b1 + 1] >= shortest) + b0
-        q = (chosen[:, None] * _BLOCK + np.arange(_BLOCK)).ravel()
+        q = (chosen[:, None] * BLOCK + np.arange(BLOCK)).ravel()
         q = q[(q >= q_lo) & (q <= q_hi)]
         inner = q - int(inside[g]) + 1
         mine = np.unique(np.concatenate([[j_lo[g], j_hi[g]], inner]))
@@ -270,20 +228,11 @@ def _pieces_wanted(
 
 def point_blocks(index: WaitIndex, unit: int, points: FloatArray) -> FloatArray:
     """The widest spacing between consecutive ``points`` (where ``unit``'s gaps are cut)
-    in each block of `_BLOCK` spacings. Built on first use, kept by the index
-    (`WaitIndex.point_blocks`)."""
-
-    def build() -> FloatArray:
-        spacing = np.diff(points)
-        blocks = -(-len(spacing) // _BLOCK)
-        padded = np.full(blocks * _BLOCK, -np.inf)
-        padded[: len(spacing)] = spacing
-        widest: FloatArray = padded.reshape(blocks, _BLOCK).max(axis=1)
-        widest.flags.writeable = False
-        return widest
-
+    in each block of `BLOCK` spacings. Kept by the index."""
     if unit not in index.point_blocks:
-        index.point_blocks[unit] = build()
+        widest = block_maxima(np.diff(points))
+        widest.flags.writeable = False
+        index.point_blocks[unit] = widest
     return index.point_blocks[unit]
 
 
@@ -296,14 +245,16 @@ def window_columns(
     shortest: float,
     reasons: tuple[int, int, int],
 ) -> Columns:
-    """The pieces `idle_columns` gives (the same columns, bit for bit) on ``rows`` that
-    reach into [t0, t1] (end > t0, start ≤ t1) and last at least ``shortest``, found
-    from the rows' tasks in that window alone (`Schedule.by_row`): what a view of part of
-    a run needs costs what lies in the view. ``cut_points``: per unit, as `Summary`."""
+    """The idle pieces (the same columns, bit for bit) on ``rows`` that reach into [t0, t1]
+    (end > t0, start ≤ t1) and last at least ``shortest``, found from the rows' tasks in
+    that window alone: a view costs what lies in it. ``cut_points``: as `compiled_summary`."""
     s = index.schedule
     _, bounds = s.by_row
     span = index.span
-    parts: list[Columns] = []
+    empty = np.zeros(0)
+    parts: list[Columns] = [
+        (np.zeros(0, np.int64), empty, empty, np.zeros(0, np.int8), np.zeros(0, np.int32))
+    ]
     for r in rows:
         lo, hi = int(bounds[r]), int(bounds[r + 1])
         starts = s.row_starts[lo:hi]
@@ -317,9 +268,9 @@ def window_columns(
             # Only blocks holding a gap so long: a wide view of a long run costs what its
             # long gaps cost.
             blocks = gap_blocks(index)
-            b0, b1 = (lo + first) // _BLOCK, (lo + before_tasks) // _BLOCK
+            b0, b1 = (lo + first) // BLOCK, (lo + before_tasks) // BLOCK
             chosen = np.flatnonzero(blocks[b0 : b1 + 1] >= shortest) + b0
-            p = (chosen[:, None] * _BLOCK + np.arange(_BLOCK)).ravel()
+            p = (chosen[:, None] * BLOCK + np.arange(BLOCK)).ravel()
             i = p[(p >= lo + first) & (p <= lo + before_tasks)] - lo
             if last == m:
                 i = np.append(i, m)
@@ -348,8 +299,5 @@ def window_columns(
         x, y = x[long], y[long]
         task, reason = awaited(index, u, np.searchsorted(unit.starts, x, "right"), x, y, reasons)
         parts.append((np.full(len(x), r, np.int64), x, y, reason, task))
-    if not parts:
-        empty = np.zeros(0)
-        return np.zeros(0, np.int64), empty, empty, np.zeros(0, np.int8), np.zeros(0, np.int32)
-    columns = [np.concatenate(column) for column in zip(*parts, strict=True)]
-    return columns[0], columns[1], columns[2], columns[3], columns[4]
+    row, start, end, reason, task = (np.concatenate(column) for column in zip(*parts, strict=True))
+    return row, start, end, reason, task

@@ -1,11 +1,8 @@
-"""The pools of a pipeline shape's run (issue 28), as the wait reasons read them: when each
-op asks for and gets each pool's slot, who holds a pool's slots at an instant, and where
-an idle span or an op's wait is a wait for a pool (`engine.reasons.waits`).
-
-The book's runs (one pool of ``buffers`` slots from the read to the write, `Schedule.grant`)
-keep the book's rules in engine/reasons/waits.py; this module serves the runs that record their
-pools' grants without a book grant (`is_shape_run`): several pools, or one that is not
-held from the first stage to the last.
+"""The pools of a pipeline shape's run (issue 28) as the wait reasons read them: when each
+op asks for and gets each pool's slot, and which pool an idle span or an op's wait waits
+for. It serves the runs that record their pools' grants without a book grant
+(`is_shape_run`: several pools, or one not held from the first stage to the last); the
+book's runs keep the book's rules in engine/reasons/waits.py.
 
 A stage that takes pools asks for the first when the op's previous stage ends (at 0 for
 the first stage), for each later one once the one before it is granted; the stage is
@@ -15,10 +12,8 @@ previous stage (input), then for each pool in turn (a pool wait), then for a wor
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
-from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -28,8 +23,8 @@ from engine.model.schedule import STAGES, UNITS, Schedule
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 
-#: A worker's or an op's wait for no pool (`PoolTimes.waited_pool`): the previous stage
-#: has not ended yet, or the stage is ready.
+#: A wait for no pool (`PoolTimes.waited_pool`): the previous stage has not ended yet, or
+#: the stage is ready.
 INPUT_WAIT, READY = -1, -2
 
 
@@ -45,9 +40,8 @@ def is_shape_run(schedule: Schedule) -> bool:
 
 
 def named_pool(schedule: Schedule) -> int:
-    """0 where ``schedule`` is a shape's run whose one pool is held from the first stage to
-    the last (the book's rules, `Schedule.grant`) but is no book's: its words name the
-    pool; -1 else (the book's runs: "a slot")."""
+    """0 for a shape's run (not the book's) whose one pool follows the book's rules
+    (`Schedule.grant`): its words name the pool; else -1 (the book's: "a slot")."""
     book = schedule.stage_names == STAGES and schedule.unit_names == UNITS
     if schedule.pool_grants is None or schedule.grant is None or book:
         return -1
@@ -56,9 +50,8 @@ def named_pool(schedule: Schedule) -> int:
 
 def slot_words(*schedules: Schedule) -> str:
     """What a legend calls the slot wait of ``schedules`` shown together: "waiting for a
-    buffer slot" (the book's, or where a book's run is among them), "waiting for a slot of
-    smem stages" (a shape's pools by name; "…: one op at a time, smem stages or consumer
-    warpgroups" for several)."""
+    buffer slot" (where a book's run is among them), else by the pools' names ("waiting
+    for a slot of smem stages"; "waiting for a slot: smem stages or consumer warpgroups")."""
     shown = [s for s in schedules if len(s)]
     if not shown or any(not (is_shape_run(s) or named_pool(s) == 0) for s in shown):
         return "waiting for a buffer slot"
@@ -68,23 +61,12 @@ def slot_words(*schedules: Schedule) -> str:
     return "waiting for a slot: " + ", ".join(names[:-1]) + " or " + names[-1]
 
 
-class Holds(Protocol):
-    """Half-open intervals, one per op, that say which contain a time
-    (`engine.reasons.wait_index.Intervals`)."""
-
-    def at(self, time: float) -> IntArray: ...
-
-    def pairs(self, times: FloatArray) -> tuple[IntArray, IntArray]: ...
-
-
 @dataclass(frozen=True, eq=False)
 class PoolTimes:
     """Per op and pool of a shape's run: when the op asked for a slot, and got it; per
-    stage, the pools taken there (in their order) and when each op's stage was ready.
-    ``intervals`` indexes a pool's holds (the wait index gives its `Intervals`)."""
+    stage, the pools taken there (in their order) and when each op's stage was ready."""
 
     schedule: Schedule
-    intervals: Callable[[FloatArray, FloatArray], Holds] | None = field(default=None)
 
     @cached_property
     def grants(self) -> FloatArray:
@@ -102,17 +84,16 @@ class PoolTimes:
         )
 
     def asked(self, stage: int) -> FloatArray:
-        """Per op, when stage ``stage``'s first pool was asked for: its previous stage's end
+        """Per op, when it asked for stage ``stage``'s first pool: its previous stage's end
         (0 for the first stage)."""
-        s = self.schedule
         if stage == 0:
-            return np.zeros(s.n_ops)
-        column: FloatArray = s.op_ends[:, stage - 1]
+            return np.zeros(self.schedule.n_ops)
+        column: FloatArray = self.schedule.op_ends[:, stage - 1]
         return column
 
     def pool_asked(self, pool: int) -> FloatArray:
-        """Per op, when it asked for ``pool``: the previous stage's end, or the grant of the
-        pool taken at that stage before it."""
+        """Per op, when it asked for ``pool``: as `asked`, or the grant of the pool taken
+        before it at that stage."""
         first = self.schedule.pools[pool].first
         pools = self.taken[first]
         at = pools.index(pool)
@@ -123,8 +104,7 @@ class PoolTimes:
 
     @cached_property
     def ready(self) -> FloatArray:
-        """(n_ops, stages): when each stage could start (its previous stage over, its
-        pools granted)."""
+        """(n_ops, stages): when each stage could start (previous stage over, pools granted)."""
         s = self.schedule
         ready = np.empty_like(s.op_starts)
         ready[:, 0] = 0.0
@@ -138,8 +118,7 @@ class PoolTimes:
     def waited_pool(self, op: int, stage: int, time: float) -> int:
         """What stage ``stage`` of op ``op`` waits for at ``time``: a pool (its index),
         `INPUT_WAIT` (its previous stage has not ended) or `READY`."""
-        s = self.schedule
-        if stage > 0 and float(s.op_ends[op, stage - 1]) > time:
+        if stage > 0 and float(self.schedule.op_ends[op, stage - 1]) > time:
             return INPUT_WAIT
         for pool in self.taken[stage]:
             if float(self.grants[op, pool]) > time:
@@ -147,48 +126,20 @@ class PoolTimes:
         return READY
 
     def waited_pools(self, task: IntArray, times: FloatArray) -> IntArray:
-        """`waited_pool` of many stages (``task``: tasks of a shape's op-major run or not)
-        at ``times`` at once: the pool each waits for, or a negative code."""
+        """`waited_pool` of many tasks at ``times`` at once (vectorized)."""
         s = self.schedule
         op, stage = s.op[task], s.stage[task]
         found = np.full(len(task), READY, dtype=np.int64)
-        undecided = np.ones(len(task), dtype=bool)
         before = np.where(stage > 0, s.op_ends[op, np.maximum(stage - 1, 0)], -np.inf)
         running = before > times
         found[running] = INPUT_WAIT
-        undecided &= ~running
+        undecided = ~running
         for st, pools in enumerate(self.taken):
             for pool in pools:
-                mine = undecided & (stage == st)
-                waiting = mine & (self.grants[op, pool] > times)
+                waiting = undecided & (stage == st) & (self.grants[op, pool] > times)
                 found[waiting] = pool
                 undecided &= ~waiting
         return found
-
-    def holds(self, pool: int) -> Holds:
-        """``pool``'s holds: [grant, end of its last stage) per op (built once a pool)."""
-        found = self._holds.get(pool)
-        if found is None:
-            assert self.intervals is not None, "the wait index gives the intervals"
-            last = self.schedule.op_ends[:, self.schedule.pools[pool].last]
-            lo = self.grants[:, pool]
-            found = self._holds[pool] = self.intervals(lo, np.ascontiguousarray(last))
-        return found
-
-    @cached_property
-    def _holds(self) -> dict[int, Holds]:
-        return {}
-
-    def holders(self, pool: int, time: float) -> IntArray:
-        """The ops holding a slot of ``pool`` at ``time`` (ascending)."""
-        return self.holds(pool).at(time)
-
-    def frees_at(self, pool: int, holders: IntArray) -> float:
-        """When the first of ``holders`` gives its slot of ``pool`` back (NaN: none)."""
-        if not len(holders):
-            return float("nan")
-        last = self.schedule.pools[pool].last
-        return float(self.schedule.op_ends[holders, last].min())
 
     def split(
         self, task: IntArray, start: FloatArray, end: FloatArray
@@ -197,23 +148,20 @@ class PoolTimes:
         the moments the stage's op asks for and gets its pools: (parent, start, end, pool)
         of the pieces in order, pool -1 where it waits for no pool (input)."""
         s = self.schedule
-        stages = len(s.stage_names)
         op, stage = s.op[task], s.stage[task]
         most = max(len(p) for p in self.taken)
-        # Per piece, its edges: the start, the ask, each grant, the end (clipped).
+        # Per piece, its edges: the start, the ask, each grant, the end (clipped); a stage
+        # with fewer pools keeps -inf edges: empty pieces, once accumulated.
         edges = np.full((len(task), most + 3), -np.inf)
         edges[:, 0] = start
         edges[:, -1] = end
-        ask = np.where(stage > 0, s.op_ends[op, np.maximum(stage - 1, 0)], 0.0)
-        edges[:, 1] = ask
+        edges[:, 1] = np.where(stage > 0, s.op_ends[op, np.maximum(stage - 1, 0)], 0.0)
         pool_of = np.full((len(task), most + 2), -1, dtype=np.int64)
-        for st in range(stages):
+        for st, pools in enumerate(self.taken):
             mine = stage == st
-            pools = self.taken[st]
-            for j in range(most):
-                if j < len(pools):  # (else -inf: an empty piece, once accumulated)
-                    edges[mine, 2 + j] = self.grants[op[mine], pools[j]]
-                    pool_of[mine, 1 + j] = pools[j]
+            for j, pool in enumerate(pools):
+                edges[mine, 2 + j] = self.grants[op[mine], pool]
+                pool_of[mine, 1 + j] = pool
         inner = edges[:, 1:-1]
         np.maximum.accumulate(inner, axis=1, out=inner)
         np.clip(inner, start[:, None], end[:, None], out=inner)
@@ -234,9 +182,9 @@ class PoolUse:
 
 
 def pool_use(schedule: Schedule) -> tuple[PoolUse, ...]:
-    """`PoolUse` of each of the pools of a run that records their grants (none else). A
-    slot is held on [grant, end of the pool's last stage): freed at an instant, it can be
-    taken again at that instant (the peak counts it once)."""
+    """`PoolUse` of each pool of a run that records their grants (none else). A slot is
+    held on [grant, end of the pool's last stage); freed at an instant, it can be taken
+    again at that instant (the peak counts it once)."""
     if schedule.pool_grants is None or not schedule.n_ops or not schedule.is_pipeline:
         return ()
     times = PoolTimes(schedule)

@@ -1,6 +1,6 @@
-"""The index behind the wait reasons (engine/reasons/waits.py): sorted views of one Schedule built
-once, lazily, and kept by its `engine.analysis.derived.Derived`; interval stabbing and vectorized
-cutting of spans."""
+"""The index behind the wait reasons (engine/reasons/waits.py): sorted views of one Schedule,
+built lazily and kept by its `engine.analysis.derived.Derived`; interval stabbing and
+vectorized cutting of spans."""
 
 from __future__ import annotations
 
@@ -21,9 +21,9 @@ if TYPE_CHECKING:
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
-ReasonArray = npt.NDArray[np.int8]
 
-_BLOCK = 64
+#: Intervals and the idle window search keep a maximum per block of this many values.
+BLOCK = 64
 
 
 # -- building blocks ---------------------------------------------------------------------
@@ -31,46 +31,37 @@ _BLOCK = 64
 
 class Intervals:
     """Half-open intervals [lo, hi) with lo ≤ hi: how many and which contain a time, in
-    O(log n + answer) when they nest little (slot holds), O(n / 64) at worst.
-
-    Intervals given in order of lo (slot holds granted in op order) are indexed without a
-    sort or a copy: ``order`` is then None (position = interval)."""
+    O(log n + answer) when they nest little (slot holds), O(n / 64) at worst. Given in
+    order of lo (holds granted in op order), they are kept without a sort or a copy:
+    ``order`` is then None (position = interval)."""
 
     def __init__(self, lo: FloatArray, hi: FloatArray, hi_sorted: FloatArray | None = None) -> None:
         """``hi_sorted``: ``np.sort(hi)`` where the caller has it (shared, not copied)."""
-        in_order = _nondecreasing(lo)
-        self.order: IntArray | None = (
-            None if in_order else np.argsort(lo, kind="stable").astype(np.int64)
-        )
-        if self.order is None:
-            self.lo, self.hi = lo, hi
-        else:
+        self.order: IntArray | None = None
+        self.lo, self.hi = lo, hi
+        if not nondecreasing(lo):
+            self.order = np.argsort(lo, kind="stable").astype(np.int64)
             self.lo, self.hi = lo[self.order], hi[self.order]
-        hi_in_order = _nondecreasing(self.hi)
+        hi_in_order = nondecreasing(self.hi)
         if hi_sorted is None:
             hi_sorted = self.hi if hi_in_order else np.sort(hi)
         self.hi_sorted = hi_sorted
-        blocks = -(-len(lo) // _BLOCK)
-        padded = np.full(blocks * _BLOCK, -np.inf)
-        padded[: len(lo)] = self.hi
-        self.block_max = padded.reshape(blocks, _BLOCK).max(axis=1)
+        self.block_max = block_maxima(self.hi)
         # The latest end so far, in order of lo: the ends themselves when they rise with
         # lo; else kept per block of 64 only (`_first_open`), not per interval.
         self.reach = self.hi if hi_in_order else None
-        self.block_reach = np.maximum.accumulate(self.block_max) if blocks else self.block_max
+        self.block_reach = np.maximum.accumulate(self.block_max) if len(lo) else self.block_max
 
     def _first_open(self, time: float, k: int) -> int:
-        """The first position below ``k`` (in order of lo) at which some interval so far
-        ends after ``time`` (``k`` if none): ``searchsorted(reach[:k], time, "right")``
-        for the running maximum ``reach`` of the ends, found through the blocks' maxima
-        and one block's ends."""
+        """The first position below ``k`` (in order of lo) where the ends so far reach past
+        ``time`` (``k`` if none), through the blocks' running maxima and one block's ends."""
         if self.reach is not None:
             return int(np.searchsorted(self.reach[:k], time, "right"))
         block = int(np.searchsorted(self.block_reach, time, "right"))
-        lo = block * _BLOCK
+        lo = block * BLOCK
         if lo >= k:
             return k
-        later = np.flatnonzero(self.hi[lo : min(lo + _BLOCK, k)] > time)
+        later = np.flatnonzero(self.hi[lo : min(lo + BLOCK, k)] > time)
         return lo + int(later[0]) if len(later) else k
 
     def _intervals(self, positions: IntArray) -> IntArray:
@@ -78,10 +69,9 @@ class Intervals:
         return positions if self.order is None else self.order[positions]
 
     def count(self, times: FloatArray, near: IntArray | None = None) -> IntArray:
-        """How many intervals contain each of ``times``. ``near``: for each time, about
-        how many intervals started by then (and about as many, less those still open,
-        ended): the ranks are then found by stepping from there, not by a full binary
-        search each (the same answer)."""
+        """How many intervals contain each of ``times``. ``near``: per time, about how many
+        intervals started (and ended) by then; the ranks are then found by stepping from
+        there (`rank_near`), not by a binary search each (the same answer)."""
         if near is None:
             started = np.searchsorted(self.lo, times, "right")
             ended = np.searchsorted(self.hi_sorted, times, "right")
@@ -95,12 +85,12 @@ class Intervals:
         """Indices (ascending) of the intervals containing ``time``."""
         k = int(np.searchsorted(self.lo, time, "right"))
         first = self._first_open(time, k)
-        if k - first <= 4 * _BLOCK:
+        if k - first <= 4 * BLOCK:
             positions = first + np.flatnonzero(self.hi[first:k] > time)
         else:
-            b0, b1 = first // _BLOCK, (k - 1) // _BLOCK + 1
+            b0, b1 = first // BLOCK, (k - 1) // BLOCK + 1
             blocks = b0 + np.flatnonzero(self.block_max[b0:b1] > time)
-            candidates = (blocks[:, None] * _BLOCK + np.arange(_BLOCK)).reshape(-1)
+            candidates = (blocks[:, None] * BLOCK + np.arange(BLOCK)).reshape(-1)
             candidates = candidates[(candidates >= first) & (candidates < k)]
             positions = candidates[self.hi[candidates] > time]
         return np.sort(self._intervals(positions))
@@ -127,9 +117,8 @@ class Intervals:
 
 def rank_near(values: FloatArray, times: FloatArray, guess: IntArray, steps: int = 8) -> IntArray:
     """``searchsorted(values, times, "right")`` (values sorted) found by stepping from
-    ``guess``: one look on each side settles most, a few more steps the rest, and a binary
-    search whatever is still farther off. Cheaper than a full search for each time when
-    the guesses are close (the ops around an idle gap)."""
+    ``guess`` (a binary search for what is still farther off after ``steps``): cheaper
+    than a full search each when the guesses are close (the ops around an idle gap)."""
     n = len(values)
     rank = np.clip(guess, 0, n).astype(np.int64)
     if not n or not len(times):
@@ -154,17 +143,35 @@ def rank_near(values: FloatArray, times: FloatArray, guess: IntArray, steps: int
     return rank
 
 
-def _nondecreasing(values: FloatArray) -> bool:
+def _openers(starts: FloatArray, reach: FloatArray, firsts: IntArray) -> IntArray:
+    """Positions (in `Schedule.by_row` order) of the tasks that open a gap: they start
+    after everything before them on their row ended (a row's first task, at ``firsts``:
+    after 0)."""
+    opens = np.empty(len(starts), dtype=bool)
+    np.greater(starts[1:], reach[:-1], out=opens[1:])
+    opens[firsts] = starts[firsts] > 0.0
+    return np.flatnonzero(opens)
+
+
+def nondecreasing(values: FloatArray) -> bool:
     return len(values) < 2 or bool((values[1:] >= values[:-1]).all())
+
+
+def block_maxima(values: FloatArray) -> FloatArray:
+    """The largest of ``values`` in each block of `BLOCK` (the last block padded)."""
+    blocks = -(-len(values) // BLOCK)
+    padded = np.full(blocks * BLOCK, -np.inf)
+    padded[: len(values)] = values
+    maxima: FloatArray = padded.reshape(blocks, BLOCK).max(axis=1)
+    return maxima
 
 
 def cut_at_points(
     lo: FloatArray, hi: FloatArray, points: FloatArray, budget: int | None = None
 ) -> tuple[IntArray, FloatArray, FloatArray, IntArray] | None:
     """Cut each [lo, hi) at the sorted ``points`` strictly inside it: (parent, lo, hi) of
-    the pieces, in order, and for each piece how many points lie at or before its start
-    (as ``searchsorted(points, start, "right")`` gives it: no search per piece). None
-    where that would cut more than ``budget`` times. Running sums, no repeat: at 10^6 ops
+    the pieces in order, and per piece ``searchsorted(points, start, "right")`` (found
+    without a search); None past ``budget`` cuts. Running sums, no repeat: at 10^6 ops
     with two workers a unit there are millions of pieces."""
     a = np.searchsorted(points, lo, "right")
     counts = np.searchsorted(points, hi, "left")
@@ -198,19 +205,24 @@ def cut_at_points(
 
 @dataclass(frozen=True, eq=False)
 class UnitTasks:
-    """One unit's tasks sorted by (start, op): their starts, ops and distinct starts, and
-    the tasks themselves (`tasks_at`). A pipeline laid out op by op keeps no task list:
-    the task of stage ``stage`` of op ``op`` is ``stage + stages * op``."""
+    """One unit's tasks sorted by (start, op): their starts, ops, distinct starts and the
+    tasks (`tasks_at`; an op-major pipeline's stage keeps no list: stage + stages · op)."""
 
     starts: FloatArray
     ops: IntArray | npt.NDArray[np.int32]
-    points: FloatArray  # unique starts
     listed: IntArray | None = None  # the tasks, where no layout gives them
     stage: int = 0
     stages: int = 1
 
     def __len__(self) -> int:
         return len(self.starts)
+
+    @cached_property
+    def points(self) -> FloatArray:
+        """The distinct starts (the starts themselves when no two are equal)."""
+        keep = np.ones(len(self.starts), dtype=bool)
+        keep[1:] = self.starts[1:] > self.starts[:-1]
+        return self.starts if keep.all() else self.starts[keep]
 
     def tasks_at(self, positions: IntArray | slice) -> IntArray:
         """The tasks at these positions of the order (an array of them, or a slice)."""
@@ -219,10 +231,9 @@ class UnitTasks:
         return self.stage + self.stages * self.ops[positions].astype(np.int64)
 
     def ranks(self, points: FloatArray, counted: IntArray, starts: FloatArray) -> IntArray:
-        """For pieces starting at ``starts`` with ``counted`` of ``points`` at or before
-        each (`cut_at_points`): how many of the unit's tasks start by then, as
-        ``searchsorted(self.starts, starts, "right")`` gives it, without a search where
-        the points are the unit's starts or its distinct starts (`points`)."""
+        """``searchsorted(self.starts, starts, "right")`` for pieces with ``counted`` of
+        ``points`` at or before each (`cut_at_points`), without a search where the points
+        are the unit's starts or its distinct starts."""
         if points is self.starts:
             return counted
         if points is self.points:
@@ -231,35 +242,9 @@ class UnitTasks:
             return ranks
         return np.searchsorted(self.starts, starts, "right")
 
-    def every_task(self) -> IntArray:
-        """Every task, in order: built afresh where none is kept (for one pass over all;
-        `tasks_at` for some)."""
-        return self.tasks_at(slice(None))
-
     @property
     def last_start(self) -> float:
         return float(self.starts[-1]) if len(self.starts) else -np.inf
-
-
-def _unit(
-    starts: FloatArray,
-    ops: IntArray | npt.NDArray[np.int32],
-    listed: IntArray | None = None,
-    stage: int = 0,
-    stages: int = 1,
-) -> UnitTasks:
-    """A unit's tasks with their starts and ops; ``points``: the distinct starts (the
-    starts themselves when no two are equal)."""
-    points = starts
-    if not _increasing(starts):
-        keep = np.ones(len(starts), dtype=bool)
-        keep[1:] = starts[1:] > starts[:-1]
-        points = starts[keep]
-    return UnitTasks(starts, ops, points, listed, stage, stages)
-
-
-def _increasing(values: FloatArray) -> bool:
-    return len(values) < 2 or bool((values[1:] > values[:-1]).all())
 
 
 class WaitIndex:
@@ -268,19 +253,21 @@ class WaitIndex:
     def __init__(self, schedule: Schedule, columns: OpColumns) -> None:
         self.schedule = schedule
         self.op_columns = columns  # (the stage columns sorted, shared with other indexes)
-        self._gaps: tuple[IntArray, FloatArray, FloatArray] | None = None
-        #: The window search's blocks (`engine.reasons.idle_cuts.gap_blocks`, `point_blocks`),
-        #: built on first use.
+        #: `gaps` once found (here, or written by the compiled idle pass where it cut none).
+        self.found_gaps: tuple[IntArray, FloatArray, FloatArray] | None = None
+        #: The window search's blocks (`engine.reasons.idle_cuts.gap_blocks`, `point_blocks`).
         self.gap_blocks: FloatArray | None = None
         self.point_blocks: dict[int, FloatArray] = {}
+        self._pool_holds: dict[int, Intervals] = {}
+        self._ready_kept: dict[int, tuple[FloatArray, OpOrder | None]] = {}
         self.span = schedule.makespan
         self.tol = time_tolerance(self.span)
         self.pipeline = schedule.n_ops > 0 and len(schedule) > 0 and schedule.is_pipeline
         self.measured = self.pipeline and schedule.source == "measured"
+        self.slots = schedule.buffers if self.pipeline else 0
         #: A shape's run with pools the book's rules don't cover (`engine.reasons.pool_waits`).
         self.shaped = is_shape_run(schedule)
-        #: A shape's one pool held from its first stage to its last: the book's rules,
-        #: its name in the words (0); else -1.
+        #: 0 where a shape's one pool follows the book's rules, named in the words; else -1.
         self.named_pool = named_pool(schedule)
         self._narration_ready = False
         rows = np.arange(schedule.n_workers)
@@ -294,19 +281,18 @@ class WaitIndex:
         return [self._unit_tasks(u) for u in range(s.n_units)]
 
     def _unit_tasks(self, unit: int) -> UnitTasks:
-        """One unit's tasks sorted by (start, op). A pipeline's unit that runs one stage in
-        op order (every one-worker simulation, and every load unit) needs no sort, and
-        with one worker it shares the row's arrays (`Schedule.by_row`)."""
+        """One unit's tasks sorted by (start, op): no sort for a unit that runs one stage in
+        op order (every one-worker simulation, every load unit)."""
         s = self.schedule
         stages = len(s.stage_names)
         if self.pipeline and s.op_major and s.unit is s.stage and unit < stages:
             # The stage's starts sorted, ties in op order (shared with the narration's; in
             # op order already, the column itself: with one worker, its row's part).
             starts, ops = self.op_columns.sorted("start", unit)
-            return _unit(starts, self._op_numbers if ops is None else ops, None, unit, stages)
+            return UnitTasks(starts, self._op_numbers if ops is None else ops, None, unit, stages)
         tasks = np.flatnonzero(s.unit == unit)
         tasks = tasks[np.lexsort((s.op[tasks], s.start[tasks]))].astype(np.int64)
-        return _unit(s.start[tasks], s.op[tasks], tasks)
+        return UnitTasks(s.start[tasks], s.op[tasks], tasks)
 
     @cached_property
     def _op_numbers(self) -> IntArray:
@@ -335,14 +321,38 @@ class WaitIndex:
             return -1
         return int(self.schedule.unit[self.schedule.task_of(0, 0)])
 
-    @property
-    def slots(self) -> int:
-        return self.schedule.buffers if self.pipeline else 0
-
     @cached_property
     def pool_times(self) -> PoolTimes:
-        """A shape's run's pools: asks, grants, holds (`shaped` runs only)."""
-        return PoolTimes(self.schedule, Intervals)
+        """A shape's run's pools: asks and grants (`shaped` runs only)."""
+        return PoolTimes(self.schedule)
+
+    def pool_holds(self, pool: int) -> Intervals:
+        """A shape's ``pool``'s holds: [grant, end of its last stage) per op (kept)."""
+        found = self._pool_holds.get(pool)
+        if found is None:
+            last = np.ascontiguousarray(self.schedule.op_ends[:, self.schedule.pools[pool].last])
+            found = self._pool_holds[pool] = Intervals(self.pool_times.grants[:, pool], last)
+        return found
+
+    def slot_holders(self, pool: int, time: float) -> IntArray:
+        """The ops holding a slot at ``time`` (ascending): of ``pool`` in a shape's run,
+        else of the book's slots (`holds`)."""
+        return self.pool_holds(pool).at(time) if self.shaped else self.holds.at(time)
+
+    def slot_frees_at(self, pool: int, holders: IntArray) -> float:
+        """When the first of ``holders`` frees its slot (of ``pool`` in a shape's run);
+        NaN for none."""
+        last = self.schedule.pools[pool].last if self.shaped else -1
+        ends = self.schedule.op_ends[holders, last]
+        return float(ends.min()) if len(ends) else float("nan")
+
+    def pool_waited(self, task: int, time: float) -> int:
+        """The pool (`Schedule.pools` index) a slot wait of ``task`` at ``time`` waits for:
+        a shape's run's (-1: none), else `named_pool`."""
+        if not self.shaped:
+            return self.named_pool
+        s = self.schedule
+        return max(self.pool_times.waited_pool(int(s.op[task]), int(s.stage[task]), time), -1)
 
     @cached_property
     def grant(self) -> FloatArray:
@@ -362,11 +372,6 @@ class WaitIndex:
         return np.minimum(grant, s.op_starts[:, 0])
 
     @cached_property
-    def grant_order(self) -> IntArray:
-        """Ops sorted by grant time (ties: op order)."""
-        return np.argsort(self.grant, kind="stable").astype(np.int64)
-
-    @cached_property
     def ready(self) -> FloatArray:
         """(n_ops, stages): when each stage could start (read: the grant)."""
         s = self.schedule
@@ -379,59 +384,42 @@ class WaitIndex:
 
     @cached_property
     def holds(self) -> Intervals:
-        """Slot holds: [grant (measured: read start), write end) per op."""
+        """Slot holds: [grant (measured: read start), write end) per op, as
+        `engine.analysis.timeline.state_at` draws them."""
         s = self.schedule
         first = s.grant if s.grant is not None else op_column(s, "start", 0)
         last = op_column(s, "end", -1)
         lo = first if bool((first <= last).all()) else np.minimum(first, last)
         return Intervals(lo, last, self.op_columns.sorted("end", -1)[0])
 
-    def ready_of(self, op: int, stage: int) -> float:
-        """When stage ``stage`` of op ``op`` could start (one entry of `ready`)."""
-        if stage == 0:
-            return float(self.grant[op])
-        return float(self.schedule.op_ends[op, stage - 1])
+    def ready_of(self, task: int) -> float:
+        """When ``task`` could start: its op's grant (first stage) or previous stage's end;
+        off pipelines, its start."""
+        s = self.schedule
+        if not self.pipeline:
+            return float(s.start[task])
+        op, stage = int(s.op[task]), int(s.stage[task])
+        return float(self.grant[op] if stage == 0 else s.op_ends[op, stage - 1])
 
     @property
     def gaps(self) -> tuple[IntArray, FloatArray, FloatArray]:
         """Every row's idle intervals in [0, makespan] (overlapping tasks count once),
-        sorted by (row, start). One pass over the rows' tasks (`Schedule.by_row`), or
-        the compiled idle pass's (`keep_gaps`)."""
-        if self._gaps is None:
-            self._gaps = self._find_gaps()
-        return self._gaps
-
-    def gaps_found(self) -> tuple[IntArray, FloatArray, FloatArray] | None:
-        """`gaps` where found already, else None (the compiled idle pass then writes them)."""
-        return self._gaps
-
-    def keep_gaps(self, gaps: tuple[IntArray, FloatArray, FloatArray]) -> None:
-        """Keep ``gaps`` as `gaps`: the compiled idle pass found them, where it cut none."""
-        self._gaps = gaps
+        sorted by (row, start): one pass over the rows' tasks (`Schedule.by_row`)."""
+        if self.found_gaps is None:
+            self.found_gaps = self._find_gaps()
+        return self.found_gaps
 
     def _find_gaps(self) -> tuple[IntArray, FloatArray, FloatArray]:
         s = self.schedule
         _, bounds = s.by_row
         starts, (reach, _) = s.row_starts, s.row_reach
         n_rows, span = s.n_workers, self.span
-        # A task opens a gap when it starts after everything before it on its row ended
-        # (the row's first task: after 0).
-        opens = np.empty(len(starts), dtype=bool)
-        np.greater(starts[1:], reach[:-1], out=opens[1:])
-        for r in range(n_rows):
-            first = int(bounds[r])
-            if first < int(bounds[r + 1]):
-                opens[first] = starts[first] > 0.0
-        position = np.flatnonzero(opens)
-        del opens
+        nonempty = bounds[:-1] < bounds[1:]
+        position = _openers(starts, reach, bounds[:-1][nonempty])
         cuts = np.searchsorted(position, bounds)
         inner = np.diff(cuts)
-        tail_from = np.array(
-            [
-                reach[int(bounds[r + 1]) - 1] if bounds[r + 1] > bounds[r] else 0.0
-                for r in range(n_rows)
-            ]
-        )
+        last = np.maximum(bounds[1:] - 1, 0)
+        tail_from = np.where(nonempty, reach[last] if len(reach) else 0.0, 0.0)
         tail = span > tail_from
         counts = inner + tail
         total = int(counts.sum())
@@ -461,69 +449,49 @@ class WaitIndex:
         return rows, lo, hi
 
     def lone_ranks(self, unit: int, a: int, b: int) -> IntArray:
-        """For gaps ``a:b`` (those of one-worker unit ``unit``): the rank, in start order,
-        of the first of the unit's tasks that starts after each gap's start, as
-        ``searchsorted(starts, start, "right")`` gives it. That is the task that ends the
-        gap (everything before it ended by the gap's start, everything after starts no
-        sooner): found again with the pass that found the gaps, without a search."""
+        """For gaps ``a:b`` (those of one-worker unit ``unit``): the rank in start order of
+        the task that ends each gap, ``searchsorted(starts, start, "right")``, found again
+        with the pass that found the gaps, without a search."""
         s = self.schedule
         _, bounds = s.by_row
         row = int(s.worker_offsets[unit])
         lo, hi = int(bounds[row]), int(bounds[row + 1])
         starts, reach = s.row_starts[lo:hi], s.reach_at(slice(lo, hi))[0]
-        opens = np.empty(hi - lo, dtype=bool)
-        if hi > lo:
-            np.greater(starts[1:], reach[:-1], out=opens[1:])
-            opens[0] = starts[0] > 0.0
-        ranks = np.flatnonzero(opens)
+        ranks = _openers(starts, reach, np.flatnonzero([hi > lo]))
         if len(ranks) < b - a:  # the row's tail gap: no task after it
             ranks = np.append(ranks, hi - lo)
         return ranks
 
     def ready_order(self, stage: int) -> OpOrder:
-        """Ops in the order ``stage`` became ready (ties: op order), for a stage not in op
-        order (`columns`): a unit serves its ready stages first come, first served, so the
-        ops waiting at any time are a slice of this order. Built on first use, kept."""
-        if stage == 0:
-            return self.grant_order
-        if self.shaped and self.pool_times.taken[stage]:
-            return self._shape_ready_sorted(stage)[1]
-        _, by_end = self.op_columns.sorted("end", stage - 1)
-        return self._op_numbers if by_end is None else by_end
+        """Ops in the order ``stage`` became ready (ties: op order): a unit serves ready
+        stages first come, first served, so the ops waiting at any time are a slice of it."""
+        order = self._ready_sorted(stage)[1]
+        return self._op_numbers if order is None else order
 
     @cached_property
     def columns(self) -> tuple[list[FloatArray], list[FloatArray], list[bool]]:
-        """Per stage: ready times sorted, starts sorted (`OpColumns`: shared with
-        the units' and the holds'), and whether both already run in op order (then the ops
-        waiting at any time are one contiguous range)."""
-        s = self.schedule
+        """Per stage: ready times sorted, starts sorted (shared `OpColumns`), and whether
+        both run in op order (then the ops waiting at any time are one range)."""
         ready_sorted, start_sorted, in_order = [], [], []
-        for stage in range(len(s.stage_names)):
-            if stage == 0:  # ready when granted a slot
-                ready_in_order = _nondecreasing(self.grant)
-                ready = self.grant if ready_in_order else np.sort(self.grant)
-            elif self.shaped and self.pool_times.taken[stage]:  # its pools granted too
-                ready, _ = self._shape_ready_sorted(stage)
-                ready_in_order = _nondecreasing(self.ready[:, stage])
-            else:  # ready when the stage before ended
-                ready, by_ready = self.op_columns.sorted("end", stage - 1)
-                ready_in_order = by_ready is None
+        for stage in range(len(self.schedule.stage_names)):
+            ready, by_ready = self._ready_sorted(stage)
             start, by_start = self.op_columns.sorted("start", stage)
-            in_order.append(ready_in_order and by_start is None)
+            in_order.append(by_ready is None and by_start is None)
             ready_sorted.append(ready)
             start_sorted.append(start)
         return ready_sorted, start_sorted, in_order
 
-    def _shape_ready_sorted(self, stage: int) -> tuple[FloatArray, IntArray]:
-        """A shape's stage that takes pools: its ready times sorted, and the ops in that
-        order (ties: op order); built once a stage."""
-        found = self._shape_ready.get(stage)
+    def _ready_sorted(self, stage: int) -> tuple[FloatArray, OpOrder | None]:
+        """``stage``'s ready times sorted and the ops in that order (ties: op order; None
+        where that is op order): when the stage before ended (shared `OpColumns`), or for
+        the first stage the grants, for a shape's stage that takes pools its last grant."""
+        if stage > 0 and not (self.shaped and self.pool_times.taken[stage]):
+            return self.op_columns.sorted("end", stage - 1)
+        found = self._ready_kept.get(stage)
         if found is None:
-            column = self.ready[:, stage]
-            order = np.argsort(column, kind="stable").astype(np.int64)
-            found = self._shape_ready[stage] = (column[order], order)
+            column = self.grant if stage == 0 else self.ready[:, stage]
+            order = None
+            if not nondecreasing(column):
+                order = np.argsort(column, kind="stable").astype(np.int64)
+            found = self._ready_kept[stage] = (column if order is None else column[order], order)
         return found
-
-    @cached_property
-    def _shape_ready(self) -> dict[int, tuple[FloatArray, IntArray]]:
-        return {}

@@ -1,35 +1,27 @@
-"""Why is it idle? Wait reasons for every worker's idle time and every op's waiting time.
-
-Pure functions of a Schedule, vectorized (10^6 ops in well under a second), kept by the
-Schedule's `engine.analysis.derived.Derived` (``derived.idle_spans``, ``derived.op_waits``…). Ops
-are 0-based in the columns and 1-based in the words ("op 1" is op 0).
+"""Why is it idle? Wait reasons for every worker's idle time and every op's waiting time:
+vectorized functions of a Schedule (10^6 ops in well under a second), kept by its
+`engine.analysis.derived.Derived`. Ops are 0-based in the columns, 1-based in the words.
 
 Idle reasons (`IDLE_REASONS`) split every worker's idle time in [0, makespan]:
 
-* ``input`` — its unit has nothing ready: the stage that goes next on the unit waits for the
-  op's previous stage to end. The span names that op (the first of the unit's stages to start
-  after the span's start; the lowest op on ties).
-* ``slot`` — the load unit (the unit of the read stage): the next read waits for a shared-memory
-  slot; all B slots are held. The span names the holders.
-* ``done`` — the unit has no work left: its last stage has started (maybe on another worker).
-* ``overhead`` — added for measured runs: a worker was free and the next stage ready (a slot
-  free, or the previous stage over) and still nothing started: launch latency or
-  synchronization the model does not see. Simulated runs never have it.
+* ``input`` — the stage that goes next on its unit waits for the op's previous stage; the
+  span names that op (the first of the unit's stages to start after the span's start;
+  ties: the lowest op).
+* ``slot`` — on the load unit (the read stage's), the next read waits for a shared-memory
+  slot: all B slots are held; the span names the holders.
+* ``done`` — the unit's last stage has started (maybe on another worker).
+* ``overhead`` — measured runs only: a worker was free and the next stage ready and still
+  nothing started (launch latency or synchronization the model does not see).
 
-Op waits (`OP_WAIT_REASONS`) split each op's waiting time: before its read, [0, grant) is
-``slot`` and [grant, read start) is ``worker`` (every load worker is busy); between stages
-it is ``worker``. Measured runs have no grant times: an op is taken to get its slot when the
-op B places before it has written (slots in op order), at the latest when its read starts,
-and waits that find the unit free are ``overhead``. A slot is held from the grant (measured:
-from the read's start) to the end of the write, as `engine.analysis.timeline.state_at` says.
+Op waits (`OP_WAIT_REASONS`): before its read an op waits [0, grant) for a ``slot``, then
+[grant, read start) for a ``worker``; between stages for a ``worker``. Measured runs have
+no grant times (`WaitIndex.grant` infers them, `WaitIndex.holds` the holds), and waits
+that find the unit free are ``overhead``.
 
 Schedules that are not a three-stage pipeline (the warps model) get ``input`` and ``done``.
-
-A pipeline shape's run with pools (`engine.reasons.pool_waits`) keeps these kinds, generalised: a
-worker whose next stage waits for a pool's slot (its previous stage over) is ``slot``, the
-span naming the pool and the ops holding its slots ("waiting for a slot of smem stages:
-held by ops 3–6"); waiting for the previous stage is ``input``. An op waits before each
-stage for that stage's pools in turn (``slot``, each naming its pool), then a ``worker``.
+A shape's run with pools (`engine.reasons.pool_waits`) generalises ``slot``: a worker whose
+next stage waits for a pool's slot, or an op before each stage for its pools in turn, name
+the pool and its holders ("waiting for a slot of smem stages: held by ops 3–6").
 """
 
 from __future__ import annotations
@@ -47,15 +39,13 @@ from engine.base.text import join_words, op_list, time_text
 from engine.model.columns import task_dtype
 from engine.model.schedule import Schedule, op_column
 from engine.reasons.idle_cuts import (
-    Summary,
     TaskArray,
     awaited,
     compiled_columns,
     compiled_summary,
     window_columns,
 )
-from engine.reasons.pool_waits import READY
-from engine.reasons.wait_index import WaitIndex, cut_at_points
+from engine.reasons.wait_index import Intervals, WaitIndex, cut_at_points, nondecreasing
 
 if TYPE_CHECKING:
     from engine.analysis.derived import Derived
@@ -63,6 +53,8 @@ if TYPE_CHECKING:
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 ReasonArray = npt.NDArray[np.int8]
+#: `OpWaits`' columns: op, stage, start, end, reason.
+WaitColumns = tuple[IntArray, IntArray, FloatArray, FloatArray, ReasonArray]
 
 IDLE_REASONS: tuple[str, ...] = ("input", "slot", "done", "overhead")
 INPUT, SLOT, DONE, OVERHEAD = 0, 1, 2, 3
@@ -81,12 +73,9 @@ _CUTS_PER_TASK = 4
 @dataclass(frozen=True, eq=False)
 class IdleSpans:
     """Every worker's idle time in [0, makespan], cut into spans with one reason each.
-
-    Columns (numpy, sorted by (row, start)): ``row`` (timeline row = global worker index,
-    as `Schedule.row`), ``start``, ``end``, ``reason`` (index into `IDLE_REASONS`, int8)
-    and ``next_task`` (the task awaited — input, overhead, slot: the read that waits — else
-    -1; int32 below 2^31 tasks, `engine.reasons.idle_cuts.task_dtype`).
-    """
+    Columns sorted by (row, start): ``row`` (global worker index, as `Schedule.row`),
+    ``start``, ``end``, ``reason`` (`IDLE_REASONS` index) and ``next_task`` (the task
+    awaited — slot: the read that waits — else -1; int32 below 2^31 tasks)."""
 
     row: IntArray
     start: FloatArray
@@ -119,23 +108,15 @@ class IdleSpans:
     def worker(self) -> IntArray:
         return self.row - self.schedule.worker_offsets[self.unit]
 
-    @cached_property
-    def row_bounds(self) -> IntArray:
-        """Row r's spans are ``bounds[r]:bounds[r + 1]``."""
-        rows = np.arange(self.schedule.n_workers + 1)
-        return np.searchsorted(self.row, rows).astype(np.int64)
-
     def reason_name(self, i: int) -> str:
         return IDLE_REASONS[int(self.reason[i])]
 
     def pool(self, i: int) -> int:
-        """The pool (`Schedule.pools` index) a slot span of a shape's run waits for; -1
-        for other spans and the book's runs (one pool, ``buffers``)."""
+        """The pool (`Schedule.pools` index) a slot span waits for; -1 for other spans and
+        the book's runs."""
         if int(self.reason[i]) != SLOT:
             return -1
-        if not self._index.shaped:
-            return self._index.named_pool
-        return _pool_waited(self._index, int(self.next_task[i]), self._middle(i))
+        return self._index.pool_waited(int(self.next_task[i]), self._middle(i))
 
     def _middle(self, i: int) -> float:
         return 0.5 * (float(self.start[i]) + float(self.end[i]))
@@ -144,12 +125,9 @@ class IdleSpans:
         """The ops span ``i`` names (0-based): input and overhead — the op awaited; slot —
         the ops holding the slots (a shape's run: of the pool it waits for); done — none."""
         reason = int(self.reason[i])
-        if reason == SLOT and self._index.shaped:
-            holders = self._index.pool_times.holders(self.pool(i), self._middle(i))
-            return tuple(int(op) for op in holders)
         if reason == SLOT:
-            middle = 0.5 * (float(self.start[i]) + float(self.end[i]))
-            return tuple(int(op) for op in self._index.holds.at(middle))
+            holders = self._index.slot_holders(self.pool(i), self._middle(i))
+            return tuple(int(op) for op in holders)
         if reason == DONE or self.next_task[i] < 0:
             return ()
         return (int(self.schedule.op[self.next_task[i]]),)
@@ -164,51 +142,60 @@ class IdleSpans:
             for r, t in zip(reason.tolist(), task.tolist(), strict=True)
         ]
         slot = np.flatnonzero(reason == SLOT)
-        if len(slot) and self._index.shaped:  # each slot span's pool's holders, by pool
-            times = self._index.pool_times
-            middle = 0.5 * (self.start[lo:hi][slot] + self.end[lo:hi][slot])
+        if not len(slot):
+            return result
+        index = self._index
+        middle = 0.5 * (self.start[lo:hi][slot] + self.end[lo:hi][slot])
+        groups: list[tuple[Any, Intervals]] = [(slice(None), index.holds)]
+        if index.shaped:  # each slot span's pool's holders, by pool
             task = self.next_task[lo:hi][slot].astype(np.int64)
-            pools = times.waited_pools(task, middle)
-            for pool in np.unique(pools[pools >= 0]).tolist():
-                mine = np.flatnonzero(pools == pool)
-                query, ops = times.holds(pool).pairs(middle[mine])
-                for q, op in zip(slot[mine][query].tolist(), ops.tolist(), strict=True):
-                    result[q].append(op)
-        elif len(slot):
-            middle = 0.5 * (self.start[lo:hi][slot] + self.end[lo:hi][slot])
-            query, ops = self._index.holds.pairs(middle)
-            for q, op in zip(slot[query].tolist(), ops.tolist(), strict=True):
+            pools = index.pool_times.waited_pools(task, middle)
+            groups = [
+                (np.flatnonzero(pools == pool), index.pool_holds(pool))
+                for pool in np.unique(pools[pools >= 0]).tolist()
+            ]
+        for mine, holds in groups:
+            query, ops = holds.pairs(middle[mine])
+            for q, op in zip(slot[mine][query].tolist(), ops.tolist(), strict=True):
                 result[q].append(op)
         return result
-
-    def frees_at(self, i: int) -> float:
-        """Slot: when the first holder frees its slot; input: when the awaited op's previous
-        stage ends; overhead: since when the op was ready; done: NaN."""
-        reason = int(self.reason[i])
-        if reason == SLOT and self._index.shaped:
-            held = np.asarray(self.ops(i), dtype=np.int64)
-            return self._index.pool_times.frees_at(self.pool(i), held)
-        if reason == SLOT:
-            holders = self.ops(i)
-            ends = self.schedule.op_ends[list(holders), -1]
-            return float(ends.min()) if len(ends) else float("nan")
-        if reason == DONE or self.next_task[i] < 0:
-            return float("nan")
-        return _ready_of(self._index, int(self.next_task[i]))
 
     def describe(self, i: int) -> str:
         """One line for people, e.g. "waiting for a slot: held by ops 1 and 2; the first
         frees at 3 s"."""
-        return _describe_idle(
-            self._index, int(self.row[i]), int(self.reason[i]), int(self.next_task[i]),
-            self.ops(i), self.frees_at(i), self.pool(i),
-        )  # fmt: skip
-
-    def at(self, row: int, time: float) -> int:
-        """Index of row ``row``'s span containing ``time`` (start ≤ time < end), or -1."""
-        lo, hi = int(self.row_bounds[row]), int(self.row_bounds[row + 1])
-        k = lo + int(np.searchsorted(self.start[lo:hi], time, "right")) - 1
-        return k if k >= lo and time < self.end[k] else -1
+        s, index, unit = self.schedule, self._index, self.schedule.time_unit
+        reason, task = int(self.reason[i]), int(self.next_task[i])
+        if reason == DONE:
+            return f"done: the {s.unit_title(int(index.unit_of_row[self.row[i]]))} has no work left"
+        if reason == SLOT:  # (when the first holder frees its slot)
+            pool, ops = self.pool(i), self.ops(i)
+            when = index.slot_frees_at(pool, np.asarray(ops, dtype=np.int64))
+            slot = "a slot" if pool < 0 else f"a slot of {s.pools[pool].name}"
+            if not ops:
+                return f"waiting for {slot}: it goes to the ops in turn"
+            if len(ops) == 1:
+                return f"waiting for {slot}: held by {op_list(ops)} until {time_text(when, unit)}"
+            return (
+                f"waiting for {slot}: held by {op_list(ops)}; "
+                f"the first frees at {time_text(when, unit)}"
+            )
+        # (input: when the awaited op's previous stage ends; overhead: since when it was ready)
+        when = index.ready_of(task) if task >= 0 else float("nan")
+        op, stage = int(s.op[task]) + 1, int(s.stage[task])
+        if reason == OVERHEAD and (stage == 0 or not index.pipeline):
+            return (
+                f"overhead: a slot was free, yet op {op}'s {s.stage_names[stage]} started "
+                f"only at {time_text(float(s.start[task]), unit)} (not seen by the model)"
+            )
+        if reason == OVERHEAD:
+            return (
+                f"overhead: op {op}'s {s.stage_names[stage]} was ready at "
+                f"{time_text(when, unit)} but started at {time_text(float(s.start[task]), unit)}"
+            )
+        if not index.pipeline or stage == 0:
+            return f"waiting for input: op {op} starts next, at {time_text(when, unit)}"
+        previous = s.stage_names[stage - 1]
+        return f"waiting for input: op {op}'s {previous} ends at {time_text(when, unit)}"
 
     @cached_property
     def totals(self) -> FloatArray:
@@ -225,17 +212,16 @@ class IdleSpans:
 @dataclass(frozen=True, eq=False)
 class IdleSummary:
     """`idle_spans` added up, for stats and legends: per (row, reason) the idle time
-    (``totals``, as `IdleSpans.totals`) and the spans (``counts``), and each row's longest
-    span (0 without one). Built without keeping the spans where it can be (a simulated run
-    with the compiled module: at 10^6 ops with two workers a unit they are 10^7 spans,
-    some 300 MB); `idle_spans_between` then finds the spans of a part of the run."""
+    (``totals``) and the spans (``counts``), and each row's longest span (0 without one).
+    Built without keeping the spans where it can be (10^6 ops with two workers a unit make
+    10^7 spans, some 300 MB); `idle_spans_between` then finds those of part of the run."""
 
     totals: FloatArray
     counts: IntArray
     longest: FloatArray
-    #: How `idle_spans_between` cuts each unit's gaps as the whole run's are (None: it
-    #: picks them from the spans, which are kept).
-    _cuts: Summary | None = field(default=None, repr=False)
+    #: Per unit, where `idle_spans_between` cuts its gaps as the whole run's are (its
+    #: distinct starts, its last start only, or none); None: it picks from the kept spans.
+    cut_points: tuple[FloatArray, ...] | None = field(default=None, repr=False)
 
     def present(self) -> tuple[str, ...]:
         """The reasons that occur, in `IDLE_REASONS` order."""
@@ -243,21 +229,19 @@ class IdleSummary:
 
 
 def build_idle_summary(derived: Derived) -> IdleSummary:
-    """`IdleSummary` of ``derived``'s Schedule (`Derived.idle_summary` keeps it): by one
-    compiled pass that stores no span where the run's gaps are cut as a simulation's and
-    the compiled module is built, else from the spans (`Derived.idle_spans`)."""
+    """`IdleSummary` of ``derived``'s Schedule: by a compiled pass that stores no span where
+    it can be, else from `Derived.idle_spans`."""
     schedule, index = derived.schedule, derived.waits
     if _cut_like_simulated(index) and not index.shaped:  # (a shape's: its pool waits cut)
         found = compiled_summary(index, _budget(schedule), (INPUT, SLOT, DONE), len(IDLE_REASONS))
         if found is not None:
-            return IdleSummary(found.totals, found.counts, found.longest, found)
+            return IdleSummary(*found)
     spans = derived.idle_spans
     rows, reasons = schedule.n_workers, len(IDLE_REASONS)
     key = spans.row * reasons + spans.reason
     counts = np.bincount(key, minlength=rows * reasons).astype(np.int64).reshape(rows, reasons)
     longest = np.zeros(rows)
-    if len(spans):
-        np.maximum.at(longest, spans.row, spans.end - spans.start)
+    np.maximum.at(longest, spans.row, spans.end - spans.start)
     return IdleSummary(spans.totals, counts, longest)
 
 
@@ -268,14 +252,13 @@ def idle_spans_between(
     rows: Sequence[int] | None = None,
     shortest: float = 0.0,
 ) -> IdleSpans:
-    """The spans of `idle_spans` (the same pieces, reasons and tasks, bit for bit) on
-    ``rows`` (all: None) that reach into [t0, t1] (end > t0, start ≤ t1) and last at
-    least ``shortest``, in (row, start) order. Not cached. Where the spans are not kept
-    (`IdleSummary`), found from the tasks in that window alone: a view costs what it
-    shows, and a row whose longest span is shorter than ``shortest`` costs nothing."""
+    """The spans of `idle_spans` (bit for bit) on ``rows`` (all: None) that `reaching` picks
+    for [t0, t1] and ``shortest``, in (row, start) order. Not cached. Where the spans are
+    not kept, found from the tasks in that window alone: a view costs what it shows, and
+    a row whose longest span is shorter than ``shortest`` costs nothing."""
     schedule, index = derived.schedule, derived.waits
     summary = derived.idle_summary
-    if summary._cuts is None:  # the spans are kept: pick from them
+    if summary.cut_points is None:  # the spans are kept: pick from them
         spans = derived.idle_spans
         keep = reaching(spans.start, spans.end, t0, t1, shortest)
         if rows is not None:
@@ -286,7 +269,7 @@ def idle_spans_between(
         chosen = range(0)
     wanted = [int(r) for r in chosen if summary.longest[r] >= shortest and summary.counts[r].any()]
     columns = window_columns(
-        index, summary._cuts.cut_points, wanted, t0, t1, shortest, (INPUT, SLOT, DONE)
+        index, summary.cut_points, wanted, t0, t1, shortest, (INPUT, SLOT, DONE)
     )
     return IdleSpans(*columns, index)
 
@@ -313,35 +296,25 @@ def _cut_like_simulated(index: WaitIndex) -> bool:
     return not (index.measured or (index.pipeline and index.slots > 0 and s.grant is None))
 
 
-def _ready_of(index: WaitIndex, task: int) -> float:
-    s = index.schedule
-    if not index.pipeline:
-        return float(s.start[task])
-    return index.ready_of(int(s.op[task]), int(s.stage[task]))
-
-
 def build_idle_spans(index: WaitIndex, budget: int | None = None) -> IdleSpans:
-    """Every worker's idle time with its reason (see the module docstring; kept by
-    `Derived.idle_spans`). A unit's gaps are cut at its starts where it has several
-    workers, at its last start only past ``budget`` cuts (default `_budget`). A simulated
-    run's by the compiled pass (engine.reasons.idle_cuts) where it is built; else, and for
-    measured runs, in numpy here: the same columns, bit for bit. A shape's run with pools:
-    then each piece cut where its stage's op asks for and gets its pools (`_pool_cut`)."""
+    """Every worker's idle time with its reason (kept by `Derived.idle_spans`). A unit's
+    gaps are cut at its starts where it has several workers, at its last start only past
+    ``budget`` cuts (default `_budget`); by the compiled pass (engine.reasons.idle_cuts)
+    where it can, else in numpy, bit for bit the same. A shape's run's pieces are then
+    cut where the awaited stage's op asks for and gets its pools (`_pool_cut`)."""
     spans = _pipeline_idle_spans(index, budget)
     return _pool_cut(spans) if index.shaped else spans
 
 
 def _pool_cut(spans: IdleSpans) -> IdleSpans:
-    """A shape's run's input pieces cut where the awaited stage's op asks for and gets
-    each of its pools: [ask, grant) of a pool is a wait for its slot (`SLOT`)."""
+    """A shape's run's input pieces cut at the awaited stage's asks and grants: [ask, grant)
+    of a pool is a wait for its slot (`SLOT`)."""
     pick = np.flatnonzero((spans.reason == INPUT) & (spans.next_task >= 0))
     if not len(pick):
         return spans
     task = spans.next_task[pick].astype(np.int64)
     parent, lo, hi, pool = spans._index.pool_times.split(task, spans.start[pick], spans.end[pick])
-    rest = np.ones(len(spans), dtype=bool)
-    rest[pick] = False
-    keep = np.flatnonzero(rest)
+    keep = np.delete(np.arange(len(spans)), pick)
     source = np.concatenate([keep, pick[parent]])
     start = np.concatenate([spans.start[keep], lo])
     end = np.concatenate([spans.end[keep], hi])
@@ -351,13 +324,6 @@ def _pool_cut(spans: IdleSpans) -> IdleSpans:
         spans.row[source][order], start[order], end[order], reason[order],
         spans.next_task[source][order], spans._index,
     )  # fmt: skip
-
-
-def _pool_waited(index: WaitIndex, task: int, time: float) -> int:
-    """The pool the stage ``task`` waits for at ``time`` (a shape's run), -1 for none."""
-    s = index.schedule
-    pool = index.pool_times.waited_pool(int(s.op[task]), int(s.stage[task]), time)
-    return max(pool, -1)
 
 
 def _pipeline_idle_spans(index: WaitIndex, budget: int | None = None) -> IdleSpans:
@@ -434,58 +400,11 @@ def _split_at(
 ) -> tuple[IntArray, FloatArray, FloatArray]:
     """Cut [x, y) at ``cut`` where it is a number inside: (parent, x, y) of the pieces."""
     has = ~np.isnan(cut) & (cut > x) & (cut < y)
-    pieces = 1 + has.astype(np.int64)
-    parent = np.repeat(np.arange(len(x)), pieces)
-    second = np.zeros(len(parent), dtype=bool)
-    second[1:] = parent[1:] == parent[:-1]
-    first_of_two = np.zeros(len(parent), dtype=bool)
-    first_of_two[:-1] = second[1:]
-    starts = np.where(second, cut[parent], x[parent])
-    ends = np.where(first_of_two, cut[parent], y[parent])
+    parent = np.repeat(np.arange(len(x)), 1 + has.astype(np.int64))
+    starts, ends = x[parent], y[parent]
+    first = (np.arange(len(x)) + np.cumsum(has) - has)[has]  # each cut one's first piece
+    ends[first] = starts[first + 1] = cut[has]
     return parent, starts, ends
-
-
-def _describe_idle(
-    index: WaitIndex,
-    row: int,
-    reason: int,
-    task: int,
-    ops: tuple[int, ...],
-    when: float,
-    pool: int = -1,
-) -> str:
-    s = index.schedule
-    unit = s.time_unit
-    if reason == DONE:
-        return f"done: the {s.unit_title(int(index.unit_of_row[row]))} has no work left"
-    if reason == SLOT:
-        slot = "a slot" if pool < 0 else f"a slot of {s.pools[pool].name}"
-        if not ops:
-            return f"waiting for {slot}: it goes to the ops in turn"
-        if len(ops) == 1:
-            return f"waiting for {slot}: held by {op_list(ops)} until {time_text(when, unit)}"
-        return (
-            f"waiting for {slot}: held by {op_list(ops)}; "
-            f"the first frees at {time_text(when, unit)}"
-        )
-    op = int(s.op[task])
-    stage = int(s.stage[task])
-    if reason == OVERHEAD:
-        if stage == 0 or not index.pipeline:
-            return (
-                f"overhead: a slot was free, yet op {op + 1}'s {s.stage_names[stage]} started "
-                f"only at {time_text(float(s.start[task]), unit)} (not seen by the model)"
-            )
-        return (
-            f"overhead: op {op + 1}'s {s.stage_names[stage]} was ready at "
-            f"{time_text(when, unit)} but started at {time_text(float(s.start[task]), unit)}"
-        )
-    if not index.pipeline or stage == 0:
-        return f"waiting for input: op {op + 1} starts next, at {time_text(when, unit)}"
-    return (
-        f"waiting for input: op {op + 1}'s {s.stage_names[stage - 1]} "
-        f"ends at {time_text(when, unit)}"
-    )
 
 
 # -- the reason at one instant (narration, hovering) --------------------------------------
@@ -505,16 +424,11 @@ class IdleNow:
     #: A shape's run's slot wait: the pool (`Schedule.pools` index); else -1.
     pool: int = -1
 
-    @property
-    def reason_name(self) -> str:
-        return IDLE_REASONS[self.reason]
-
 
 class OwnReasons(Protocol):
-    """Why the worker rows of a Schedule that is no simulation wait, said from what its
-    file records instead of from the pipeline's rules: an imported profile's lanes
-    (`gpu.profile.idle.ImportedIdle`). `engine.analysis.timeline.narrate` says these where a
-    `Derived` has them (`Derived.own_reasons`)."""
+    """Why the worker rows of a Schedule that is no simulation wait, from what its file
+    records (`gpu.profile.idle.ImportedIdle`); `engine.analysis.timeline.narrate` says these
+    where a `Derived` has them (`Derived.own_reasons`)."""
 
     def reason_at(self, row: int, time: float) -> tuple[int, int] | None:
         """(reason, awaited task or -1) of ``row`` idle at ``time``; None where the row
@@ -540,39 +454,25 @@ def idle_now(derived: Derived, rows: Sequence[int], time: float) -> list[IdleNow
             result.append(IdleNow(int(row), DONE, (), float("nan"), -1))
             continue
         task = int(unit.tasks_at(slice(k, k + 1))[0])
-        ready = _ready_of(index, task)
-        if index.shaped:
-            result.append(_shape_idle_now(index, int(row), task, time, ready))
-            continue
-        if index.pipeline and u == index.load_unit:
-            holders = index.holds.at(time) if index.slots > 0 else np.zeros(0, np.int64)
-            if index.slots > 0 and len(holders) >= index.slots:
-                frees = float(schedule.op_ends[holders, -1].min())
-                ops = tuple(int(op) for op in holders)
-                result.append(IdleNow(int(row), SLOT, ops, frees, task, index.named_pool))
-            else:
-                other = OVERHEAD if index.measured else INPUT
-                result.append(IdleNow(int(row), other, (int(schedule.op[task]),), ready, task))
-            continue
-        late = index.measured and ready < float(unit.starts[k]) - index.tol and time >= ready
-        reason = OVERHEAD if late else INPUT
-        result.append(IdleNow(int(row), reason, (int(schedule.op[task]),), ready, task))
+        ready = index.ready_of(task)
+        holders, pool, other = None, index.named_pool, INPUT
+        if index.shaped:  # a wait for the pool the next stage's op waits for, else input
+            pool = index.pool_waited(task, time)
+            if pool >= 0:
+                holders = index.slot_holders(pool, time)
+        elif index.pipeline and u == index.load_unit:
+            other = OVERHEAD if index.measured else INPUT
+            if index.slots > 0 and len(held := index.holds.at(time)) >= index.slots:
+                holders = held
+        elif index.measured and ready < float(unit.starts[k]) - index.tol and time >= ready:
+            other = OVERHEAD
+        if holders is None:
+            result.append(IdleNow(int(row), other, (int(schedule.op[task]),), ready, task))
+        else:
+            ops = tuple(int(op) for op in holders)
+            frees = index.slot_frees_at(pool, holders)
+            result.append(IdleNow(int(row), SLOT, ops, frees, task, pool))
     return result
-
-
-def _shape_idle_now(index: WaitIndex, row: int, task: int, time: float, ready: float) -> IdleNow:
-    """`idle_now` of a shape's run's row whose next stage is ``task``: a wait for the pool
-    that stage's op waits for (naming its holders), else for input."""
-    s = index.schedule
-    times = index.pool_times
-    op, stage = int(s.op[task]), int(s.stage[task])
-    pool = times.waited_pool(op, stage, time)
-    if pool < 0:
-        when = ready if pool == READY or stage == 0 else float(s.op_ends[op, stage - 1])
-        return IdleNow(row, INPUT, (op,), when, task)
-    holders = times.holders(pool, time)
-    ops = tuple(int(h) for h in holders)
-    return IdleNow(row, SLOT, ops, times.frees_at(pool, holders), task, pool)
 
 
 @dataclass(frozen=True)
@@ -622,44 +522,25 @@ def ops_waiting_at(derived: Derived, time: float) -> list[OpsWaiting]:
             )
         else:
             result.append(_waiting_out_of_order(index, stage, started, ready, time, next_op))
-    if index.shaped:
-        result += _ops_waiting_for_pools(index, time)
+    for p, pool in enumerate(schedule.pools if index.shaped else ()):
+        # The ops that asked for its slot and have not got it (in op order: the last ops).
+        granted = int(np.searchsorted(index.pool_times.grants[:, p], time, "right"))
+        asks = index.pool_times.pool_asked(p)
+        ordered = nondecreasing(asks)
+        asked = int(np.searchsorted(asks if ordered else np.sort(asks), time, "right"))
+        if asked > granted:
+            first, last = (granted, asked - 1) if ordered else (-1, -1)
+            waiting = (asked - granted, first, last, ordered, granted, None, p)
+            result.append(OpsWaiting("slot", pool.first, *waiting))
     if index.slots > 0:
         granted = int(np.searchsorted(ready_sorted[0], time, "right"))
         if granted < n:
             # Slots go out in op order: the ops not yet granted are the last ones.
             first = granted if in_order[0] else -1
-            next_op = first if first >= 0 else int(index.grant_order[granted])
+            next_op = first if first >= 0 else int(index.ready_order(0)[granted])
             waiting = (n - granted, first, n - 1, first >= 0, next_op, None, index.named_pool)
             result.append(OpsWaiting("slot", 0, *waiting))
     return result
-
-
-def _ops_waiting_for_pools(index: WaitIndex, time: float) -> list[OpsWaiting]:
-    """A shape's run: per pool, the ops that asked for its slot by ``time`` and have not
-    got it (slots go out in op order: those not granted are the last ops)."""
-    s = index.schedule
-    times = index.pool_times
-    result = []
-    for p, pool in enumerate(s.pools):
-        granted = int(np.searchsorted(times.grants[:, p], time, "right"))
-        asks = times.pool_asked(p)
-        in_order = _ascending(asks)
-        asked = int(np.searchsorted(asks if in_order else np.sort(asks), time, "right"))
-        if asked <= granted:
-            continue
-        count = asked - granted
-        if in_order:
-            result.append(
-                OpsWaiting("slot", pool.first, count, granted, asked - 1, True, granted, None, p)
-            )
-        else:
-            result.append(OpsWaiting("slot", pool.first, count, -1, -1, False, granted, None, p))
-    return result
-
-
-def _ascending(values: FloatArray) -> bool:
-    return len(values) < 2 or bool((values[1:] >= values[:-1]).all())
 
 
 def _waiting_out_of_order(
@@ -684,11 +565,8 @@ def _waiting_out_of_order(
 @dataclass(frozen=True, eq=False)
 class OpWaits:
     """Every op's waiting time, cut into spans with one reason each (`OP_WAIT_REASONS`).
-
-    Columns (numpy, sorted by (op, start)): ``op``, ``stage`` (the stage it waits to start),
-    ``start``, ``end``, ``reason``. An op waits before its read (for a slot, then for a load
-    worker) and between stages (for a worker of the next stage's unit).
-    """
+    Columns sorted by (op, start): ``op``, ``stage`` (the stage it waits to start),
+    ``start``, ``end``, ``reason``."""
 
     op: IntArray
     stage: IntArray
@@ -711,43 +589,28 @@ class OpWaits:
     def schedule(self) -> Schedule:
         return self._index.schedule
 
-    @cached_property
-    def op_bounds(self) -> IntArray:
-        """Op j's spans are ``bounds[j]:bounds[j + 1]``."""
-        return np.searchsorted(self.op, np.arange(self.schedule.n_ops + 1)).astype(np.int64)
-
-    def reason_name(self, i: int) -> str:
-        return OP_WAIT_REASONS[int(self.reason[i])]
-
     def unit(self, i: int) -> int:
         """The unit the op waits for."""
         return int(self.schedule.unit[self.schedule.task_of(int(self.op[i]), int(self.stage[i]))])
 
     def pool(self, i: int) -> int:
-        """The pool a slot wait of a shape's run waits for (`Schedule.pools` index); -1
-        for other waits and the book's runs."""
+        """The pool a slot wait waits for (`Schedule.pools` index); -1 for other waits and
+        the book's runs."""
         if self.reason[i] != WAIT_SLOT:
             return -1
-        if not self._index.shaped:
-            return self._index.named_pool
-        s = self.schedule
-        task = int(s.task_of(int(self.op[i]), int(self.stage[i])))
-        return _pool_waited(self._index, task, float(np.nextafter(self.end[i], -np.inf)))
+        task = int(self.schedule.task_of(int(self.op[i]), int(self.stage[i])))
+        return self._index.pool_waited(task, float(np.nextafter(self.end[i], -np.inf)))
 
     def blockers(self, i: int) -> tuple[tuple[int, int], ...]:
         """What keeps span ``i`` waiting just before it ends: worker — (row, task) of each
         of the unit's workers busy then; slot — (-1, task of the holder's write) per holder
         (a shape's run: of the stage that frees the pool waited for)."""
-        s = self.schedule
+        s, index = self.schedule, self._index
         moment = float(np.nextafter(self.end[i], -np.inf))
-        pool = self.pool(i)
-        if pool >= 0 and self._index.shaped:
-            holders = self._index.pool_times.holders(pool, moment)
-            last = s.pools[pool].last
-            return tuple((-1, int(s.task_of(int(h), last))) for h in holders)
         if self.reason[i] == WAIT_SLOT:
-            holders = self._index.holds.at(moment)
-            last = len(s.stage_names) - 1
+            pool = self.pool(i)
+            last = s.pools[pool].last if index.shaped else len(s.stage_names) - 1
+            holders = index.slot_holders(pool, moment)
             return tuple((-1, int(s.task_of(int(h), last))) for h in holders)
         unit = self.unit(i)
         first = int(s.worker_offsets[unit])
@@ -781,8 +644,7 @@ class OpWaits:
             pool = self.pool(i)
             holders = [int(s.op[t]) for _, t in blockers]
             last = -1 if pool < 0 else s.pools[pool].last
-            ends = s.op_ends[holders, last] if holders else np.zeros(0)
-            freeing = [h for h, e in zip(holders, ends.tolist(), strict=True) if e <= b]
+            freeing = [h for h in holders if s.op_ends[h, last] <= b]
             slot = "a slot" if pool < 0 else f"a slot of {s.pools[pool].name}"
             text = f"op {op} waits {period} for {slot}: held by {op_list(holders)}"
             if freeing:
@@ -802,21 +664,14 @@ class OpWaits:
         ]
         return f"op {op} waits {period} for the {title}: " + join_words(doing)
 
-    def at(self, op: int, time: float) -> int:
-        """Index of op ``op``'s wait containing ``time``, or -1."""
-        lo, hi = int(self.op_bounds[op]), int(self.op_bounds[op + 1])
-        k = lo + int(np.searchsorted(self.start[lo:hi], time, "right")) - 1
-        return k if k >= lo and time < self.end[k] else -1
-
 
 _ONGOING = {"read": "is reading", "compute": "is computing", "write": "is writing"}
 
 
 def op_waits_between(derived: Derived, first: int, last: int) -> OpWaits:
-    """The spans of `op_waits` of ops ``first`` .. ``last`` - 1 (the same spans, bit for
-    bit, in the same order). Not cached: a simulated run's are found from those ops alone,
-    so a view of some ops of a 10^6-op run costs what it shows; a measured run's are
-    picked from all of them."""
+    """The spans of `op_waits` of ops ``first`` .. ``last`` - 1 (bit for bit). Not cached:
+    a simulated run's are found from those ops alone (a view costs what it shows); a
+    measured run's are picked from all of them."""
     schedule, index = derived.schedule, derived.waits
     first = min(max(0, first), schedule.n_ops)
     last = max(first, min(schedule.n_ops, last))
@@ -828,10 +683,9 @@ def op_waits_between(derived: Derived, first: int, last: int) -> OpWaits:
 
 
 def find_op_wait_reasons(derived: Derived) -> tuple[str, ...]:
-    """The reasons of `OP_WAIT_REASONS` that some op waits for (`Derived.op_wait_reasons`
-    keeps them). A simulated run's are found without making its waits: a slot wait where
-    a grant comes after 0, a worker wait where a stage starts after its op was ready (the
-    tests `build_op_waits` makes, a block of ops at a time, stopping at the first)."""
+    """The reasons of `OP_WAIT_REASONS` that some op waits for. A simulated run's are found
+    without making its waits: a grant after 0 (slot), a stage starting after its op was
+    ready (worker; a block of ops at a time, stopping at the first)."""
     schedule, index = derived.schedule, derived.waits
     if not index.pipeline or schedule.source == "measured" or index.shaped:
         codes = derived.op_waits.reason
@@ -848,7 +702,7 @@ def find_op_wait_reasons(derived: Derived) -> tuple[str, ...]:
     return tuple(r for k, r in enumerate(OP_WAIT_REASONS) if k in found)
 
 
-#: `op_wait_reasons` looks at this many ops at a time (small temporaries).
+#: `find_op_wait_reasons` looks at this many ops at a time (small temporaries).
 _OPS_AT_ONCE = 1 << 16
 
 
@@ -861,77 +715,47 @@ def build_op_waits(index: WaitIndex) -> OpWaits:
         return OpWaits(
             np.zeros(0, np.int64), np.zeros(0, np.int64), empty, empty, np.zeros(0, np.int8), index
         )
-    op, stage, lo, hi, reason = _op_wait_columns(index, 0, s.n_ops)
+    columns = _op_wait_columns(index, 0, s.n_ops)
     if s.source == "measured":
-        op, stage, lo, hi, reason = _measured_overhead(index, op, stage, lo, hi, reason)
-    return OpWaits(op, stage, lo, hi, reason, index)
+        columns = _measured_overhead(index, columns)
+    return OpWaits(*columns, index)
 
 
-def _op_wait_columns(
-    index: WaitIndex, first: int, last: int
-) -> tuple[IntArray, IntArray, FloatArray, FloatArray, ReasonArray]:
-    """The waits of ops ``first`` .. ``last`` - 1 before any measured overhead is cut out:
-    per op, in time order, [0, grant) for a slot, [grant, read) for a load worker, then
-    [previous end, start) for each later stage's worker; those longer than the tolerance.
-    A shape's run: before each stage, [ask, grant) for each of its pools in turn, then
-    [ready, start) for a worker (`_shape_op_wait_columns`)."""
-    if index.shaped:
-        return _shape_op_wait_columns(index, first, last)
+def _op_wait_columns(index: WaitIndex, first: int, last: int) -> WaitColumns:
+    """The waits of ops ``first`` .. ``last`` - 1 longer than the tolerance, before any
+    measured overhead is cut out: per op and stage, from the previous stage's end (0 for
+    the first) to each of its pools' grants in turn (`WAIT_SLOT`; the book's: one slot,
+    before the read), then to its start (`WAIT_WORKER`)."""
     s = index.schedule
-    last = min(last, s.n_ops)
-    n, stages = last - first, s.op_starts.shape[1]
-    grant = index.grant[first:last]
-    lo = np.column_stack([np.zeros(n), grant, s.op_ends[first:last, :-1]]).reshape(-1)
-    hi = np.column_stack([grant, s.op_starts[first:last]]).reshape(-1)
-    kinds = stages + 1
-    op = np.repeat(np.arange(first, last, dtype=np.int64), kinds)
-    stage = np.tile(np.concatenate([[0], np.arange(stages)]), n).astype(np.int64)
-    reason = np.tile(np.array([WAIT_SLOT] + [WAIT_WORKER] * stages, dtype=np.int8), n)
-    keep = hi - lo > index.tol
-    return op[keep], stage[keep], lo[keep], hi[keep], reason[keep]
-
-
-def _shape_op_wait_columns(
-    index: WaitIndex, first: int, last: int
-) -> tuple[IntArray, IntArray, FloatArray, FloatArray, ReasonArray]:
-    """`_op_wait_columns` of a shape's run: per op, per stage, the edges previous end (0
-    for the first stage), each of the stage's pools' grants, the start; the pieces between
-    them a wait for each pool (`WAIT_SLOT`), then for a worker."""
-    s = index.schedule
-    times = index.pool_times
     last = min(last, s.n_ops)
     n = last - first
     edges: list[tuple[FloatArray, FloatArray]] = []
     stage_of: list[int] = []
     reasons: list[int] = []
-    for at, pools in enumerate(times.taken):
-        ask = times.asked(at)[first:last]
-        column = [ask] + [times.grants[first:last, p] for p in pools]
-        column.append(s.op_starts[first:last, at])
-        edges += list(itertools.pairwise(column))
-        stage_of += [at] * (len(pools) + 1)
-        reasons += [WAIT_SLOT] * len(pools) + [WAIT_WORKER]
-    kinds = len(edges)
+    for at in range(s.op_starts.shape[1]):
+        if index.shaped:
+            asked = index.pool_times.asked(at)[first:last]
+            grants = [index.pool_times.grants[first:last, p] for p in index.pool_times.taken[at]]
+        else:
+            asked = np.zeros(n) if at == 0 else s.op_ends[first:last, at - 1]
+            grants = [index.grant[first:last]] if at == 0 else []
+        edges += itertools.pairwise([asked, *grants, s.op_starts[first:last, at]])
+        stage_of += [at] * (len(grants) + 1)
+        reasons += [WAIT_SLOT] * len(grants) + [WAIT_WORKER]
     lo = np.column_stack([a for a, _ in edges]).reshape(-1) if n else np.zeros(0)
     hi = np.column_stack([b for _, b in edges]).reshape(-1) if n else np.zeros(0)
-    op = np.repeat(np.arange(first, last, dtype=np.int64), kinds)
+    op = np.repeat(np.arange(first, last, dtype=np.int64), len(edges))
     stage = np.tile(np.asarray(stage_of, dtype=np.int64), n)
     reason = np.tile(np.asarray(reasons, dtype=np.int8), n)
     keep = hi - lo > index.tol
     return op[keep], stage[keep], lo[keep], hi[keep], reason[keep]
 
 
-def _measured_overhead(
-    index: WaitIndex,
-    op: IntArray,
-    stage: IntArray,
-    lo: FloatArray,
-    hi: FloatArray,
-    reason: ReasonArray,
-) -> tuple[IntArray, IntArray, FloatArray, FloatArray, ReasonArray]:
+def _measured_overhead(index: WaitIndex, columns: WaitColumns) -> WaitColumns:
     """Measured runs: the parts of worker waits during which the unit (one worker) sat idle
     are overhead. Cut at the unit's idle gaps (skipped where that would take too many cuts)."""
     s = index.schedule
+    op, stage, lo, hi, reason = columns
     rows, gap_lo, gap_hi = index.gaps
     for stage_index in range(s.op_starts.shape[1]):
         unit = int(s.unit[s.op_task_index[0, stage_index]])

@@ -98,7 +98,6 @@ def test_gaps_idle_spans_and_busy_time_as_before(schedule: Schedule) -> None:
     for got, want in zip(index.gaps, legacy.gaps(schedule, index.pipeline), strict=True):
         _same(got, want)
     for unit, want in zip(index.units, legacy.units(schedule, index.pipeline), strict=True):
-        _same(unit.every_task(), want.tasks)
         _same(unit.tasks_at(np.arange(len(unit))), want.tasks)
         for name in ("starts", "ops", "points"):
             _same(getattr(unit, name), getattr(want, name))

@@ -22,6 +22,7 @@ from engine.reasons.critical_path import critical_path
 from engine.reasons.pool_waits import is_shape_run, pool_use, slot_words
 from engine.reasons.waits import DONE, INPUT, SLOT, WAIT_SLOT, WAIT_WORKER, idle_now, ops_waiting_at
 from tests.engine.test_shapes import shapes
+from tests.engine.test_waits import span_at
 
 
 def preset(name: str, policy: str = "pipelined") -> Schedule:
@@ -92,7 +93,7 @@ def test_idle_spans_op_waits_and_pool_use_agree_with_an_oracle_on_random_shapes(
     for t in moments(s).tolist():
         for row in range(s.n_workers):
             expected = expected_idle(s, row, t)
-            i = spans.at(row, t)
+            i = span_at(spans, spans.row, row, t)
             if expected is None:
                 assert i < 0
                 continue
@@ -108,7 +109,7 @@ def test_idle_spans_op_waits_and_pool_use_agree_with_an_oracle_on_random_shapes(
         for op in range(s.n_ops):
             stage = int(np.searchsorted(s.op_starts[op], t, "right"))
             waiting = stage < len(s.stage_names) and (stage == 0 or s.op_ends[op, stage - 1] <= t)
-            i = waits.at(op, t)
+            i = span_at(waits, waits.op, op, t)
             if not waiting:
                 assert i < 0
                 continue
@@ -170,14 +171,14 @@ def test_ping_pong_narrates_its_stages_and_pools() -> None:
 def test_ping_pong_s_tma_waits_for_smem_stages_and_ops_for_both_pools() -> None:
     derived = Derived(preset("hopper-ping-pong"))
     spans = derived.idle_spans
-    i = spans.at(0, 12.5)
+    i = span_at(spans, spans.row, 0, 12.5)
     assert (spans.reason_name(i), float(spans.start[i]), float(spans.end[i])) == ("slot", 12, 13)
     assert spans.describe(i) == (
         "waiting for a slot of smem stages: held by ops 6–9; the first frees at 13 s"
     )
     assert spans.ops(i) == (5, 6, 7, 8)
     waits = derived.op_waits
-    said = [waits.describe(k) for k in range(*waits.op_bounds[6:8])]
+    said = [waits.describe(k) for k in range(*np.searchsorted(waits.op, [6, 7]))]
     assert said == [
         "op 7 waits 0–7 s for a slot of smem stages: held by ops 3–6; op 3 frees one at 7 s",
         "op 7 waits 8–12.5 s for a slot of consumer warpgroups: held by ops 5 and 6; "
@@ -285,7 +286,7 @@ def test_a_shape_s_one_pool_from_first_to_last_keeps_the_book_s_rules_and_its_na
         "the retire unit waits for op 1's run (ends at 5 s); ops 3–5 wait for a slot of ring"
     )
     waits = derived.op_waits
-    assert waits.describe(int(waits.op_bounds[2])) == (
+    assert waits.describe(int(np.searchsorted(waits.op, 2))) == (
         "op 3 waits 0–6 s for a slot of ring: held by ops 1 and 2; op 1 frees one at 6 s"
     )
     assert critical_path(s).charged["ring"] > 0

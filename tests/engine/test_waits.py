@@ -15,7 +15,15 @@ from engine.latency.warps import WarpConfig, simulate_warps
 from engine.model.scenario import Scenario, load_preset
 from engine.model.schedule import Schedule
 from engine.model.scheduler import simulate
-from engine.reasons.waits import IDLE_REASONS, idle_now, ops_waiting_at
+from engine.reasons.waits import IDLE_REASONS, OP_WAIT_REASONS, idle_now, ops_waiting_at
+
+
+def span_at(spans, keys, key: int, time: float) -> int:
+    """Index of the span of ``key`` (in ``keys``, sorted: the rows or the ops) containing
+    ``time`` (start ≤ time < end), or -1."""
+    lo, hi = np.searchsorted(keys, [key, key + 1])
+    k = lo + int(np.searchsorted(spans.start[lo:hi], time, "right")) - 1
+    return int(k) if k >= lo and time < spans.end[k] else -1
 
 
 def _spans(schedule, unit: str) -> list[tuple[float, float, str, tuple[int, ...]]]:
@@ -105,13 +113,13 @@ def test_op_waits_of_the_book_with_two_slots() -> None:
         for i in range(len(waits))
     ]
     assert rows == [(1, 0, 0, 1), (2, 0, 0, 3)]
-    assert [waits.reason_name(i) for i in range(len(waits))] == ["worker", "slot"]
+    assert [OP_WAIT_REASONS[k] for k in waits.reason] == ["worker", "slot"]
     assert waits.ops(0) == (0,) and waits.ops(1) == (0, 1)
     assert waits.describe(0) == "op 2 waits 0–1 s for the load unit: it is reading op 1 until 1 s"
     assert waits.describe(1) == (
         "op 3 waits 0–3 s for a slot: held by ops 1 and 2; op 1 frees one at 3 s"
     )
-    assert waits.at(2, 1.5) == 1 and waits.at(2, 3.0) == -1
+    assert span_at(waits, waits.op, 2, 1.5) == 1 and span_at(waits, waits.op, 2, 3.0) == -1
 
 
 def test_kept_by_its_derived() -> None:
@@ -193,7 +201,7 @@ def test_measured_runs_get_reasons_without_grants() -> None:
         == "overhead: op 1's compute was ready at 1 ms but started at 1.25 ms"
     )
     waits = Derived(measured).op_waits
-    assert "overhead" in {waits.reason_name(i) for i in range(len(waits))}
+    assert "overhead" in {OP_WAIT_REASONS[k] for k in waits.reason}
     for time in np.asarray(Derived(measured).events).tolist():
         narrate(Derived(measured), time)
 

@@ -243,12 +243,13 @@ def test_hatches_carry_the_engines_reasons(qtbot, theme) -> None:
     the load unit waits for a slot 2–3 s and is done from 4 s; the compute and store
     units wait for input, the compute unit is done from 5 s."""
     from engine.reasons.waits import IDLE_REASONS
+    from tests.engine.test_waits import span_at
 
     view = two_slots(qtbot, theme=theme)
     schedule = view.groups[0].schedule
     spans = Derived(schedule).idle_spans
     for row, time, reason in BOOK_TWO_SLOTS:
-        assert IDLE_REASONS[spans.reason[spans.at(row, time)]] == reason
+        assert IDLE_REASONS[spans.reason[span_at(spans, spans.row, row, time)]] == reason
     assert view.legend.words == [IDLE_STYLES[r].label for r in ("input", "slot", "done")]
     image = view.grab().toImage()
     first = view.groups[0].first_row
