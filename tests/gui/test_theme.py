@@ -7,6 +7,7 @@ QStyleSheetStyle: start-up time)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QEvent, QObject
@@ -146,3 +147,15 @@ def test_ruled_roles_draw_their_rules(app, qtbot) -> None:
     themes.dress(described, "description")
     assert themes.rule_colour(described) is None
     assert themes.rule_colour(box.label) == QColor(LIGHT.grid)
+
+
+def test_no_widget_sets_a_stylesheet() -> None:
+    """A stylesheet on the app or on a widget sends it (and its children) through
+    QStyleSheetStyle: start-up time. A new look is a role in `gui.theme.ROLES`."""
+    gui_dir = Path(themes.__file__).parent
+    offenders = [
+        str(path.relative_to(gui_dir))
+        for path in sorted(gui_dir.rglob("*.py"))
+        if ".setStyleSheet(" in path.read_text(encoding="utf-8")
+    ]
+    assert offenders == []
