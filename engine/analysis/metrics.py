@@ -201,11 +201,11 @@ def op_work(schedule: Schedule) -> OpWork | None:
         first=durations[0].copy(),
         hold_mean=float(holds.mean()),
         longest_op=float(holds.max()),
-        median_positive=median_positive(durations.reshape(-1)),  # (last: it reorders them)
+        median_positive=median_positive_in_place(durations.reshape(-1)),  # (last: it reorders them)
     )
 
 
-def median_positive(durations: FloatArray) -> float:
+def median_positive_in_place(durations: FloatArray) -> float:
     """The median of the positive ``durations`` (1 when none), partitioning them in place
     (the caller's own array): as ``np.median(durations[durations > 0])``."""
     positive = durations if bool((durations > 0).all()) else durations[durations > 0]

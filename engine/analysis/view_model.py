@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.analysis.metrics import median_positive
+from engine.analysis.metrics import median_positive_in_place
 from engine.model.schedule import Schedule
 
 if TYPE_CHECKING:
@@ -67,4 +67,8 @@ def describe_task(schedule: Schedule, task: int) -> str:
 def typical_duration(derived: Derived) -> float:
     """Median positive task duration (1 for an empty schedule): sets the glide length."""
     work = derived.op_work  # a pipeline's: measured with its stage statistics
-    return median_positive(derived.schedule.duration) if work is None else work.median_positive
+    return (
+        median_positive_in_place(derived.schedule.duration)
+        if work is None
+        else work.median_positive
+    )

@@ -206,9 +206,10 @@ class _Scanner:
         elif char in "[{":  # an array (items by index) or an inline table (keys)
             self.i += 1
             index = 0
+            closing = "]" if char == "[" else "}"
             while True:
                 self.skip_blank(newlines=True)
-                if self.peek() in ("]}"[char == "{"], ""):
+                if self.peek() in (closing, ""):
                     self.i += 1
                     return
                 if self.peek() == ",":
@@ -243,8 +244,12 @@ class _Scanner:
 
 
 def _unescape(raw: str) -> str:
-    """A quoted key's escapes, as TOML (tomllib itself) reads them."""
-    return str(tomllib.loads(f'k = "{raw}"')["k"])
+    """A quoted key's escapes, as TOML (tomllib itself) reads them (``raw`` as it is
+    where they are not TOML's: the text was valid, so never)."""
+    try:
+        return str(tomllib.loads(f'k = "{raw}"')["k"])
+    except tomllib.TOMLDecodeError:
+        return raw
 
 
 def key_lines(text: str) -> dict[Path, int]:

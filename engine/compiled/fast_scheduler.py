@@ -2,8 +2,9 @@
 _row_order.c; setup.py) and the switch between it and the Python it stands in for.
 
 Its event loop is `engine.model.shape.shape_tasks`'s, organised for speed: time only moves
-forward, so its ready queues are FIFOs kept sorted by inserting from the tail where the
-reference keeps heaps. Every choice and addition happens in the reference's order, so the
+forward, so each unit's ready stages arrive in (time, task) order but for ties at the
+current instant, and its ready queues are FIFOs kept sorted by inserting from the tail
+where the reference keeps heaps. Every choice and addition happens in the reference's order, so the
 floats are identical; it releases the GIL. Without the module (no C compiler) or with
 ``PIPELAB_PURE_PYTHON=1`` the reference runs: there is no second Python loop.
 """

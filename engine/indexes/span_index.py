@@ -26,8 +26,9 @@ _FENCE = 16
 
 
 class SpanIndex:
-    """A Schedule's tasks (spans) on its rows. Made by `of_schedule` only: it shares the
-    Schedule's row order (`Schedule.by_row`), no copy.
+    """A Schedule's tasks (spans) on its rows, indexed once so that a view of them costs
+    what its pixels need, not what the run holds. Made by `of_schedule` only: it shares
+    the Schedule's row order (`Schedule.by_row`), no copy.
 
     Row r's spans are ``order[bounds[r]:bounds[r + 1]]`` sorted by (start, end), with
     their ``starts`` and ``reach`` (running maximum of the ends; None where the row's

@@ -77,11 +77,12 @@ def pipeline_layout(n_ops: int, n_stages: int = 3) -> tuple[IntArray, IntArray, 
     """The op, stage and zero-worker columns of an op-major pipeline (task ``op * n_stages
     + stage``), shared by every Schedule of that size while one lives (`shared_layout`).
     (A simulated pipeline's unit column is its stage column.)"""
-    key, ops, stages = (n_ops, n_stages), n_ops * n_stages, np.arange(n_stages, dtype=np.int64)
+    key = (n_ops, n_stages)
+    stage_ids = np.arange(n_stages, dtype=np.int64)
     return (
         shared_layout(("op", *key), lambda: np.repeat(np.arange(n_ops, dtype=np.int64), n_stages)),
-        shared_layout(("stage", *key), lambda: np.tile(stages, n_ops).copy()),  # (owns its data)
-        shared_layout(("zero", *key), lambda: np.zeros(ops, dtype=np.int64)),
+        shared_layout(("stage", *key), lambda: np.tile(stage_ids, n_ops).copy()),  # (owns it)
+        shared_layout(("zero", *key), lambda: np.zeros(n_ops * n_stages, dtype=np.int64)),
     )
 
 

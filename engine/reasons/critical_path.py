@@ -64,14 +64,22 @@ def critical_path(schedule: Schedule) -> CriticalPath:
     last = int(len(s) - 1 - np.argmax(s.end[::-1]))
     other_pools = bool(s.pools) and s.grant is None
     other_names = s.stage_names != STAGES and s.unit_names != UNITS
-    # (the book's: no look at the columns)
+    # (`is_pipeline` last: it looks at the columns, which the book's runs never need)
     if s.source == "simulated" and (other_pools or other_names) and s.is_pipeline:
         return walk_shape(s, last, tolerance)
+    sums = np.zeros(len(CHARGES))
+    found = _walk_book(s, last, tolerance, sums)
+    tasks = found.astype(np.int32) if len(s) < 2**31 else found.copy()
+    return CriticalPath(tasks, dict(zip(CHARGES, sums.tolist(), strict=True)))
+
+
+def _walk_book(s: Schedule, last: int, tolerance: float, sums: FloatArray) -> IntArray:
+    """The book's critical path from ``last`` back (first to last), compiled where it
+    can be; adds the time charged to each of `CHARGES` into ``sums``."""
     unit = np.ascontiguousarray(s.unit, dtype=np.int64)
     op = np.ascontiguousarray(s.op, dtype=np.int64)
     start = np.ascontiguousarray(s.start, dtype=np.float64)
     end = np.ascontiguousarray(s.end, dtype=np.float64)
-    sums = np.zeros(len(CHARGES))
     compiled = fast_scheduler.compiled if fast_scheduler.use_compiled else None
     if compiled is not None:
         path = np.empty(len(s), dtype=np.int64)
@@ -90,15 +98,13 @@ def critical_path(schedule: Schedule) -> CriticalPath:
             length = compiled.critical_path(
                 start, end, unit, op, *_candidates(s), last, tolerance, path, sums
             )
-        found = path[:length][::-1]
-    else:
-        everywhere = [(0, len(s.stage_names) - 1, CHARGES.index("slots"))]
-        path_back = walk_back(
-            start, end, unit, op, None, _candidates(s), everywhere, last, tolerance, sums
-        )
-        found = np.asarray(path_back[::-1], dtype=np.int64)
-    tasks = found.astype(np.int32) if len(s) < 2**31 else found.copy()
-    return CriticalPath(tasks, dict(zip(CHARGES, sums.tolist(), strict=True)))
+        found: IntArray = path[:length][::-1]
+        return found
+    everywhere = [(0, len(s.stage_names) - 1, CHARGES.index("slots"))]
+    path_back = walk_back(
+        start, end, unit, op, None, _candidates(s), everywhere, last, tolerance, sums
+    )
+    return np.asarray(path_back[::-1], dtype=np.int64)
 
 
 def _candidates(

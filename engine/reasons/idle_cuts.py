@@ -115,7 +115,7 @@ def compiled_columns(
     s, (compiled, plans) = index.schedule, found
     total = sum(n for _, n, _, _ in plans)
     cut = any(cuts for _, _, cuts, _ in plans)
-    known = None if cut else index.found_gaps
+    known = None if cut else index.gaps_found()
     if known is None:
         out_row, out_start, out_end = np.empty(total, np.int64), np.empty(total), np.empty(total)
     else:
@@ -133,7 +133,7 @@ def compiled_columns(
     if not cut and known is None:
         for column in (out_row, out_start, out_end):
             column.flags.writeable = False
-        index.found_gaps = (out_row, out_start, out_end)
+        index.keep_gaps((out_row, out_start, out_end))
     return (out_row, out_start, out_end, out_reason, out_task), totals
 
 

@@ -253,8 +253,7 @@ class WaitIndex:
     def __init__(self, schedule: Schedule, columns: OpColumns) -> None:
         self.schedule = schedule
         self.op_columns = columns  # (the stage columns sorted, shared with other indexes)
-        #: `gaps` once found (here, or written by the compiled idle pass where it cut none).
-        self.found_gaps: tuple[IntArray, FloatArray, FloatArray] | None = None
+        self._found_gaps: tuple[IntArray, FloatArray, FloatArray] | None = None
         #: The window search's blocks (`engine.reasons.idle_cuts.gap_blocks`, `point_blocks`).
         self.gap_blocks: FloatArray | None = None
         self.point_blocks: dict[int, FloatArray] = {}
@@ -334,15 +333,20 @@ class WaitIndex:
             found = self._pool_holds[pool] = Intervals(self.pool_times.grants[:, pool], last)
         return found
 
+    def _in_pool(self, pool: int) -> bool:
+        """Whether ``pool`` names a shape's pool (-1, none found, means the book's slots:
+        never ``pools[-1]``)."""
+        return self.shaped and pool >= 0
+
     def slot_holders(self, pool: int, time: float) -> IntArray:
         """The ops holding a slot at ``time`` (ascending): of ``pool`` in a shape's run,
-        else of the book's slots (`holds`)."""
-        return self.pool_holds(pool).at(time) if self.shaped else self.holds.at(time)
+        else (or for pool -1) of the book's slots (`holds`)."""
+        return self.pool_holds(pool).at(time) if self._in_pool(pool) else self.holds.at(time)
 
     def slot_frees_at(self, pool: int, holders: IntArray) -> float:
-        """When the first of ``holders`` frees its slot (of ``pool`` in a shape's run);
-        NaN for none."""
-        last = self.schedule.pools[pool].last if self.shaped else -1
+        """When the first of ``holders`` frees its slot (of ``pool`` in a shape's run, else
+        at its op's end); NaN for none."""
+        last = self.schedule.pools[pool].last if self._in_pool(pool) else -1
         ends = self.schedule.op_ends[holders, last]
         return float(ends.min()) if len(ends) else float("nan")
 
@@ -405,9 +409,18 @@ class WaitIndex:
     def gaps(self) -> tuple[IntArray, FloatArray, FloatArray]:
         """Every row's idle intervals in [0, makespan] (overlapping tasks count once),
         sorted by (row, start): one pass over the rows' tasks (`Schedule.by_row`)."""
-        if self.found_gaps is None:
-            self.found_gaps = self._find_gaps()
-        return self.found_gaps
+        if self._found_gaps is None:
+            self._found_gaps = self._find_gaps()
+        return self._found_gaps
+
+    def gaps_found(self) -> tuple[IntArray, FloatArray, FloatArray] | None:
+        """`gaps` where found already, else None (the compiled idle pass then finds them)."""
+        return self._found_gaps
+
+    def keep_gaps(self, gaps: tuple[IntArray, FloatArray, FloatArray]) -> None:
+        """Keep ``gaps`` as `gaps`: the compiled idle pass found them where it cut none
+        (the same arrays `_find_gaps` makes)."""
+        self._found_gaps = gaps
 
     def _find_gaps(self) -> tuple[IntArray, FloatArray, FloatArray]:
         s = self.schedule
@@ -457,7 +470,8 @@ class WaitIndex:
         row = int(s.worker_offsets[unit])
         lo, hi = int(bounds[row]), int(bounds[row + 1])
         starts, reach = s.row_starts[lo:hi], s.reach_at(slice(lo, hi))[0]
-        ranks = _openers(starts, reach, np.flatnonzero([hi > lo]))
+        first = np.array([0] if hi > lo else [], dtype=np.int64)  # the row's first task
+        ranks = _openers(starts, reach, first)
         if len(ranks) < b - a:  # the row's tail gap: no task after it
             ranks = np.append(ranks, hi - lo)
         return ranks

@@ -75,7 +75,8 @@ class IdleSpans:
     """Every worker's idle time in [0, makespan], cut into spans with one reason each.
     Columns sorted by (row, start): ``row`` (global worker index, as `Schedule.row`),
     ``start``, ``end``, ``reason`` (`IDLE_REASONS` index) and ``next_task`` (the task
-    awaited — slot: the read that waits — else -1; int32 below 2^31 tasks)."""
+    awaited: input and overhead, the op's next stage; slot, the read that waits; done, -1;
+    int32 below 2^31 tasks)."""
 
     row: IntArray
     start: FloatArray
@@ -235,7 +236,8 @@ def build_idle_summary(derived: Derived) -> IdleSummary:
     if _cut_like_simulated(index) and not index.shaped:  # (a shape's: its pool waits cut)
         found = compiled_summary(index, _budget(schedule), (INPUT, SLOT, DONE), len(IDLE_REASONS))
         if found is not None:
-            return IdleSummary(*found)
+            totals, counts, longest, cut_points = found
+            return IdleSummary(totals, counts, longest, cut_points)
     spans = derived.idle_spans
     rows, reasons = schedule.n_workers, len(IDLE_REASONS)
     key = spans.row * reasons + spans.reason
@@ -402,8 +404,10 @@ def _split_at(
     has = ~np.isnan(cut) & (cut > x) & (cut < y)
     parent = np.repeat(np.arange(len(x)), 1 + has.astype(np.int64))
     starts, ends = x[parent], y[parent]
-    first = (np.arange(len(x)) + np.cumsum(has) - has)[has]  # each cut one's first piece
-    ends[first] = starts[first + 1] = cut[has]
+    # Interval i's first piece sits at i plus the number of cut intervals before it.
+    first = (np.arange(len(x)) + np.cumsum(has) - has)[has]
+    ends[first] = cut[has]
+    starts[first + 1] = cut[has]
     return parent, starts, ends
 
 
@@ -444,7 +448,7 @@ class OwnReasons(Protocol):
 def idle_now(derived: Derived, rows: Sequence[int], time: float) -> list[IdleNow]:
     """The reason each of ``rows`` (idle at ``time``) waits, as `idle_spans` gives it for
     the span containing ``time``, in O(log n) per row: no task is scanned."""
-    schedule, index = derived.schedule, derived.waits
+    index = derived.waits
     result = []
     for row in rows:
         u = int(index.unit_of_row[row])
@@ -454,25 +458,37 @@ def idle_now(derived: Derived, rows: Sequence[int], time: float) -> list[IdleNow
             result.append(IdleNow(int(row), DONE, (), float("nan"), -1))
             continue
         task = int(unit.tasks_at(slice(k, k + 1))[0])
-        ready = index.ready_of(task)
-        holders, pool, other = None, index.named_pool, INPUT
-        if index.shaped:  # a wait for the pool the next stage's op waits for, else input
-            pool = index.pool_waited(task, time)
-            if pool >= 0:
-                holders = index.slot_holders(pool, time)
-        elif index.pipeline and u == index.load_unit:
-            other = OVERHEAD if index.measured else INPUT
-            if index.slots > 0 and len(held := index.holds.at(time)) >= index.slots:
-                holders = held
-        elif index.measured and ready < float(unit.starts[k]) - index.tol and time >= ready:
-            other = OVERHEAD
-        if holders is None:
-            result.append(IdleNow(int(row), other, (int(schedule.op[task]),), ready, task))
-        else:
-            ops = tuple(int(op) for op in holders)
-            frees = index.slot_frees_at(pool, holders)
-            result.append(IdleNow(int(row), SLOT, ops, frees, task, pool))
+        result.append(_idle_before(index, int(row), u, task, float(unit.starts[k]), time))
     return result
+
+
+def _idle_before(
+    index: WaitIndex, row: int, unit: int, task: int, next_start: float, time: float
+) -> IdleNow:
+    """`idle_now` of ``row`` (of ``unit``) idle at ``time`` before ``task``, its unit's
+    next, which starts at ``next_start``."""
+    ready = index.ready_of(task)
+    op = int(index.schedule.op[task])
+    if index.shaped:  # a wait for the pool the next stage's op waits for, else input
+        pool = index.pool_waited(task, time)
+        if pool < 0:
+            return IdleNow(row, INPUT, (op,), ready, task)
+        return _slot_wait(index, row, task, pool, index.slot_holders(pool, time))
+    if index.pipeline and unit == index.load_unit:
+        if index.slots > 0:
+            held = index.holds.at(time)
+            if len(held) >= index.slots:
+                return _slot_wait(index, row, task, index.named_pool, held)
+        return IdleNow(row, OVERHEAD if index.measured else INPUT, (op,), ready, task)
+    if index.measured and ready < next_start - index.tol and time >= ready:
+        return IdleNow(row, OVERHEAD, (op,), ready, task)
+    return IdleNow(row, INPUT, (op,), ready, task)
+
+
+def _slot_wait(index: WaitIndex, row: int, task: int, pool: int, holders: IntArray) -> IdleNow:
+    """A wait for a slot of ``pool`` that ``holders`` (ops) hold."""
+    ops = tuple(int(op) for op in holders)
+    return IdleNow(row, SLOT, ops, index.slot_frees_at(pool, holders), task, pool)
 
 
 @dataclass(frozen=True)
@@ -609,7 +625,7 @@ class OpWaits:
         moment = float(np.nextafter(self.end[i], -np.inf))
         if self.reason[i] == WAIT_SLOT:
             pool = self.pool(i)
-            last = s.pools[pool].last if index.shaped else len(s.stage_names) - 1
+            last = s.pools[pool].last if index.shaped and pool >= 0 else len(s.stage_names) - 1
             holders = index.slot_holders(pool, moment)
             return tuple((-1, int(s.task_of(int(h), last))) for h in holders)
         unit = self.unit(i)

@@ -82,4 +82,4 @@ def test_the_median_positive_duration_is_numpys(values: list[float]) -> None:
     durations = np.array(values, dtype=np.float64)
     positive = durations[durations > 0]
     expected = float(np.median(positive)) if len(positive) else 1.0
-    assert metrics.median_positive(durations.copy()) == expected
+    assert metrics.median_positive_in_place(durations.copy()) == expected
