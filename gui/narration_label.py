@@ -108,11 +108,13 @@ class NarrationLabel(QLabel):
     def paintEvent(self, event: QPaintEvent) -> None:
         if not self.text():
             super().paintEvent(event)
-            self._paint_rules()
+            painter = QPainter(self)
+            self._paint_rules(painter)
+            painter.end()
             return
-        self._paint_rules()
         painter = QPainter(self)
         try:
+            self._paint_rules(painter)
             self.drawFrame(painter)
             area = self.contentsRect().adjusted(
                 self.margin(), self.margin(), -self.margin(), -self.margin()
@@ -135,15 +137,16 @@ class NarrationLabel(QLabel):
         finally:
             painter.end()
 
-    def _paint_rules(self) -> None:
+    def _paint_rules(self, painter: QPainter) -> None:
+        """The role's rules along the top and bottom edges, if it has any."""
         colour = rule_colour(self)
         if colour is not None:
-            painter = QPainter(self)
+            painter.save()
             painter.setPen(colour)
             right, bottom = self.width() - 1, self.height() - 1
             painter.drawLine(0, 0, right, 0)
             painter.drawLine(0, bottom, right, bottom)
-            painter.end()
+            painter.restore()
 
     # -- lines ---------------------------------------------------------------------------
 
